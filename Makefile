@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdmx top-level Makefile. Kernel objects are listed in Kbuild; this file
+# drives kbuild (make -C $(KDIR) M=...) and builds the userspace pieces.
+#
+#   make                 rdmx.ko (and rdmx_test.ko where KUnit is on) + rdmxctl
+#   make W=1 C=1         the same with extra warnings and sparse
+#   make install         module to extra/ + depmod, rdmxctl, man pages, header
+#   make check           every test (host tests, then debug-kernel guests)
+#   make demo            two soft-RoCE guests running rdmx
+#   make kernel          build (or reuse) the debug and perf test kernels
+
+VERSION := 0.1.0
+
+# The project's own test kernel when it has been built, else the running
+# kernel's headers.
+KDIR ?= $(or $(shell tests/vm/build-kernel --print debug 2>/dev/null | sed 's|$$|/obj|'),\
+	     $(shell tests/vm/build-kernel --print perf 2>/dev/null | sed 's|$$|/obj|'),\
+	     /lib/modules/$(shell uname -r)/build)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+	       -I$(CURDIR)/uapi -DRDMX_VERSION='"$(VERSION)"'
+
+RDMXCTL := userspace-tools/rdmxctl/rdmxctl
+RDMXCTL_SRCS := $(wildcard userspace-tools/rdmxctl/*.c)
+RDMXCTL_HDRS := $(wildcard userspace-tools/rdmxctl/*.h) uapi/linux/rdmx.h
+ABUSE := tests/integration/rdmx-abuse
+MANPAGES := $(wildcard userspace-tools/man/*.8)
+
+# Sources that kbuild copies into a per-flavour tree for guest builds.
+KSRC := Kbuild kmod uapi tests/kunit
+
+.PHONY: all modules tools clean install modules_install check demo kernel \
+	guest-modules checkpatch help
+
+all: modules tools
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+tools: $(RDMXCTL) $(ABUSE)
+
+$(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
+	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
+
+$(ABUSE): tests/integration/rdmx-abuse.c uapi/linux/rdmx.h
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+# Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
+# debug and perf builds (and the in-place build above) never share objects.
+FLAVOUR ?= debug
+guest-modules:
+	@test -n "$(GUEST_KDIR)" || { echo "guest-modules: GUEST_KDIR not set" >&2; exit 2; }
+	@mkdir -p .build/$(FLAVOUR)
+	@cp -a --parents --update $(KSRC) .build/$(FLAVOUR)/
+	$(MAKE) -C $(GUEST_KDIR) M=$(CURDIR)/.build/$(FLAVOUR) modules
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf .build $(RDMXCTL) $(ABUSE)
+
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+
+install: modules_install $(RDMXCTL)
+	install -D -m 0755 $(RDMXCTL) $(DESTDIR)$(PREFIX)/sbin/rdmxctl
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -D -m 0644 uapi/linux/rdmx.h $(DESTDIR)$(PREFIX)/include/linux/rdmx.h
+
+check:
+	tests/check
+
+demo:
+	tests/demo
+
+kernel:
+	tests/vm/build-kernel debug
+	tests/vm/build-kernel perf
+
+checkpatch:
+	tests/host/checkpatch.sh
+
+help:
+	@sed -n '3,12p' Makefile

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx: private declarations shared by the module's files.
+ */
+#ifndef _RDMX_H
+#define _RDMX_H
+
+#include <linux/kref.h>
+#include <linux/completion.h>
+#include <linux/types.h>
+#include <kunit/visibility.h>
+#include <rdma/ib_verbs.h>
+#include <linux/rdmx.h>
+
+#define RDMX_MODULE_VERSION	"0.1.0"
+
+/* Largest entry_size RDMX_IOC_LIST_DEVICES accepts (sanity bound). */
+#define RDMX_ENTRY_SIZE_MAX	PAGE_SIZE
+
+/**
+ * struct rdmx_device - an RDMA device rdmx tracks
+ * @ref: references; the device table holds one while the device is listed
+ * @released: completed when the last reference is dropped
+ * @ibdev: the RDMA core's device, valid while any reference is held
+ *
+ * Created by the ib_client's add callback and removed by its remove
+ * callback, which unlinks the device, drops the table's reference and waits
+ * for every other holder to drop theirs before returning to the RDMA core.
+ * Holders must therefore put their reference promptly; they never see an
+ * @ibdev that the core has already torn down.
+ */
+struct rdmx_device {
+	struct kref ref;
+	struct completion released;
+	struct ib_device *ibdev;
+};
+
+/* device.c */
+int rdmx_devices_init(void);
+void rdmx_devices_exit(void);
+struct rdmx_device *rdmx_device_find_get(const char *name);
+void rdmx_device_put(struct rdmx_device *rdev);
+unsigned int rdmx_device_count_ports(void);
+int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
+		     unsigned int *total);
+void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
+			   struct rdmx_device_info *info);
+
+/* ioctl.c */
+long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg);
+u64 rdmx_features(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+u8 rdmx_transport_of(const struct ib_device *ibdev, u32 port);
+u8 rdmx_atomic_cap_of(enum ib_atomic_cap cap);
+u32 rdmx_mtu_bytes(enum ib_mtu mtu);
+int rdmx_check_info(const struct rdmx_info *info);
+int rdmx_check_list_devices(const struct rdmx_list_devices *ld);
+int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
+		      const void __user *uarg, u32 *usize);
+#endif
+
+#endif /* _RDMX_H */

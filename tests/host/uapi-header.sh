@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The uapi header must compile alone in userspace: C90 pedantic, C99, C++,
+# with no CONFIG_ symbol and the syscall-note SPDX line; its structs keep
+# the sizes the ABI published.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+hdr=$repo/uapi/linux/rdmx.h
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+head -n1 "$hdr" | grep -q 'SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note'
+! grep -n 'CONFIG_' "$hdr"
+echo '#include <linux/rdmx.h>' >"$tmp/a.c"
+gcc -std=c90 -pedantic -Wall -Wextra -Werror -I"$repo/uapi" -fsyntax-only "$tmp/a.c"
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$repo/uapi" -fsyntax-only "$tmp/a.c"
+cp "$tmp/a.c" "$tmp/a.cc"
+g++ -std=c++11 -pedantic -Wall -Wextra -Werror -I"$repo/uapi" -fsyntax-only "$tmp/a.cc"
+cat >"$tmp/sizes.c" <<'C'
+#include <stddef.h>
+#include <linux/rdmx.h>
+typedef char a[sizeof(struct rdmx_info) == RDMX_INFO_SIZE_VER0 ? 1 : -1];
+typedef char b[sizeof(struct rdmx_device_info) == RDMX_DEVICE_INFO_SIZE_VER0 ? 1 : -1];
+typedef char c[sizeof(struct rdmx_list_devices) == RDMX_LIST_DEVICES_SIZE_VER0 ? 1 : -1];
+typedef char d[offsetof(struct rdmx_device_info, max_mr_size) % 8 == 0 ? 1 : -1];
+typedef char e[offsetof(struct rdmx_list_devices, devices) % 8 == 0 ? 1 : -1];
+C
+gcc -std=c99 -Wall -Werror -Wno-unused-local-typedefs -I"$repo/uapi" -fsyntax-only "$tmp/sizes.c"
+# 32-bit userspace sees the same layout (compat ioctls pass through).
+if printf '#include <linux/types.h>\n' | gcc -m32 -x c -fsyntax-only - 2>/dev/null; then
+	gcc -m32 -std=c99 -Wall -Werror -Wno-unused-local-typedefs -I"$repo/uapi" -fsyntax-only "$tmp/sizes.c"
+fi
+echo "uapi header ok"

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One guest, debug kernel: KUnit suites, rdmxctl against the live module,
+# bad ioctls, devices coming and going under a loaded rdmx, and load/unload
+# loops with and without RDMA devices. Run by tests/check through
+#   tests/vm/run --nodes 1 tests/integration/basic.sh
+set -u
+. "$RDMX_REPO/tests/vm/lib.sh"
+
+dev=$RDMX_RDMA_DEV
+abuse=$RDMX_REPO/tests/integration/rdmx-abuse
+
+# rdmxctl's JSON view of the devices rdmx tracks.
+devs_json() { rdmxctl -j dev show; }
+tracked() { devs_json | rdmx_json "any(d['name'] == '$1' for d in j)"; }
+not_tracked() { devs_json | rdmx_json "all(d['name'] != '$1' for d in j)"; }
+
+# Poll until a device shows up in (or leaves) rdmx's table: removal and
+# creation run in the RDMA core's context, not ours.
+wait_tracked() {
+	local i
+	for i in $(seq 50); do "$1" "$2" && return 0; sleep 0.2; done
+	return 1
+}
+
+test_kunit() {
+	if ! insmod "$RDMX_TEST_KO"; then
+		rdmx_fail "kunit module loads"
+		return
+	fi
+	rdmx_kunit_collect rdmx_uapi rdmx_device
+	# With a device present the tracking case must really run.
+	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
+		"$RDMX_OUT/kunit-rdmx_device.ktap"; then
+		rdmx_pass "kunit device tracking ran against $dev"
+	else
+		rdmx_fail "kunit device tracking ran against $dev"
+	fi
+	rdmx_check "kunit module unloads" rmmod rdmx_test
+}
+
+test_rdmxctl() {
+	local j guid
+
+	rdmx_check "rdmxctl version sees the module" \
+		sh -c 'rdmxctl -j version | python3 -c "import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"module\"] and j[\"module\"][\"abi\"] == 1 else 1)"'
+	rdmx_check "rdmxctl dev lists $dev" sh -c "rdmxctl dev | grep -q '$dev'"
+	j=$(devs_json)
+	printf '%s\n' "$j" >"$RDMX_OUT/dev.json"
+	rdmx_check "rdmxctl -j dev: $dev is roce, ACTIVE, on eth0" \
+		rdmx_json "any(d['name'] == '$dev' and d['transport'] == 'roce' and d['state'] == 'ACTIVE' and d['netdev'] == 'eth0' for d in j)" <<<"$j"
+
+	# Cross-check with what libibverbs reports for the same device.
+	guid=$(ibv_devinfo -d "$dev" 2>/dev/null | awk '/node_guid/ { print $2 }')
+	if [ -n "$guid" ]; then
+		rdmx_check "node GUID matches ibv_devinfo ($guid)" \
+			rdmx_json "any(d['name'] == '$dev' and d['node_guid'] == '$guid' for d in j)" <<<"$j"
+	else
+		rdmx_fail "ibv_devinfo reports $dev"
+	fi
+	rdmx_check "max_qp_wr matches ibv_devinfo -v" \
+		rdmx_json "any(d['name'] == '$dev' and d['max_qp_wr'] == $(ibv_devinfo -v -d "$dev" | awk '/max_qp_wr/ { print $2 }') for d in j)" <<<"$j"
+
+	rdmxctl doctor >"$RDMX_OUT/doctor.txt" 2>&1
+	rdmx_check "rdmxctl doctor finds nothing wrong" test $? -eq 0
+	rdmx_check "rdmxctl -j doctor: zero errors" \
+		sh -c 'rdmxctl -j doctor | python3 -c "import json,sys; sys.exit(json.load(sys.stdin)[\"errors\"])"'
+	rdmx_check_fails "rdmxctl dev show of an unknown device fails" \
+		rdmxctl dev show no-such-dev
+}
+
+test_abuse() {
+	local line
+
+	"$abuse" >"$RDMX_OUT/abuse.txt" 2>&1
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*) rdmx_pass "ioctl: $(echo "$line" | sed -E 's/^ok [0-9]+ - //')" ;;
+		"not ok "*) rdmx_fail "ioctl: $(echo "$line" | sed -E 's/^not ok [0-9]+ - //')" ;;
+		esac
+	done <"$RDMX_OUT/abuse.txt"
+	grep -q ' 0 failed$' "$RDMX_OUT/abuse.txt" ||
+		rdmx_fail "rdmx-abuse completed"
+}
+
+test_devices_come_and_go() {
+	local i
+
+	# siw next to rxe, while rdmx is loaded.
+	modprobe -d "$RDMX_MODROOT" siw
+	rdma link add siw0 type siw netdev eth0
+	rdmx_check "siw0 created under a loaded rdmx is tracked" wait_tracked tracked siw0
+	rdmx_check "siw0 shows as iwarp" \
+		sh -c "rdmxctl -j dev show siw0 | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[0][\"transport\"] == \"iwarp\" else 1)'"
+	rdma link del siw0
+	rdmx_check "siw0 deleted under a loaded rdmx is dropped" wait_tracked not_tracked siw0
+
+	# The test device itself, deleted and created again.
+	rdma link del "$dev"
+	rdmx_check "$dev deleted is dropped" wait_tracked not_tracked "$dev"
+	rdma link add "$dev" type "$RDMX_RDMA" netdev eth0
+	rdmx_check "$dev re-created is tracked" wait_tracked tracked "$dev"
+
+	# Listing while devices churn: the table lock against add/remove.
+	( for i in $(seq 60); do rdmxctl dev >/dev/null 2>&1; done ) &
+	for i in $(seq 8); do
+		rdma link add siw1 type siw netdev eth0
+		rdma link del siw1
+	done
+	wait
+	rdmx_check "listing survives devices churning" wait_tracked not_tracked siw1
+
+	# Removing the driver removes its devices through rdmx's remove callback.
+	rdma link add siw2 type siw netdev eth0
+	wait_tracked tracked siw2
+	rmmod siw
+	rdmx_check "unloading the siw driver drops its device" wait_tracked not_tracked siw2
+	rdmx_wait_port "$dev"
+}
+
+test_load_unload() {
+	local i ok=1
+
+	for i in $(seq 10); do
+		rmmod rdmx && insmod "$RDMX_KO" || { ok=0; break; }
+	done
+	rdmx_check "10 unload/load cycles with $dev present" test "$ok" = 1
+	rdmx_check "$dev tracked after reload" wait_tracked tracked "$dev"
+
+	# rdmx before any RDMA device, then one appears.
+	rmmod rdmx
+	rdma link del "$dev"
+	ok=1
+	for i in $(seq 5); do
+		insmod "$RDMX_KO" && rmmod rdmx || { ok=0; break; }
+	done
+	rdmx_check "5 load/unload cycles with no RDMA device" test "$ok" = 1
+	insmod "$RDMX_KO"
+	rdmx_check "rdmx with no devices lists none" \
+		sh -c 'rdmxctl -j dev | python3 -c "import json,sys; sys.exit(len(json.load(sys.stdin)))"'
+	rdma link add "$dev" type "$RDMX_RDMA" netdev eth0
+	rdmx_check "$dev created after rdmx loaded is tracked" wait_tracked tracked "$dev"
+	rdmx_wait_port "$dev"
+
+	# An open /dev/rdmx pins the module.
+	exec 3</dev/rdmx
+	rdmx_check_fails "rmmod refused while /dev/rdmx is open" rmmod rdmx
+	exec 3<&-
+	rdmx_check "rmmod succeeds once it is closed" rmmod rdmx
+	rdmx_check "insmod again" insmod "$RDMX_KO"
+}
+
+test_kunit
+test_rdmxctl
+test_abuse
+test_devices_come_and_go
+test_load_unload
+test_rdmxctl
+rdmx_done

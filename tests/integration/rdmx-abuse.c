@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx-abuse: feed /dev/rdmx the ioctls a careless or hostile program
+ * would, and check each gets the documented errno (Documentation/uapi.rst).
+ *
+ * Usage: rdmx-abuse [DEVNODE]
+ * Prints "ok N - ..." / "not ok N - ..." lines and exits 1 on any failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/rdmx.h>
+
+static int fd;
+static int n_tests, n_failed;
+
+static void report(int ok, const char *what, int got_errno)
+{
+	n_tests++;
+	if (!ok)
+		n_failed++;
+	printf("%sok %d - %s", ok ? "" : "not ", n_tests, what);
+	if (!ok)
+		printf(" (got %s)", got_errno ? strerror(got_errno) : "success");
+	printf("\n");
+}
+
+/* Run one ioctl and compare its outcome with the expected errno (0 = ok). */
+static void expect(const char *what, unsigned long cmd, void *arg, int want)
+{
+	int ret = ioctl(fd, cmd, arg);
+	int err = ret < 0 ? errno : 0;
+
+	report(err == want, what, err);
+}
+
+static void info_cases(void)
+{
+	unsigned char buf[sizeof(struct rdmx_info) + 64];
+	struct rdmx_info *info = (struct rdmx_info *)buf;
+
+	memset(buf, 0, sizeof(buf));
+	info->size = sizeof(*info);
+	expect("GET_INFO, exact size", RDMX_IOC_GET_INFO, info, 0);
+	report(info->abi_version == RDMX_ABI_VERSION &&
+	       (info->features & RDMX_FEATURE_LIST_DEVICES) &&
+	       info->size == sizeof(*info),
+	       "GET_INFO reports ABI version, features and size", 0);
+
+	memset(buf, 0, sizeof(buf));
+	info->size = sizeof(*info);
+	info->flags = 1;
+	expect("GET_INFO, unknown flag -> EINVAL", RDMX_IOC_GET_INFO, info, EINVAL);
+
+	memset(buf, 0, sizeof(buf));
+	info->size = 0;
+	expect("GET_INFO, size 0 -> EINVAL", RDMX_IOC_GET_INFO, info, EINVAL);
+
+	info->size = RDMX_INFO_SIZE_VER0 - 1;
+	expect("GET_INFO, short struct -> EINVAL", RDMX_IOC_GET_INFO, info, EINVAL);
+
+	memset(buf, 0, sizeof(buf));
+	info->size = sizeof(buf);
+	expect("GET_INFO, longer struct with zero tail -> ok",
+	       RDMX_IOC_GET_INFO, info, 0);
+	report(info->size == sizeof(*info),
+	       "GET_INFO writes back only what the kernel knows", 0);
+
+	memset(buf, 0, sizeof(buf));
+	info->size = sizeof(buf);
+	buf[sizeof(buf) - 1] = 1;
+	expect("GET_INFO, longer struct with non-zero tail -> E2BIG",
+	       RDMX_IOC_GET_INFO, info, E2BIG);
+
+	expect("GET_INFO, NULL argument -> EFAULT", RDMX_IOC_GET_INFO, NULL, EFAULT);
+	expect("GET_INFO, kernel address -> EFAULT", RDMX_IOC_GET_INFO,
+	       (void *)0xffffffff81000000UL, EFAULT);
+}
+
+/* A struct whose claimed size runs past the end of a mapping. */
+static void edge_of_mapping_case(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rdmx_info *info;
+
+	if (p == MAP_FAILED) {
+		report(0, "mmap for the edge-of-mapping case", errno);
+		return;
+	}
+	munmap(p + page, page);
+	info = (struct rdmx_info *)(p + page - RDMX_INFO_SIZE_VER0);
+	memset(info, 0, RDMX_INFO_SIZE_VER0);
+	info->size = RDMX_INFO_SIZE_VER0 + 8;
+	expect("GET_INFO, size running past the mapping -> EFAULT",
+	       RDMX_IOC_GET_INFO, info, EFAULT);
+	munmap(p, page);
+}
+
+static void list_cases(void)
+{
+	struct rdmx_list_devices ld;
+	struct rdmx_device_info one;
+
+	memset(&ld, 0, sizeof(ld));
+	ld.size = sizeof(ld);
+	ld.entry_size = sizeof(struct rdmx_device_info);
+	expect("LIST_DEVICES, count query", RDMX_IOC_LIST_DEVICES, &ld, 0);
+
+	ld.count = 0;
+	ld.flags = 0x100;
+	expect("LIST_DEVICES, unknown flag -> EINVAL", RDMX_IOC_LIST_DEVICES,
+	       &ld, EINVAL);
+
+	ld.flags = 0;
+	ld.entry_size = RDMX_DEVICE_INFO_SIZE_VER0 - 8;
+	expect("LIST_DEVICES, short entries -> EINVAL", RDMX_IOC_LIST_DEVICES,
+	       &ld, EINVAL);
+
+	ld.entry_size = 1u << 20;
+	ld.count = 1;
+	ld.devices = (uintptr_t)&one;
+	expect("LIST_DEVICES, absurd entry size -> EINVAL",
+	       RDMX_IOC_LIST_DEVICES, &ld, EINVAL);
+
+	ld.entry_size = sizeof(one);
+	ld.count = 1;
+	ld.devices = 0;
+	expect("LIST_DEVICES, room but no array -> EINVAL",
+	       RDMX_IOC_LIST_DEVICES, &ld, EINVAL);
+
+	ld.count = 0xffffffff;
+	ld.devices = 8;
+	expect("LIST_DEVICES, bogus array pointer -> EFAULT",
+	       RDMX_IOC_LIST_DEVICES, &ld, EFAULT);
+
+	memset(&ld, 0, sizeof(ld));
+	ld.size = 8;
+	expect("LIST_DEVICES, short struct -> EINVAL", RDMX_IOC_LIST_DEVICES,
+	       &ld, EINVAL);
+}
+
+static void unknown_cases(void)
+{
+	struct rdmx_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	expect("unknown command number -> ENOTTY", _IO(RDMX_IOC_TYPE, 0x7f),
+	       &info, ENOTTY);
+	expect("size encoded in the number -> ENOTTY",
+	       _IOWR(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO, struct rdmx_info),
+	       &info, ENOTTY);
+	expect("another driver's type -> ENOTTY", _IO('T', 0x01), &info, ENOTTY);
+}
+
+int main(int argc, char **argv)
+{
+	const char *node = argc > 1 ? argv[1] : "/dev/rdmx";
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "rdmx-abuse: %s: %s\n", node, strerror(errno));
+		return 1;
+	}
+	info_cases();
+	edge_of_mapping_case();
+	list_cases();
+	unknown_cases();
+	close(fd);
+	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
+	return n_failed ? 1 : 0;
+}

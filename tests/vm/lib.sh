@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for scripts that tests/vm/run starts in a guest. Source it:
+#   . "$RDMX_REPO/tests/vm/lib.sh"
+#
+# Results are TAP-like lines, "ok - NAME" / "not ok - NAME" /
+# "ok - NAME # SKIP reason", appended to $RDMX_OUT/results.tap and echoed;
+# tests/check counts them. rdmx_done exits 1 when any failed.
+
+RDMX_RESULTS=${RDMX_OUT:?}/results.tap
+rdmx_failed=0
+
+# rdmx_pass NAME / rdmx_fail NAME [DETAIL] / rdmx_skip NAME REASON
+rdmx_pass() { echo "ok - $1" | tee -a "$RDMX_RESULTS"; }
+rdmx_fail() {
+	echo "not ok - $1${2:+ ($2)}" | tee -a "$RDMX_RESULTS"
+	rdmx_failed=1
+}
+rdmx_skip() { echo "ok - $1 # SKIP $2" | tee -a "$RDMX_RESULTS"; }
+
+# rdmx_check NAME CMD...: pass when CMD exits 0; its output goes to the log.
+rdmx_check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		rdmx_pass "$name"
+	else
+		rdmx_fail "$name" "exit $?"
+		printf '%s\n' "$out" | sed 's/^/    # /'
+	fi
+}
+
+# rdmx_check_fails NAME CMD...: pass when CMD exits non-zero.
+rdmx_check_fails() {
+	local name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		rdmx_fail "$name" "succeeded"
+	else
+		rdmx_pass "$name"
+	fi
+}
+
+rdmx_done() {
+	exit "$rdmx_failed"
+}
+
+# rdmx_barrier NAME [TIMEOUT]: wait until every node has reached NAME.
+rdmx_barrier() {
+	local name=$1 limit=${2:-300} n waited=0
+
+	touch "$RDMX_SYNC/$name.$RDMX_NODE"
+	for n in $(seq 1 "$RDMX_NODES"); do
+		while [ ! -e "$RDMX_SYNC/$name.$n" ]; do
+			sleep 0.5
+			waited=$((waited + 1))
+			if [ "$waited" -ge $((limit * 2)) ]; then
+				echo "barrier $name: node $n did not arrive in ${limit}s" >&2
+				return 1
+			fi
+		done
+	done
+}
+
+# rdmx_wait_port RDMADEV [STATE]: wait (30 s) for port 1 to reach STATE.
+rdmx_wait_port() {
+	local dev=$1 want=${2:-ACTIVE} i
+
+	for i in $(seq 150); do
+		grep -q "$want" "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# rdmx_json EXPR: evaluate a Python expression over JSON on stdin (as j).
+rdmx_json() {
+	python3 -c "import json,sys; j=json.load(sys.stdin); r=($1); sys.exit(0 if r else 1)"
+}
+
+# rdmx_kunit_collect SUITE...: turn each suite's KTAP results into results
+# lines, one per test case; a missing suite or crashed case fails.
+rdmx_kunit_collect() {
+	local suite f line status name
+
+	for suite in "$@"; do
+		f=/sys/kernel/debug/kunit/$suite/results
+		if [ ! -r "$f" ]; then
+			rdmx_fail "kunit $suite ran" "no $f"
+			continue
+		fi
+		cp "$f" "$RDMX_OUT/kunit-$suite.ktap"
+		# Case results are the lines "ok N NAME" / "not ok N NAME" at the
+		# suite's own indentation (one level in from the suite line).
+		while IFS= read -r line; do
+			case "$line" in
+			"    ok "*|"    not ok "*) ;;
+			*) continue ;;
+			esac
+			line=${line#    }
+			status=${line%% *}
+			[ "$status" = not ] && status="not ok"
+			name=$(echo "$line" | sed -E 's/^(not )?ok [0-9]+ //')
+			case "$status:$name" in
+			"ok:"*"# SKIP"*) rdmx_skip "kunit $suite.${name%% #*}" "${name#*# SKIP }" ;;
+			"ok:"*) rdmx_pass "kunit $suite.$name" ;;
+			*) rdmx_fail "kunit $suite.$name" ;;
+			esac
+		done <"$f"
+		grep -Eq '^(    )?# Totals:|^ok [0-9]+ '"$suite"'|pass:[0-9]+' "$f" ||
+			rdmx_fail "kunit $suite completed" "no totals in results"
+	done
+}
+
+# rdmx_perftest_pair TOOL OUTFILE ARGS...: run a perftest TOOL between the
+# two guests over rdma_cm (node 1 serves, node 2 connects). Returns the
+# tool's status on this node.
+rdmx_perftest_pair() {
+	local tool=$1 outf=$2 peer=$RDMX_ADDR_1 srv try rc=1
+	shift 2
+
+	if [ "$RDMX_NODE" = 1 ]; then
+		timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" >"$outf" 2>&1 &
+		srv=$!
+		sleep 3
+		rdmx_barrier "$tool-server-up"
+		wait "$srv"
+		rc=$?
+	else
+		rdmx_barrier "$tool-server-up"
+		for try in 1 2 3; do
+			timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$peer" >"$outf" 2>&1 &&
+				{ rc=0; break; }
+			sleep 2
+		done
+	fi
+	rdmx_barrier "$tool-done"
+	return "$rc"
+}
