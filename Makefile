@@ -28,10 +28,11 @@ RDMXCTL := userspace-tools/rdmxctl/rdmxctl
 RDMXCTL_SRCS := $(wildcard userspace-tools/rdmxctl/*.c)
 RDMXCTL_HDRS := $(wildcard userspace-tools/rdmxctl/*.h) uapi/linux/rdmx.h
 ABUSE := tests/integration/rdmx-abuse
+FAILNTH := tests/integration/fail-nth
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
-KSRC := Kbuild kmod uapi tests/kunit
+KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
 
 .PHONY: all modules tools clean install modules_install check demo kernel \
 	guest-modules checkpatch help
@@ -41,12 +42,12 @@ all: modules tools
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(RDMXCTL) $(ABUSE)
+tools: $(RDMXCTL) $(ABUSE) $(FAILNTH)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
 
-$(ABUSE): tests/integration/rdmx-abuse.c uapi/linux/rdmx.h
+$(ABUSE) $(FAILNTH): %: %.c uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
@@ -56,11 +57,11 @@ guest-modules:
 	@test -n "$(GUEST_KDIR)" || { echo "guest-modules: GUEST_KDIR not set" >&2; exit 2; }
 	@mkdir -p .build/$(FLAVOUR)
 	@cp -a --parents --update $(KSRC) .build/$(FLAVOUR)/
-	$(MAKE) -C $(GUEST_KDIR) M=$(CURDIR)/.build/$(FLAVOUR) modules
+	$(MAKE) -C $(GUEST_KDIR) M=$(CURDIR)/.build/$(FLAVOUR) RDMX_TESTS=1 modules
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf .build $(RDMXCTL) $(ABUSE)
+	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH)
 
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install

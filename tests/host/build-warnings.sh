@@ -8,8 +8,8 @@ kdir=$("$repo/tests/vm/build-kernel" debug)
 command -v sparse >/dev/null || { echo "sparse not installed"; exit 1; }
 tree=$(mktemp -d "${TMPDIR:-/tmp}/rdmx-w1.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
-(cd "$repo" && cp -a --parents Kbuild kmod uapi tests/kunit "$tree/")
-make -C "$kdir/obj" M="$tree" W=1 C=1 modules >"$tree/build.log" 2>&1 ||
+(cd "$repo" && cp -a --parents Kbuild kmod uapi tests/kunit tests/vm/selftest "$tree/")
+make -C "$kdir/obj" M="$tree" RDMX_TESTS=1 W=1 C=1 modules >"$tree/build.log" 2>&1 ||
 	{ cat "$tree/build.log"; exit 1; }
 cat "$tree/build.log"
 # Lines kbuild prints itself start with two spaces (CC, CHECK, LD, ...);

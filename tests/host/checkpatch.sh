@@ -7,7 +7,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 kdir=$("$repo/tests/vm/build-kernel" debug)
 src=$(readlink -f "$kdir/obj/source")
 cd "$repo"
-files=$(git ls-files -co --exclude-standard -- 'kmod/*.[ch]' 'uapi/*.h' 'tests/kunit/*.c' 'tests/integration/*.c')
+files=$(git ls-files -co --exclude-standard -- 'kmod/*.[ch]' 'uapi/*.h' 'tests/kunit/*.c' 'tests/vm/selftest/*.c' 'tests/integration/*.c')
 # shellcheck disable=SC2086
 perl "$src/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	-f $files | tee /dev/stderr |

@@ -70,18 +70,21 @@ test_rdmxctl() {
 		rdmxctl dev show no-such-dev
 }
 
-test_abuse() {
+# Turn a C test tool's "ok N - x" lines into results; it must have finished.
+absorb_tap() { # $1 = prefix, $2 = file
 	local line
-
-	"$abuse" >"$RDMX_OUT/abuse.txt" 2>&1
 	while IFS= read -r line; do
 		case "$line" in
-		"ok "*) rdmx_pass "ioctl: $(echo "$line" | sed -E 's/^ok [0-9]+ - //')" ;;
-		"not ok "*) rdmx_fail "ioctl: $(echo "$line" | sed -E 's/^not ok [0-9]+ - //')" ;;
+		"ok "*) rdmx_pass "$1$(echo "$line" | sed -E 's/^ok [0-9]+ - //')" ;;
+		"not ok "*) rdmx_fail "$1$(echo "$line" | sed -E 's/^not ok [0-9]+ - //')" ;;
 		esac
-	done <"$RDMX_OUT/abuse.txt"
-	grep -q ' 0 failed$' "$RDMX_OUT/abuse.txt" ||
-		rdmx_fail "rdmx-abuse completed"
+	done <"$2"
+	grep -q ' 0 failed$' "$2" || rdmx_fail "$1$(basename "$2") completed"
+}
+
+test_abuse() {
+	"$abuse" >"$RDMX_OUT/abuse.txt" 2>&1
+	absorb_tap "ioctl: " "$RDMX_OUT/abuse.txt"
 }
 
 test_devices_come_and_go() {
@@ -151,7 +154,36 @@ test_load_unload() {
 	rdmx_check "insmod again" insmod "$RDMX_KO"
 }
 
+# Every allocation of a module load, and of a device listing, failing in
+# turn (fault injection through /proc/thread-self/fail-nth).
+test_fault_injection() {
+	local d=/sys/kernel/debug attr
+	local failnth=$RDMX_REPO/tests/integration/fail-nth
+
+	if [ ! -d "$d/failslab" ]; then
+		rdmx_skip "fault injection" "kernel without FAILSLAB"
+		return
+	fi
+	for attr in failslab fail_page_alloc; do
+		echo N >"$d/$attr/ignore-gfp-wait"
+		echo 0 >"$d/$attr/verbose"
+	done
+	echo 0 >"$d/fail_page_alloc/min-order"
+
+	rmmod rdmx
+	"$failnth" load "$RDMX_KO" rdmx >"$RDMX_OUT/fail-nth-load.txt" 2>&1
+	rdmx_check "rdmx loads after the fault sweep" insmod "$RDMX_KO"
+	"$failnth" list /dev/rdmx >"$RDMX_OUT/fail-nth-list.txt" 2>&1
+	for attr in failslab fail_page_alloc; do
+		echo Y >"$d/$attr/ignore-gfp-wait"
+	done
+	absorb_tap "fault injection: " "$RDMX_OUT/fail-nth-load.txt"
+	absorb_tap "fault injection: " "$RDMX_OUT/fail-nth-list.txt"
+	rdmx_check "$dev still tracked after the fault sweep" wait_tracked tracked "$dev"
+}
+
 test_kunit
+test_fault_injection
 test_rdmxctl
 test_abuse
 test_devices_come_and_go

@@ -21,8 +21,9 @@
 #ifndef _UAPI_LINUX_RDMX_H
 #define _UAPI_LINUX_RDMX_H
 
-#include <linux/types.h>
+#include <linux/const.h>
 #include <linux/ioctl.h>
+#include <linux/types.h>
 
 /* Bumped only on an incompatible change, which the project intends never to make. */
 #define RDMX_ABI_VERSION	1
@@ -37,7 +38,7 @@
 #define RDMX_IOC_LIST_DEVICES	_IO(RDMX_IOC_TYPE, RDMX_CMD_LIST_DEVICES)
 
 /* Feature bits in rdmx_info.features */
-#define RDMX_FEATURE_LIST_DEVICES	(1ULL << 0)
+#define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
 
 #define RDMX_VERSION_LEN	32
 
@@ -59,6 +60,7 @@ struct rdmx_info {
 	__u64 features;
 	__u8 version[RDMX_VERSION_LEN];
 };
+
 #define RDMX_INFO_SIZE_VER0	56
 
 /* rdmx_device_info.transport */
@@ -81,10 +83,10 @@ struct rdmx_info {
 #define RDMX_ATOMIC_GLOB	2	/* atomic with respect to the CPU too */
 
 /* rdmx_device_info.cap_flags */
-#define RDMX_DEV_CAP_MEM_MGT_EXTENSIONS	(1ULL << 0)	/* FRWR (IB_WR_REG_MR) */
-#define RDMX_DEV_CAP_SG_GAPS_REG	(1ULL << 1)
-#define RDMX_DEV_CAP_RC_RNR_NAK_GEN	(1ULL << 2)
-#define RDMX_DEV_CAP_BLOCK_MULTICAST	(1ULL << 3)
+#define RDMX_DEV_CAP_MEM_MGT_EXTENSIONS	_BITULL(0)	/* FRWR (IB_WR_REG_MR) */
+#define RDMX_DEV_CAP_SG_GAPS_REG	_BITULL(1)
+#define RDMX_DEV_CAP_RC_RNR_NAK_GEN	_BITULL(2)
+#define RDMX_DEV_CAP_BLOCK_MULTICAST	_BITULL(3)
 
 #define RDMX_DEV_NAME_LEN	64
 #define RDMX_NETDEV_NAME_LEN	16
@@ -145,6 +147,7 @@ struct rdmx_device_info {
 	__u64 cap_flags;
 	__u64 reserved[4];
 };
+
 #define RDMX_DEVICE_INFO_SIZE_VER0	200
 
 /**
@@ -168,6 +171,7 @@ struct rdmx_list_devices {
 	__u32 count;
 	__u64 devices;
 };
+
 #define RDMX_LIST_DEVICES_SIZE_VER0	24
 
 #endif /* _UAPI_LINUX_RDMX_H */
