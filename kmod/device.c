@@ -184,6 +184,7 @@ void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
 
 	if (!ib_query_port(ibdev, port, &pattr)) {
 		info->port_state = pattr.state;
+		info->phys_state = pattr.phys_state;
 		info->active_mtu = rdmx_mtu_bytes(pattr.active_mtu);
 		info->max_mtu = rdmx_mtu_bytes(pattr.max_mtu);
 		info->gid_tbl_len = pattr.gid_tbl_len;

@@ -100,7 +100,7 @@ static long rdmx_ioc_get_info(void __user *uarg)
 
 	memset(&info, 0, sizeof(info));
 	info.abi_version = RDMX_ABI_VERSION;
-	info.nr_devices = rdmx_device_count_ports();
+	info.nr_ports = rdmx_device_count_ports();
 	info.features = rdmx_features();
 	strscpy(info.version, RDMX_MODULE_VERSION, sizeof(info.version));
 	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);

@@ -14,8 +14,8 @@
 
 #define RDMX_MODULE_VERSION	"0.1.0"
 
-/* Largest entry_size RDMX_IOC_LIST_DEVICES accepts (sanity bound). */
-#define RDMX_ENTRY_SIZE_MAX	PAGE_SIZE
+/* Largest entry_size RDMX_IOC_LIST_DEVICES accepts (ABI, whatever PAGE_SIZE). */
+#define RDMX_ENTRY_SIZE_MAX	4096
 
 /**
  * struct rdmx_device - an RDMA device rdmx tracks

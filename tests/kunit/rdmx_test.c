@@ -152,7 +152,7 @@ static void rdmx_get_info_size_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info->flags, 0u);
 	KUNIT_EXPECT_EQ(test, info->abi_version, (u32)RDMX_ABI_VERSION);
 	KUNIT_EXPECT_EQ(test, info->features, rdmx_features());
-	KUNIT_EXPECT_EQ(test, info->nr_devices, rdmx_device_count_ports());
+	KUNIT_EXPECT_EQ(test, info->nr_ports, rdmx_device_count_ports());
 	KUNIT_EXPECT_STREQ(test, (char *)info->version, RDMX_MODULE_VERSION);
 	/* Nothing past the kernel's struct was written. */
 	KUNIT_EXPECT_NULL(test, memchr_inv(buf + sizeof(*info), c->tail,
@@ -322,6 +322,9 @@ static void rdmx_check_entry(struct kunit *test,
 	KUNIT_EXPECT_NE(test, e->transport, RDMX_TRANSPORT_UNKNOWN);
 	KUNIT_EXPECT_GE(test, e->port_state, RDMX_PORT_DOWN);
 	KUNIT_EXPECT_LE(test, e->port_state, RDMX_PORT_ACTIVE_DEFER);
+	KUNIT_EXPECT_LE(test, e->phys_state, RDMX_PHYS_STATE_PHY_TEST);
+	if (e->port_state == RDMX_PORT_ACTIVE)
+		KUNIT_EXPECT_EQ(test, e->phys_state, RDMX_PHYS_STATE_LINK_UP);
 	KUNIT_EXPECT_LE(test, e->active_mtu, e->max_mtu);
 	KUNIT_EXPECT_EQ(test, e->max_qp_wr, (u32)ibdev->attrs.max_qp_wr);
 	KUNIT_EXPECT_EQ(test, e->max_send_sge, (u32)ibdev->attrs.max_send_sge);

@@ -48,7 +48,7 @@
  *	out: bytes written back
  * @flags: must be 0
  * @abi_version: out: RDMX_ABI_VERSION of the running module
- * @nr_devices: out: RDMA device ports rdmx currently tracks
+ * @nr_ports: out: ports, across all RDMA devices, that rdmx tracks now
  * @features: out: RDMX_FEATURE_* bits this kernel supports
  * @version: out: module version, NUL-terminated
  */
@@ -56,7 +56,7 @@ struct rdmx_info {
 	__u32 size;
 	__u32 flags;
 	__u32 abi_version;
-	__u32 nr_devices;
+	__u32 nr_ports;
 	__u64 features;
 	__u8 version[RDMX_VERSION_LEN];
 };
@@ -76,6 +76,16 @@ struct rdmx_info {
 #define RDMX_PORT_ARMED		3
 #define RDMX_PORT_ACTIVE	4
 #define RDMX_PORT_ACTIVE_DEFER	5
+
+/* rdmx_device_info.phys_state: the InfiniBand physical port states */
+#define RDMX_PHYS_STATE_UNKNOWN		0
+#define RDMX_PHYS_STATE_SLEEP		1
+#define RDMX_PHYS_STATE_POLLING		2
+#define RDMX_PHYS_STATE_DISABLED	3
+#define RDMX_PHYS_STATE_TRAINING	4
+#define RDMX_PHYS_STATE_LINK_UP		5
+#define RDMX_PHYS_STATE_ERROR_RECOVERY	6
+#define RDMX_PHYS_STATE_PHY_TEST	7
 
 /* rdmx_device_info.atomic_cap */
 #define RDMX_ATOMIC_NONE	0
@@ -100,6 +110,7 @@ struct rdmx_info {
  * @port: port number, from 1
  * @transport: RDMX_TRANSPORT_*
  * @port_state: RDMX_PORT_*
+ * @phys_state: RDMX_PHYS_STATE_*
  * @atomic_cap: RDMX_ATOMIC_*
  * @active_mtu: path MTU the port runs at, in bytes
  * @max_mtu: largest path MTU the port supports, in bytes
@@ -117,6 +128,7 @@ struct rdmx_info {
  * @max_qp_init_rd_atom: the same as the requester
  * @max_fast_reg_page_list_len: pages one FRWR registration may map
  * @max_mr_size: largest memory region, in bytes
+ * @reserved0: zero
  * @cap_flags: RDMX_DEV_CAP_*
  * @reserved: zero
  */
@@ -125,9 +137,10 @@ struct rdmx_device_info {
 	__u8 netdev[RDMX_NETDEV_NAME_LEN];
 	__u64 node_guid;
 	__u32 index;
-	__u8 port;
+	__u32 port;
 	__u8 transport;
 	__u8 port_state;
+	__u8 phys_state;
 	__u8 atomic_cap;
 	__u32 active_mtu;
 	__u32 max_mtu;
@@ -143,12 +156,13 @@ struct rdmx_device_info {
 	__u32 max_qp_rd_atom;
 	__u32 max_qp_init_rd_atom;
 	__u32 max_fast_reg_page_list_len;
+	__u32 reserved0;
 	__u64 max_mr_size;
 	__u64 cap_flags;
 	__u64 reserved[4];
 };
 
-#define RDMX_DEVICE_INFO_SIZE_VER0	200
+#define RDMX_DEVICE_INFO_SIZE_VER0	208
 
 /**
  * struct rdmx_list_devices - argument of RDMX_IOC_LIST_DEVICES
@@ -156,9 +170,10 @@ struct rdmx_device_info {
  *	out: bytes written back
  * @flags: must be 0
  * @entry_size: in: sizeof(struct rdmx_device_info) as the caller knows it,
- *	at least RDMX_DEVICE_INFO_SIZE_VER0; out: bytes the kernel wrote into
- *	each entry (the smaller of the two sizes). Entries are entry_size
- *	apart in the caller's array.
+ *	at least RDMX_DEVICE_INFO_SIZE_VER0 and at most 4096; the kernel
+ *	places entries this many bytes apart in the caller's array and zeroes
+ *	what it does not know of each. out: bytes of each entry the kernel
+ *	filled (the smaller of the two sizes).
  * @count: in: entries the array at @devices has room for (0 to ask only how
  *	many there are); out: device ports present, which may exceed the room
  *	given: only the first @count (in) entries are written then.

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmxctl: the context every command handler gets, and shared prototypes.
+ */
+#ifndef RDMXCTL_H
+#define RDMXCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/rdmx.h>
+
+#include "json_writer.h"
+
+#ifndef RDMX_VERSION
+#define RDMX_VERSION "0.1.0"
+#endif
+
+#define RD_PROG			"rdmxctl"
+#define RD_DEVNODE_DEFAULT	"/dev/rdmx"
+#define RD_SYSFS_DEFAULT	"/sys"
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+/* Zero, or a compile error when @e is true (as in the kernel). */
+#define BUILD_BUG_ON_ZERO(e)	(sizeof(char[1 - 2 * !!(e)]) - 1)
+
+/* Exit statuses */
+enum {
+	RD_EXIT_OK	= 0,
+	RD_EXIT_FAIL	= 1,	/* runtime failure: module, device, sysfs */
+	RD_EXIT_USAGE	= 2,	/* bad command line */
+};
+
+/**
+ * struct rd - state of one rdmxctl run
+ * @argc: words left on the command line
+ * @argv: the next word is argv[0]
+ * @json: -j: print JSON instead of text
+ * @pretty: -p: indent the JSON
+ * @want_help: -h was given
+ * @want_version: -V was given
+ * @text_midline: text output: something is on the current line already,
+ *	so the next item needs a separating space
+ * @jw: the JSON writer, when @json
+ */
+struct rd {
+	int argc;
+	char **argv;
+	bool json;
+	bool pretty;
+	bool want_help;
+	bool want_version;
+	bool text_midline;
+	struct json_writer jw;
+};
+
+/*
+ * One word of a command level. In each table the first entry has no name and
+ * runs when no word is left; a { NULL, NULL } entry ends the table.
+ */
+struct rd_cmd {
+	const char *name;
+	int (*func)(struct rd *rd);
+};
+
+/* Name of one bit of a flags word, for print_flags() */
+struct rd_flag_name {
+	uint64_t bit;
+	const char *name;
+};
+
+static inline bool rd_no_arg(const struct rd *rd)
+{
+	return rd->argc <= 0;
+}
+
+static inline const char *rd_argv(const struct rd *rd)
+{
+	return rd->argv[0];
+}
+
+static inline void rd_arg_inc(struct rd *rd)
+{
+	if (rd->argc > 0) {
+		rd->argc--;
+		rd->argv++;
+	}
+}
+
+/* rdmxctl.c */
+int rd_exec_cmd(struct rd *rd, const struct rd_cmd *cmds, const char *object);
+int rd_no_more_args(struct rd *rd, const char *object);
+void rd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int rd_usage_err(const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* print.c: one path for text and JSON; a NULL text format means JSON only */
+void print_text(struct rd *rd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void print_str(struct rd *rd, const char *key, const char *fmt,
+	       const char *val);
+void print_uint(struct rd *rd, const char *key, const char *fmt,
+		unsigned int val);
+void print_u64(struct rd *rd, const char *key, const char *fmt, uint64_t val);
+void print_null(struct rd *rd, const char *key, const char *text);
+void print_flags(struct rd *rd, const char *key,
+		 const struct rd_flag_name *names, size_t nr_names,
+		 uint64_t bits);
+void print_nl(struct rd *rd);
+void print_indent(struct rd *rd, int width);
+void open_object(struct rd *rd, const char *key);
+void close_object(struct rd *rd);
+void open_array(struct rd *rd, const char *key);
+void close_array(struct rd *rd);
+
+/* util.c: /dev/rdmx and its ioctls */
+
+/**
+ * struct rd_errhint - what an errno from /dev/rdmx means to an operator
+ * @err: the errno
+ * @what: short description ("not found")
+ * @why: likely cause, as a question; may be ""
+ * @fix: command that helps
+ */
+struct rd_errhint {
+	int err;
+	const char *what;
+	const char *why;
+	const char *fix;
+};
+
+const char *rd_devnode(void);
+const char *rd_sysfs(void);
+int rd_devnode_open(void);
+const struct rd_errhint *rd_devnode_errhint(int err);
+void rd_devnode_err(int err);
+int rd_get_info(int fd, struct rdmx_info *info);
+int rd_list_devices(int fd, struct rdmx_device_info **devs,
+		    unsigned int *count);
+int rd_open_checked(struct rdmx_info *info);
+
+/* sysfs.c: bounded reads of small files, sorted directory listings */
+struct dirent;
+
+int rd_pathf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool rd_exists(const char *path);
+int rd_read_file(const char *path, char *buf, size_t size);
+int rd_read_ulong(const char *path, unsigned long *val);
+int rd_scandir(const char *path, struct dirent ***list);
+void rd_freedir(struct dirent **list, int n);
+
+/* Objects */
+int cmd_dev(struct rd *rd);
+int cmd_doctor(struct rd *rd);
+int cmd_version(struct rd *rd);
+int version_show(struct rd *rd);
+
+#endif /* RDMXCTL_H */

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening /dev/rdmx and the ioctls on it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "rdmxctl.h"
+
+/* LIST_DEVICES retries when ports keep appearing between two calls */
+#define RD_LIST_RETRIES	8
+
+static const char *rd_env(const char *name, const char *dflt)
+{
+	const char *val = getenv(name);
+
+	return val && *val ? val : dflt;
+}
+
+/* Return: the rdmx device node, from RDMX_DEVNODE or the default. */
+const char *rd_devnode(void)
+{
+	return rd_env("RDMX_DEVNODE", RD_DEVNODE_DEFAULT);
+}
+
+/* Return: the sysfs root, from RDMX_SYSFS or the default. */
+const char *rd_sysfs(void)
+{
+	return rd_env("RDMX_SYSFS", RD_SYSFS_DEFAULT);
+}
+
+/* Return: a file descriptor on rd_devnode(), or -errno. */
+int rd_devnode_open(void)
+{
+	int fd = open(rd_devnode(), O_RDONLY | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Each @why is a question, so "WHAT: WHY try: FIX" reads well. */
+static const struct rd_errhint rd_devnode_hints[] = {
+	{ ENOENT, "not found", "is the module loaded?", "modprobe rdmx" },
+	{ ENXIO, "has no driver behind it", "is the module loaded?",
+	  "modprobe rdmx" },
+	{ ENODEV, "has no driver behind it", "is the module loaded?",
+	  "modprobe rdmx" },
+	{ EACCES, "permission denied", "are you root?", "sudo " RD_PROG },
+	{ EPERM, "permission denied", "are you root?", "sudo " RD_PROG },
+	{ ENOTTY, "is not an rdmx device", "is RDMX_DEVNODE right?",
+	  "unset RDMX_DEVNODE" },
+	{ EPROTO, "gave a malformed answer", "do module and tool match?",
+	  "dmesg | grep rdmx" },
+};
+
+/**
+ * rd_devnode_errhint() - explain an error from opening or using /dev/rdmx
+ * @err: positive errno
+ *
+ * Return: the explanation; for an errno without one, @what is NULL (use
+ * strerror) and @fix points at the kernel log.
+ */
+const struct rd_errhint *rd_devnode_errhint(int err)
+{
+	static const struct rd_errhint other = {
+		0, NULL, "", "dmesg | grep rdmx"
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rd_devnode_hints); i++)
+		if (rd_devnode_hints[i].err == err)
+			return &rd_devnode_hints[i];
+	return &other;
+}
+
+/* Say on stderr what went wrong with /dev/rdmx and what to try. */
+void rd_devnode_err(int err)
+{
+	const struct rd_errhint *h = rd_devnode_errhint(err);
+
+	rd_err("%s %s: %s%stry: %s", rd_devnode(),
+	       h->what ? h->what : strerror(err),
+	       h->why, *h->why ? " " : "", h->fix);
+}
+
+/**
+ * rd_get_info() - RDMX_IOC_GET_INFO
+ * @fd: open /dev/rdmx
+ * @info: filled in; version is NUL-terminated even if the kernel's is not
+ *
+ * Return: 0, or -errno (-EPROTO if the kernel wrote back too little).
+ */
+int rd_get_info(int fd, struct rdmx_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(fd, RDMX_IOC_GET_INFO, info) < 0)
+		return -errno;
+	if (info->size < RDMX_INFO_SIZE_VER0)
+		return -EPROTO;
+	info->version[sizeof(info->version) - 1] = '\0';
+	return 0;
+}
+
+/* One RDMX_IOC_LIST_DEVICES call into @devs, which has room for @room. */
+static int rd_list_once(int fd, struct rdmx_device_info *devs,
+			unsigned int room, unsigned int *present)
+{
+	struct rdmx_list_devices ld = {
+		.size = sizeof(ld),
+		.entry_size = sizeof(*devs),
+		.count = room,
+		.devices = (uintptr_t)devs,
+	};
+
+	if (ioctl(fd, RDMX_IOC_LIST_DEVICES, &ld) < 0)
+		return -errno;
+	if (ld.size < RDMX_LIST_DEVICES_SIZE_VER0)
+		return -EPROTO;
+	if (ld.count && room &&
+	    (ld.entry_size < RDMX_DEVICE_INFO_SIZE_VER0 ||
+	     ld.entry_size > sizeof(*devs)))
+		return -EPROTO;
+	*present = ld.count;
+	return 0;
+}
+
+static void rd_terminate_names(struct rdmx_device_info *devs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		devs[i].name[sizeof(devs[i].name) - 1] = '\0';
+		devs[i].netdev[sizeof(devs[i].netdev) - 1] = '\0';
+	}
+}
+
+/**
+ * rd_list_devices() - RDMX_IOC_LIST_DEVICES, sized to what is present
+ * @fd: open /dev/rdmx
+ * @devs: out: array of the device ports, for free(); NULL when none
+ * @count: out: entries in @devs
+ *
+ * Asks for the count first, then fetches; asks again while ports appear in
+ * between. Entries are zeroed first, so fields an older kernel does not
+ * know read as 0.
+ *
+ * Return: 0, or -errno (-EAGAIN if the list never settled).
+ */
+int rd_list_devices(int fd, struct rdmx_device_info **devs,
+		    unsigned int *count)
+{
+	struct rdmx_device_info *buf = NULL;
+	unsigned int room = 0, present = 0;
+	int tries, err = 0;
+
+	for (tries = 0; tries < RD_LIST_RETRIES; tries++) {
+		err = rd_list_once(fd, buf, room, &present);
+		if (err)
+			break;
+		if (present <= room) {
+			rd_terminate_names(buf, present);
+			*devs = buf;
+			*count = present;
+			return 0;
+		}
+		free(buf);
+		room = present;
+		buf = calloc(room, sizeof(*buf));
+		if (!buf)
+			return -ENOMEM;
+	}
+	free(buf);
+	return tries == RD_LIST_RETRIES ? -EAGAIN : err;
+}
+
+/**
+ * rd_open_checked() - open /dev/rdmx for a command that needs the module
+ * @info: out: the module's GET_INFO answer
+ *
+ * Says on stderr what is wrong if the node is missing, the ioctl fails or
+ * the module speaks another ABI.
+ *
+ * Return: an open file descriptor, or -1.
+ */
+int rd_open_checked(struct rdmx_info *info)
+{
+	int fd, err;
+
+	fd = rd_devnode_open();
+	if (fd < 0) {
+		rd_devnode_err(-fd);
+		return -1;
+	}
+	err = rd_get_info(fd, info);
+	if (err) {
+		rd_devnode_err(-err);
+		goto out_close;
+	}
+	if (info->abi_version != RDMX_ABI_VERSION) {
+		rd_err("rdmx module speaks ABI %u, " RD_PROG " ABI %u: install both from the same release",
+		       info->abi_version, RDMX_ABI_VERSION);
+		goto out_close;
+	}
+	return fd;
+
+out_close:
+	close(fd);
+	return -1;
+}
