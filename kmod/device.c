@@ -15,6 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -47,6 +48,7 @@ void rdmx_device_put(struct rdmx_device *rdev)
 {
 	kref_put(&rdev->ref, rdmx_device_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmx_device_put);
 
 /**
  * rdmx_device_find_get() - look a tracked device up by name
@@ -72,6 +74,7 @@ struct rdmx_device *rdmx_device_find_get(const char *name)
 	mutex_unlock(&rdmx_devices_lock);
 	return found;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmx_device_find_get);
 
 /**
  * rdmx_transport_of() - the uapi transport of one port
@@ -143,25 +146,21 @@ static u64 rdmx_cap_flags_of(const struct ib_device_attr *attr)
 	return caps;
 }
 
-/**
- * rdmx_device_fill_info() - describe one port of a tracked device
- * @rdev: device, referenced or found under rdmx_devices_lock
- * @port: port number, valid for the device
- * @info: filled in; fields the port cannot report are left zero
- *
- * Every limit comes from the device's attributes and a live port query,
- * never from an assumption about the device type.
- *
- * Context: process context (ib_query_port() may sleep).
+/*
+ * Describe one port of a tracked device. Every limit comes from the
+ * device's attributes and a live port query, never from an assumption
+ * about the device type. Called with rdmx_devices_lock held, which keeps
+ * the device from being removed meanwhile; ib_query_port() may sleep.
  */
-void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
-			   struct rdmx_device_info *info)
+static void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
+				  struct rdmx_device_info *info)
 {
 	struct ib_device *ibdev = rdev->ibdev;
 	const struct ib_device_attr *attr = &ibdev->attrs;
 	struct ib_port_attr pattr;
 	struct net_device *ndev;
 
+	lockdep_assert_held(&rdmx_devices_lock);
 	memset(info, 0, sizeof(*info));
 	strscpy(info->name, dev_name(&ibdev->dev), sizeof(info->name));
 	info->node_guid = be64_to_cpu(ibdev->node_guid);
@@ -216,6 +215,7 @@ unsigned int rdmx_device_count_ports(void)
 	mutex_unlock(&rdmx_devices_lock);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmx_device_count_ports);
 
 /**
  * rdmx_device_list() - describe every port of every tracked device
@@ -246,6 +246,7 @@ int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
 	*total = n;
 	return min(n, room);
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmx_device_list);
 
 static int rdmx_add_one(struct ib_device *ibdev)
 {

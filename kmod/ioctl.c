@@ -34,6 +34,7 @@ u64 rdmx_features(void)
 {
 	return RDMX_FEATURE_LIST_DEVICES;
 }
+EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 
 /**
  * rdmx_copy_args_in() - read a size-led argument struct from userspace

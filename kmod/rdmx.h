@@ -43,8 +43,6 @@ void rdmx_device_put(struct rdmx_device *rdev);
 unsigned int rdmx_device_count_ports(void);
 int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
 		     unsigned int *total);
-void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
-			   struct rdmx_device_info *info);
 
 /* ioctl.c */
 long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg);
