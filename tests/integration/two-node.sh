@@ -1,27 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two guests joined by one link: each sees its soft-RDMA device through
-# rdmx, the link carries IP, and RDMA traffic flows between the guests over
-# the same device (perftest over rdma_cm). Run by tests/check through
-#   tests/vm/run --nodes 2 [--rdma rxe|siw] tests/integration/two-node.sh
+# Two guests joined by one link, soft-iWARP and soft-RoCE side by side: the
+# harness brings up one soft-RDMA device, this script adds the other kind on
+# the same netdev. For each device, each guest's rdmx tracks it with its
+# port ACTIVE, and RDMA WRITE traffic crosses the link (perftest over
+# rdma_cm). Run by tests/check through
+#   tests/vm/run --nodes 2 --rdma siw tests/integration/two-node.sh
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
-dev=$RDMX_RDMA_DEV
 peer=$RDMX_ADDR_2
 [ "$RDMX_NODE" = 2 ] && peer=$RDMX_ADDR_1
+case "$RDMX_RDMA" in
+rxe) other=siw ;;
+*) other=rxe ;;
+esac
 
-rdmxctl -j dev >"$RDMX_OUT/dev.json"
-rdmx_check "rdmx tracks $dev, port ACTIVE" rdmx_json \
-	"any(d['name'] == '$dev' and d['state'] == 'ACTIVE' for d in j)" <"$RDMX_OUT/dev.json"
-rdmx_check "rdmxctl doctor finds nothing wrong" rdmxctl doctor
+modprobe "$(if [ "$other" = rxe ]; then echo rdma_rxe; else echo siw; fi)"
+rdma link add "${other}0" type "$other" netdev eth0
+rdmx_wait_port "${other}0" || rdmx_fail "${other}0 port ACTIVE"
 
+rdmxctl doctor >"$RDMX_OUT/doctor.txt" 2>&1
+rdmx_check "rdmxctl doctor finds nothing wrong" test $? -eq 0
 rdmx_barrier up || rdmx_fail "peer came up"
 rdmx_check "IP reaches the peer ($peer)" ping -c 3 -W 5 "$peer"
 
-# RDMA WRITE traffic across the link on the device rdmx tracks.
-rdmx_perftest_pair ib_write_bw "$RDMX_OUT/perftest.txt" -s 16384 -n 100 --report_gbits
-rdmx_check "ib_write_bw between the guests completed" test $? -eq 0
-cat "$RDMX_OUT/perftest.txt"
+for dev in "${RDMX_RDMA}0" "${other}0"; do
+	rdmxctl -j dev show "$dev" >"$RDMX_OUT/dev-$dev.json"
+	rdmx_check "rdmx tracks $dev, port ACTIVE" rdmx_json \
+		"j[0]['name'] == '$dev' and j[0]['state'] == 'ACTIVE'" <"$RDMX_OUT/dev-$dev.json"
+	RDMX_RDMA_DEV=$dev rdmx_perftest_pair ib_write_bw "$RDMX_OUT/perftest-$dev.txt" \
+		-s 16384 -n 100 --report_gbits
+	rdmx_check "ib_write_bw between the guests over $dev" test $? -eq 0
+	grep -A1 '#bytes' "$RDMX_OUT/perftest-$dev.txt"
+done
 rdmx_done

@@ -125,17 +125,17 @@ rdmx_perftest_pair() {
 		timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" >"$outf" 2>&1 &
 		srv=$!
 		sleep 3
-		rdmx_barrier "$tool-server-up"
+		rdmx_barrier "$tool-$RDMX_RDMA_DEV-server-up"
 		wait "$srv"
 		rc=$?
 	else
-		rdmx_barrier "$tool-server-up"
+		rdmx_barrier "$tool-$RDMX_RDMA_DEV-server-up"
 		for try in 1 2 3; do
 			timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$peer" >"$outf" 2>&1 &&
 				{ rc=0; break; }
 			sleep 2
 		done
 	fi
-	rdmx_barrier "$tool-done"
+	rdmx_barrier "$tool-$RDMX_RDMA_DEV-done"
 	return "$rc"
 }
