@@ -5,6 +5,7 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$(mktemp -d "${TMPDIR:-/tmp}/rdmx-selftest.XXXXXX")}
+mkdir -p "$out"
 "$repo/tests/vm/run" --nodes 1 --kernel debug --timeout 600 --out "$out" \
 	"$repo/tests/vm/selftest/selftest.sh" >"$out/run.log" 2>&1
 rc=$?

@@ -11,10 +11,11 @@ set -u
 dev=$RDMX_RDMA_DEV
 abuse=$RDMX_REPO/tests/integration/rdmx-abuse
 
-# rdmxctl's JSON view of the devices rdmx tracks.
+# Whether rdmx tracks a device: "rdmxctl dev show NAME" fails for a name
+# it does not know.
 devs_json() { rdmxctl -j dev show; }
-tracked() { devs_json | rdmx_json "any(d['name'] == '$1' for d in j)"; }
-not_tracked() { devs_json | rdmx_json "all(d['name'] != '$1' for d in j)"; }
+tracked() { rdmxctl dev show "$1" >/dev/null 2>&1; }
+not_tracked() { ! tracked "$1"; }
 
 # Poll until a device shows up in (or leaves) rdmx's table: removal and
 # creation run in the RDMA core's context, not ours.
