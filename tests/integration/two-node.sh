@@ -1,32 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Two guests joined by one link, soft-iWARP and soft-RoCE side by side: the
-# harness brings up one soft-RDMA device, this script adds the other kind on
-# the same netdev. For each device, each guest's rdmx tracks it with its
-# port ACTIVE, and RDMA WRITE traffic crosses the link (perftest over
-# rdma_cm). Run by tests/check through
+# Two guests joined by one link, over soft-iWARP and then soft-RoCE: the
+# harness brings up one soft-RDMA device; after testing it, this script
+# replaces it with the other kind on the same netdev. (Not side by side:
+# rdma_cm resolves an IP address to one device, so two soft devices on one
+# netdev and address would race for the connection.) For each device, each
+# guest's rdmx tracks it with its port ACTIVE, and RDMA WRITE traffic
+# crosses the link (perftest over rdma_cm). Run by tests/check through
 #   tests/vm/run --nodes 2 --rdma siw tests/integration/two-node.sh
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
 peer=$RDMX_ADDR_2
 [ "$RDMX_NODE" = 2 ] && peer=$RDMX_ADDR_1
-case "$RDMX_RDMA" in
-rxe) other=siw ;;
-*) other=rxe ;;
-esac
-
-modprobe "$(if [ "$other" = rxe ]; then echo rdma_rxe; else echo siw; fi)"
-rdma link add "${other}0" type "$other" netdev eth0
-rdmx_wait_port "${other}0" || rdmx_fail "${other}0 port ACTIVE"
 
 rdmxctl doctor >"$RDMX_OUT/doctor.txt" 2>&1
 rdmx_check "rdmxctl doctor finds nothing wrong" test $? -eq 0
 rdmx_barrier up || rdmx_fail "peer came up"
 rdmx_check "IP reaches the peer ($peer)" ping -c 3 -W 5 "$peer"
 
-for dev in "${RDMX_RDMA}0" "${other}0"; do
+# test_device TYPE: traffic between the guests over TYPE0.
+test_device() {
+	local dev=${1}0
+
 	rdmxctl -j dev show "$dev" >"$RDMX_OUT/dev-$dev.json"
 	rdmx_check "rdmx tracks $dev, port ACTIVE" rdmx_json \
 		"j[0]['name'] == '$dev' and j[0]['state'] == 'ACTIVE'" <"$RDMX_OUT/dev-$dev.json"
@@ -34,5 +31,18 @@ for dev in "${RDMX_RDMA}0" "${other}0"; do
 		-s 16384 -n 100 --report_gbits
 	rdmx_check "ib_write_bw between the guests over $dev" test $? -eq 0
 	grep -A1 '#bytes' "$RDMX_OUT/perftest-$dev.txt"
-done
+}
+
+test_device "$RDMX_RDMA"
+
+case "$RDMX_RDMA" in
+rxe) other=siw driver=siw ;;
+*) other=rxe driver=rdma_rxe ;;
+esac
+rdma link del "$RDMX_RDMA_DEV"
+modprobe "$driver"
+rdma link add "${other}0" type "$other" netdev eth0
+rdmx_wait_port "${other}0" || rdmx_fail "${other}0 port ACTIVE"
+rdmx_barrier "${other}-up" || rdmx_fail "peer brought up ${other}0"
+test_device "$other"
 rdmx_done
