@@ -114,28 +114,40 @@ rdmx_kunit_collect() {
 	done
 }
 
+# rdmx_wait_cm_listen PORT [TIMEOUT]: wait until an rdma_cm listener on
+# PORT exists in this guest (as "rdma resource show cm_id" reports it).
+rdmx_wait_cm_listen() {
+	local port=$1 limit=${2:-60} i
+
+	for i in $(seq $((limit * 5))); do
+		rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$port\b" &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # rdmx_perftest_pair TOOL OUTFILE ARGS...: run a perftest TOOL between the
-# two guests over rdma_cm (node 1 serves, node 2 connects). Returns the
-# tool's status on this node.
+# two guests over rdma_cm (node 1 serves, node 2 connects once node 1's
+# listener is up). Returns the tool's status on this node.
 rdmx_perftest_pair() {
-	local tool=$1 outf=$2 peer=$RDMX_ADDR_1 srv try rc=1
+	local tool=$1 outf=$2 peer=$RDMX_ADDR_1 srv rc=1 tag
 	shift 2
+	tag=$tool-$RDMX_RDMA_DEV
 
 	if [ "$RDMX_NODE" = 1 ]; then
-		timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" >"$outf" 2>&1 &
+		timeout 300 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" >"$outf" 2>&1 &
 		srv=$!
-		sleep 3
-		rdmx_barrier "$tool-$RDMX_RDMA_DEV-server-up"
+		rdmx_wait_cm_listen 18515 ||
+			echo "perftest server not listening after 60 s" >>"$outf"
+		rdmx_barrier "$tag-server-up"
 		wait "$srv"
 		rc=$?
 	else
-		rdmx_barrier "$tool-$RDMX_RDMA_DEV-server-up"
-		for try in 1 2 3; do
-			timeout 240 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$peer" >"$outf" 2>&1 &&
-				{ rc=0; break; }
-			sleep 2
-		done
+		rdmx_barrier "$tag-server-up"
+		timeout 300 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$peer" >"$outf" 2>&1
+		rc=$?
 	fi
-	rdmx_barrier "$tool-$RDMX_RDMA_DEV-done"
+	rdmx_barrier "$tag-done"
 	return "$rc"
 }
