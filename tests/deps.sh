@@ -15,7 +15,7 @@ pkgs=(
 	# guests
 	qemu-system-x86 iproute2 iputils-ping procps util-linux python3
 	# RDMA userspace used inside the guests
-	rdma-core ibverbs-utils ibverbs-providers perftest
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	# storage and benchmark peers
 	fio nvme-cli qperf e2fsprogs gnuplot-nox
 )

@@ -6,8 +6,9 @@
 # replaces it with the other kind on the same netdev. (Not side by side:
 # rdma_cm resolves an IP address to one device, so two soft devices on one
 # netdev and address would race for the connection.) For each device, each
-# guest's rdmx tracks it with its port ACTIVE, and RDMA WRITE traffic
-# crosses the link (perftest over rdma_cm). Run by tests/check through
+# guest's rdmx tracks it with its port ACTIVE, and RDMA READ and WRITE of a
+# validated pattern cross the link (rping over rdma_cm). Run by tests/check
+# through
 #   tests/vm/run --nodes 2 --rdma siw tests/integration/two-node.sh
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
@@ -27,10 +28,10 @@ test_device() {
 	rdmxctl -j dev show "$dev" >"$RDMX_OUT/dev-$dev.json"
 	rdmx_check "rdmx tracks $dev, port ACTIVE" rdmx_json \
 		"j[0]['name'] == '$dev' and j[0]['state'] == 'ACTIVE'" <"$RDMX_OUT/dev-$dev.json"
-	RDMX_RDMA_DEV=$dev rdmx_perftest_pair ib_write_bw "$RDMX_OUT/perftest-$dev.txt" \
-		-s 16384 -n 100 --report_gbits
-	rdmx_check "ib_write_bw between the guests over $dev" test $? -eq 0
-	grep -A1 '#bytes' "$RDMX_OUT/perftest-$dev.txt"
+	RDMX_RDMA_DEV=$dev rdmx_rping_pair "$RDMX_OUT/rping-$dev.txt" 50 4096
+	rdmx_check "rping (50 x 4 KiB, validated) between the guests over $dev" \
+		test $? -eq 0
+	tail -n 3 "$RDMX_OUT/rping-$dev.txt"
 }
 
 test_device "$RDMX_RDMA"

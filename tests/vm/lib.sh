@@ -127,27 +127,48 @@ rdmx_wait_cm_listen() {
 	return 1
 }
 
-# rdmx_perftest_pair TOOL OUTFILE ARGS...: run a perftest TOOL between the
-# two guests over rdma_cm (node 1 serves, node 2 connects once node 1's
-# listener is up). Returns the tool's status on this node.
-rdmx_perftest_pair() {
-	local tool=$1 outf=$2 peer=$RDMX_ADDR_1 srv rc=1 tag
-	shift 2
-	tag=$tool-$RDMX_RDMA_DEV
+# rdmx_pair_run TAG PORT OUTFILE SERVER-CMD... -- CLIENT-CMD...: run a
+# server in node 1 and a client in node 2, the client started once the
+# server's rdma_cm listener on PORT exists. Returns this node's status.
+rdmx_pair_run() {
+	local tag=$1 port=$2 outf=$3 srv rc=1 server=() client=()
+	shift 3
+	while [ "$1" != -- ]; do server+=("$1"); shift; done
+	shift
+	client=("$@")
 
 	if [ "$RDMX_NODE" = 1 ]; then
-		timeout 300 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" >"$outf" 2>&1 &
+		timeout 300 "${server[@]}" >"$outf" 2>&1 &
 		srv=$!
-		rdmx_wait_cm_listen 18515 ||
-			echo "perftest server not listening after 60 s" >>"$outf"
+		rdmx_wait_cm_listen "$port" ||
+			echo "server not listening on $port after 60 s" >>"$outf"
 		rdmx_barrier "$tag-server-up"
 		wait "$srv"
 		rc=$?
 	else
 		rdmx_barrier "$tag-server-up"
-		timeout 300 "$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$peer" >"$outf" 2>&1
+		timeout 300 "${client[@]}" >"$outf" 2>&1
 		rc=$?
 	fi
 	rdmx_barrier "$tag-done"
 	return "$rc"
+}
+
+# rdmx_rping_pair OUTFILE COUNT SIZE: rping between the guests over rdma_cm
+# (RDMA READ and WRITE of a known pattern, validated with -V).
+rdmx_rping_pair() {
+	rdmx_pair_run "rping-$RDMX_RDMA_DEV" 7174 "$1" \
+		rping -s -V -C "$2" -S "$3" -a "$RDMX_ADDR_1" -- \
+		rping -c -V -C "$2" -S "$3" -a "$RDMX_ADDR_1"
+}
+
+# rdmx_perftest_pair TOOL OUTFILE ARGS...: a perftest TOOL between the
+# guests over rdma_cm. Benchmarks only: perftest calibrates the CPU clock
+# and refuses to report on a noisy emulated CPU.
+rdmx_perftest_pair() {
+	local tool=$1 outf=$2
+	shift 2
+	rdmx_pair_run "$tool-$RDMX_RDMA_DEV" 18515 "$outf" \
+		"$tool" -R -d "$RDMX_RDMA_DEV" "$@" -- \
+		"$tool" -R -d "$RDMX_RDMA_DEV" "$@" "$RDMX_ADDR_1"
 }
