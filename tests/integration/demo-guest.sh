@@ -15,8 +15,8 @@ section "rdmxctl dev"
 rdmxctl dev
 section "rdmxctl doctor"
 rdmxctl doctor
-section "dmesg | grep rdmx"
-dmesg | grep rdmx
+section "dmesg | grep 'rdmx:'"
+dmesg | grep 'rdmx:'
 
 rdmx_barrier up
 section "RDMA READ/WRITE between the guests (rping over $RDMX_RDMA_DEV, 5 x 64 B, validated)"
