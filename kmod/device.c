@@ -226,8 +226,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_device_count_ports);
  * Context: process context; takes rdmx_devices_lock.
  * Return: the number of entries written to @out.
  */
-int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
-		     unsigned int *total)
+unsigned int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
+			      unsigned int *total)
 {
 	struct rdmx_device *rdev;
 	unsigned long index;

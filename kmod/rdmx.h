@@ -41,8 +41,8 @@ void rdmx_devices_exit(void);
 struct rdmx_device *rdmx_device_find_get(const char *name);
 void rdmx_device_put(struct rdmx_device *rdev);
 unsigned int rdmx_device_count_ports(void);
-int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
-		     unsigned int *total);
+unsigned int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
+			      unsigned int *total);
 
 /* ioctl.c */
 long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg);

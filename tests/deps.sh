@@ -10,8 +10,8 @@ pkgs=(
 	# test kernel build
 	build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
 	ccache dpkg-dev perl git
-	# module checks
-	sparse groff-base man-db
+	# module checks (gcc-multilib: the uapi header's 32-bit layout)
+	sparse groff-base man-db gcc-multilib
 	# guests
 	qemu-system-x86 iproute2 iputils-ping procps util-linux python3
 	# RDMA userspace used inside the guests
