@@ -257,6 +257,35 @@ check "doctor bad: link-local only GID warns" out_has '^warn +gid: rxe1 port 1: 
 check "doctor bad: small MTU warns of 512" out_has '^warn +mtu: rxe1 port 1: eth1 mtu 1000 limits the RoCE path MTU to 512'
 check "doctor bad: IB port in INIT wants a subnet manager" out_has '^warn +port: mlx4_0 port 1 is INIT: no subnet manager'
 
+# ---- doctor: two RDMA devices on one netdev ----
+
+# fake_shared ROOT NETDEV: healthy rxe0 (RoCE) on eth0, siw0 (iWARP) on NETDEV
+fake_shared() {
+	mkdir -p "$1/module/rdmx" "$1/class/infiniband_verbs/uverbs0"
+	fake_netdev "$1" eth0 0x1003 up 1500 1
+	fake_netdev "$1" eth1 0x1003 up 1500 1
+	fake_port "$1" rxe0 1 "4: ACTIVE" Ethernet eth0 "$V4_GID"
+	fake_port "$1" siw0 1 "4: ACTIVE" Ethernet "$2" "$V4_GID"
+	put "$1/class/infiniband/siw0/node_type" "4: RNIC"
+}
+
+S=$T/sys-shared
+fake_shared "$S" eth0
+RDMX_SYSFS=$S run doctor
+check "doctor shared: warns that rxe0 and siw0 share eth0" out_has '^warn +shared_netdev: rxe0 and siw0 both use eth0: '
+check "doctor shared: fix deletes the later device" out_has 'fix: rdma link del siw0$'
+RDMX_SYSFS=$S run -j doctor
+check "-j doctor shared: is JSON" is_json
+check "-j doctor shared: one shared_netdev warning" json_true 'level("shared_netdev") == ["warn"]'
+check "-j doctor shared: counts agree with findings" json_true "$COUNTS_AGREE"
+check "-j doctor shared: the devnode is the only error" json_true 'd["errors"] == 1 and level("devnode") == ["error"]'
+
+S=$T/sys-split
+fake_shared "$S" eth1
+RDMX_SYSFS=$S run -j doctor
+check "-j doctor eth0 and eth1: no shared_netdev finding" json_true 'level("shared_netdev") == []'
+check "-j doctor eth0 and eth1: siw0 port ok" json_true 'level("port") == ["ok", "ok"]'
+
 # ---- dev against a fake module (LD_PRELOAD shim) ----
 
 # The shim answers rdmx's ioctls on any fd; point RDMX_DEVNODE at /dev/null.
@@ -354,6 +383,11 @@ if build_shim; then
 	shim dev show nosuch0
 	check "shim: dev show unknown NAME exits 1" rc_is 1
 	check "shim: dev show unknown NAME names it" err_has nosuch0
+	# With the module answering, a shared netdev is only a warning.
+	RDMX_SYSFS=$T/sys-shared shim -j doctor
+	check "shim: doctor shared: no errors, shared_netdev warns" json_true 'd["errors"] == 0 and level("shared_netdev") == ["warn"]'
+	RDMX_SYSFS=$T/sys-shared shim doctor
+	check "shim: doctor shared: exits 0 on warnings alone" rc_is 0
 	SHIM_GROW=1 shim -j dev
 	check "shim: list that grows is fetched whole" json_true 'len(d) == 3'
 	shim -j dev

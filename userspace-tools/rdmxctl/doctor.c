@@ -696,6 +696,95 @@ static void check_device(struct doctor *d, const char *dev)
 	rd_freedir(list, n);
 }
 
+/* A port's netdev, to find netdevs that two RDMA devices share */
+struct netdev_user {
+	const char *dev;
+	char netdev[IFNAMSIZ];
+};
+
+/* Append to @u the ports of @dev that have a netdev; on ENOMEM, none. */
+static void add_netdev_users(const struct doctor *d, const char *dev,
+			     struct netdev_user **u, unsigned int *nr)
+{
+	char path[DOC_PATH_MAX];
+	struct netdev_user *grown;
+	struct port_info p;
+	struct dirent **list;
+	int n, i;
+
+	if (rd_pathf(path, sizeof(path), "%s/class/infiniband/%s/ports",
+		     d->sysfs, dev))
+		return;
+	n = rd_scandir(path, &list);
+	if (n <= 0) {
+		if (n == 0)
+			rd_freedir(list, n);
+		return;
+	}
+	grown = realloc(*u, (*nr + n) * sizeof(**u));
+	if (!grown) {
+		rd_freedir(list, n);
+		return;
+	}
+	*u = grown;
+	for (i = 0; i < n; i++) {
+		memset(&p, 0, sizeof(p));
+		p.dev = dev;
+		if (parse_port(list[i]->d_name, &p.port))
+			continue;
+		port_read_netdev(d, &p);
+		if (!p.netdev[0])
+			continue;
+		grown[*nr].dev = dev;
+		memcpy(grown[*nr].netdev, p.netdev, sizeof(p.netdev));
+		(*nr)++;
+	}
+	rd_freedir(list, n);
+}
+
+/*
+ * Is @u[k] the first port of a second device on its netdev? Return: the
+ * first device, else NULL (not shared, or already reported).
+ */
+static const char *netdev_sharer(const struct netdev_user *u, unsigned int k)
+{
+	const char *first = NULL;
+	unsigned int j;
+
+	for (j = 0; j < k; j++) {
+		if (strcmp(u[j].netdev, u[k].netdev))
+			continue;
+		/* Two devices before @k: the pair was reported already. */
+		if (first && strcmp(u[j].dev, first))
+			return NULL;
+		first = u[j].dev;
+	}
+	return first && strcmp(first, u[k].dev) ? first : NULL;
+}
+
+/* Warn once per netdev that ports of two RDMA devices in @list are on. */
+static void check_shared_netdev(struct doctor *d, struct dirent **list, int n)
+{
+	struct netdev_user *u = NULL;
+	char fix[DOC_FIX_MAX];
+	unsigned int nr = 0, k;
+	const char *first;
+	int i;
+
+	for (i = 0; i < n; i++)
+		add_netdev_users(d, list[i]->d_name, &u, &nr);
+	for (k = 0; k < nr; k++) {
+		first = netdev_sharer(u, k);
+		if (!first)
+			continue;
+		snprintf(fix, sizeof(fix), "rdma link del %s", u[k].dev);
+		finding(d, DOC_WARN, "shared_netdev", fix,
+			"%s and %s both use %s: rdma_cm resolves an IP address to one RDMA device, so connections to %s's addresses may land on either",
+			first, u[k].dev, u[k].netdev, u[k].netdev);
+	}
+	free(u);
+}
+
 static void no_devices(struct doctor *d)
 {
 	char fix[DOC_FIX_MAX];
@@ -731,6 +820,7 @@ static void check_devices(struct doctor *d)
 	d->nr_rdma_devs = n;
 	for (i = 0; i < n; i++)
 		check_device(d, list[i]->d_name);
+	check_shared_netdev(d, list, n);
 	rd_freedir(list, n);
 }
 
@@ -893,8 +983,9 @@ static int doctor_help(struct rd *rd)
 	(void)rd;
 	printf("Usage: " RD_PROG " doctor\n"
 	       "Check the rdmx module, /dev/rdmx, the RDMA core, every RDMA port (state,\n"
-	       "netdev, GIDs, MTU) and the tools to create a soft-RoCE device; print each\n"
-	       "finding as ok, warn or error, with the command that fixes it.\n"
+	       "netdev, GIDs, MTU), netdevs that two RDMA devices share and the tools to\n"
+	       "create a soft-RoCE device; print each finding as ok, warn or error, with\n"
+	       "the command that fixes it.\n"
 	       "Exit status 1 if any finding is an error.\n"
 	       "Environment: RDMX_SYSFS (default " RD_SYSFS_DEFAULT "), RDMX_DEVNODE (default "
 	       RD_DEVNODE_DEFAULT ").\n");
