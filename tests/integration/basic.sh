@@ -30,7 +30,7 @@ test_kunit() {
 		rdmx_fail "kunit module loads"
 		return
 	fi
-	rdmx_kunit_collect rdmx_uapi rdmx_device
+	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state
 	# With a device present the tracking case must really run.
 	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
 		"$RDMX_OUT/kunit-rdmx_device.ktap"; then

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx wire protocol: packing and checking of connection private data and
+ * message headers, sequence-number arithmetic and credit accounting.
+ *
+ * The parse functions are the only way received bytes become values the
+ * rest of rdmx uses; each checks length, magic, version, every parameter's
+ * bounds and the reserved bytes before it returns anything. They are pure
+ * functions, called from any context, and covered by the rdmx_proto KUnit
+ * suite.
+ *
+ * Reserved bytes: a peer of the same minor version that sets them is
+ * broken, and is refused; a peer of a newer minor version may use them for
+ * what this version does not know, and they are ignored.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/unaligned.h>
+
+#include "rdmx.h"
+#include "proto.h"
+
+static_assert(sizeof(struct rdmx_conn_req) == 56);
+static_assert(sizeof(struct rdmx_conn_rep) == 32);
+static_assert(sizeof(struct rdmx_conn_rej) == 16);
+static_assert(sizeof(struct rdmx_msg_hdr) == 24);
+
+/*
+ * Common to request, reply and reject: magic and major version. Sets
+ * *reason and returns -EPROTO when they do not match ours.
+ */
+static int rdmx_check_preamble(__le16 magic, u8 major,
+			       enum rdmx_rej_reason *reason)
+{
+	if (le16_to_cpu(magic) != RDMX_PROTO_MAGIC) {
+		*reason = RDMX_REJ_BAD_MAGIC;
+		return -EPROTO;
+	}
+	if (major != RDMX_PROTO_MAJOR) {
+		*reason = RDMX_REJ_VERSION;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Reserved bytes must be zero when the peer speaks our minor version. */
+static bool rdmx_reserved_ok(u8 minor, const void *p, size_t len)
+{
+	return minor > RDMX_PROTO_MINOR || !memchr_inv(p, 0, len);
+}
+
+static bool rdmx_params_ok(const struct rdmx_conn_params *p)
+{
+	return p->queue_depth > RDMX_CREDITS_RESERVED &&
+	       p->queue_depth <= RDMX_PROTO_MAX_QUEUE_DEPTH &&
+	       p->nr_qps >= 1 && p->nr_qps <= RDMX_PROTO_MAX_QPS &&
+	       p->max_msg_size >= RDMX_PROTO_MIN_MSG_SIZE;
+}
+
+/**
+ * rdmx_conn_req_pack() - build a connect request's private data
+ * @req: filled in
+ * @p: parameters to send
+ *
+ * Context: any context.
+ */
+void rdmx_conn_req_pack(struct rdmx_conn_req *req,
+			const struct rdmx_conn_params *p)
+{
+	memset(req, 0, sizeof(*req));
+	req->magic = cpu_to_le16(RDMX_PROTO_MAGIC);
+	req->major = RDMX_PROTO_MAJOR;
+	req->minor = RDMX_PROTO_MINOR;
+	req->queue_depth = cpu_to_le16(p->queue_depth);
+	req->features = cpu_to_le32(p->features);
+	req->max_msg_size = cpu_to_le32(p->max_msg_size);
+	req->qp_index = cpu_to_le16(p->qp_index);
+	req->nr_qps = cpu_to_le16(p->nr_qps);
+	uuid_copy(&req->sess_uuid, &p->sess_uuid);
+	req->generation = cpu_to_le64(p->generation);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_req_pack);
+
+/**
+ * rdmx_conn_req_parse() - check a received connect request
+ * @pdata: the request's private data
+ * @len: its length as the CM reported it
+ * @p: filled in on success; unknown feature bits are dropped
+ * @reason: on failure, why (to send back in the reject)
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO with @reason set.
+ */
+int rdmx_conn_req_parse(const void *pdata, size_t len,
+			struct rdmx_conn_params *p, enum rdmx_rej_reason *reason)
+{
+	const struct rdmx_conn_req *req = pdata;
+	int ret;
+
+	if (!pdata || len < sizeof(*req)) {
+		*reason = RDMX_REJ_MALFORMED;
+		return -EPROTO;
+	}
+	ret = rdmx_check_preamble(req->magic, req->major, reason);
+	if (ret)
+		return ret;
+	if (!rdmx_reserved_ok(req->minor, &req->reserved0, sizeof(req->reserved0)) ||
+	    !rdmx_reserved_ok(req->minor, req->reserved, sizeof(req->reserved))) {
+		*reason = RDMX_REJ_MALFORMED;
+		return -EPROTO;
+	}
+
+	memset(p, 0, sizeof(*p));
+	p->minor = req->minor;
+	p->queue_depth = le16_to_cpu(req->queue_depth);
+	p->features = le32_to_cpu(req->features) & RDMX_PROTO_F_KNOWN;
+	p->max_msg_size = le32_to_cpu(req->max_msg_size);
+	p->qp_index = le16_to_cpu(req->qp_index);
+	p->nr_qps = le16_to_cpu(req->nr_qps);
+	uuid_copy(&p->sess_uuid, &req->sess_uuid);
+	p->generation = le64_to_cpu(req->generation);
+
+	if (!rdmx_params_ok(p) || p->qp_index >= p->nr_qps) {
+		*reason = RDMX_REJ_PARAMS;
+		return -EPROTO;
+	}
+	if (!p->features) {
+		*reason = RDMX_REJ_FEATURES;
+		return -EPROTO;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_req_parse);
+
+/**
+ * rdmx_conn_rep_pack() - build an accept's private data
+ * @rep: filled in
+ * @p: parameters granted
+ *
+ * Context: any context.
+ */
+void rdmx_conn_rep_pack(struct rdmx_conn_rep *rep,
+			const struct rdmx_conn_params *p)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->magic = cpu_to_le16(RDMX_PROTO_MAGIC);
+	rep->major = RDMX_PROTO_MAJOR;
+	rep->minor = RDMX_PROTO_MINOR;
+	rep->queue_depth = cpu_to_le16(p->queue_depth);
+	rep->nr_qps = cpu_to_le16(p->nr_qps);
+	rep->features = cpu_to_le32(p->features);
+	rep->max_msg_size = cpu_to_le32(p->max_msg_size);
+	rep->generation = cpu_to_le64(p->generation);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rep_pack);
+
+/**
+ * rdmx_conn_rep_parse() - check a received accept against our request
+ * @pdata: the accept's private data
+ * @len: its length as the CM reported it
+ * @req: what we asked for
+ * @p: filled in on success
+ *
+ * An acceptor may grant less than asked (fewer QPs, fewer features), never
+ * more, and must answer for the generation we asked for.
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO when the reply is malformed, from another protocol
+ * or version, or grants what was not asked.
+ */
+int rdmx_conn_rep_parse(const void *pdata, size_t len,
+			const struct rdmx_conn_params *req,
+			struct rdmx_conn_params *p)
+{
+	const struct rdmx_conn_rep *rep = pdata;
+	enum rdmx_rej_reason reason;
+
+	if (!pdata || len < sizeof(*rep))
+		return -EPROTO;
+	if (rdmx_check_preamble(rep->magic, rep->major, &reason))
+		return -EPROTO;
+	if (!rdmx_reserved_ok(rep->minor, rep->reserved, sizeof(rep->reserved)))
+		return -EPROTO;
+
+	memset(p, 0, sizeof(*p));
+	p->minor = rep->minor;
+	p->queue_depth = le16_to_cpu(rep->queue_depth);
+	p->nr_qps = le16_to_cpu(rep->nr_qps);
+	p->features = le32_to_cpu(rep->features);
+	p->max_msg_size = le32_to_cpu(rep->max_msg_size);
+	p->generation = le64_to_cpu(rep->generation);
+	p->qp_index = req->qp_index;
+	uuid_copy(&p->sess_uuid, &req->sess_uuid);
+
+	if (!rdmx_params_ok(p) || p->nr_qps > req->nr_qps ||
+	    !p->features || (p->features & ~req->features) ||
+	    p->generation != req->generation)
+		return -EPROTO;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rep_parse);
+
+/**
+ * rdmx_conn_rej_pack() - build a reject's private data
+ * @rej: filled in
+ * @reason: why
+ *
+ * Context: any context.
+ */
+void rdmx_conn_rej_pack(struct rdmx_conn_rej *rej, enum rdmx_rej_reason reason)
+{
+	memset(rej, 0, sizeof(*rej));
+	rej->magic = cpu_to_le16(RDMX_PROTO_MAGIC);
+	rej->major = RDMX_PROTO_MAJOR;
+	rej->minor = RDMX_PROTO_MINOR;
+	rej->reason = cpu_to_le16(reason);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rej_pack);
+
+/**
+ * rdmx_conn_rej_parse() - the reason in a received reject
+ * @pdata: the reject's private data (may be NULL: the CM itself rejected)
+ * @len: its length
+ *
+ * Context: any context.
+ * Return: the peer's reason, or RDMX_REJ_UNKNOWN when the reject did not
+ * come from an rdmx peer of our major version or names no reason we know.
+ */
+enum rdmx_rej_reason rdmx_conn_rej_parse(const void *pdata, size_t len)
+{
+	const struct rdmx_conn_rej *rej = pdata;
+	enum rdmx_rej_reason reason;
+	u16 r;
+
+	if (!pdata || len < sizeof(*rej))
+		return RDMX_REJ_UNKNOWN;
+	if (rdmx_check_preamble(rej->magic, rej->major, &reason))
+		return RDMX_REJ_UNKNOWN;
+	r = le16_to_cpu(rej->reason);
+	return r < RDMX_REJ_NR_REASONS ? r : RDMX_REJ_UNKNOWN;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rej_parse);
+
+static const char *const rdmx_rej_reasons[RDMX_REJ_NR_REASONS] = {
+	[RDMX_REJ_UNKNOWN] = "unknown reason",
+	[RDMX_REJ_BAD_MAGIC] = "not an rdmx peer",
+	[RDMX_REJ_VERSION] = "incompatible protocol version",
+	[RDMX_REJ_MALFORMED] = "malformed connection data",
+	[RDMX_REJ_PARAMS] = "connection parameters out of bounds",
+	[RDMX_REJ_FEATURES] = "no feature in common",
+	[RDMX_REJ_NOT_ALLOWED] = "peer not allowed",
+	[RDMX_REJ_BUSY] = "peer busy",
+};
+
+/**
+ * rdmx_rej_reason_str() - a reject reason for humans (dmesg, rdmxctl)
+ * @reason: the reason
+ *
+ * Context: any context.
+ * Return: a static string; never NULL.
+ */
+const char *rdmx_rej_reason_str(enum rdmx_rej_reason reason)
+{
+	if ((unsigned int)reason >= RDMX_REJ_NR_REASONS)
+		reason = RDMX_REJ_UNKNOWN;
+	return rdmx_rej_reasons[reason];
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_rej_reason_str);
+
+/**
+ * rdmx_msg_hdr_pack() - build a message header
+ * @hdr: filled in
+ * @m: the values
+ *
+ * Context: any context.
+ */
+void rdmx_msg_hdr_pack(struct rdmx_msg_hdr *hdr, const struct rdmx_msg *m)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->type = m->type;
+	hdr->flags = m->flags;
+	hdr->credits = cpu_to_le16(m->credits);
+	hdr->seq = cpu_to_le32(m->seq);
+	hdr->ack = cpu_to_le32(m->ack);
+	hdr->len = cpu_to_le32(m->len);
+	hdr->service = cpu_to_le32(m->service);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_msg_hdr_pack);
+
+/**
+ * rdmx_msg_hdr_parse() - check a received message header
+ * @buf: start of the received SEND (the header may be unaligned)
+ * @byte_len: bytes the completion says arrived
+ * @max_payload: largest payload this side accepts in one SEND
+ * @m: filled in on success
+ *
+ * The payload length must account for exactly the bytes that arrived;
+ * only data messages carry payload, flags, a sequence number or a service.
+ *
+ * Context: any context.
+ * Return: 0; -EBADMSG when truncated, of an unknown type, with unknown
+ * flags or reserved bits set, or when the length disagrees with what
+ * arrived; -EMSGSIZE when the payload exceeds @max_payload.
+ */
+int rdmx_msg_hdr_parse(const void *buf, size_t byte_len, u32 max_payload,
+		       struct rdmx_msg *m)
+{
+	const struct rdmx_msg_hdr *hdr = buf;
+
+	if (!buf || byte_len < sizeof(*hdr))
+		return -EBADMSG;
+
+	m->type = hdr->type;
+	m->flags = hdr->flags;
+	m->credits = get_unaligned_le16(&hdr->credits);
+	m->seq = get_unaligned_le32(&hdr->seq);
+	m->ack = get_unaligned_le32(&hdr->ack);
+	m->len = get_unaligned_le32(&hdr->len);
+	m->service = get_unaligned_le32(&hdr->service);
+
+	if (m->type < RDMX_MSG_DATA || m->type >= RDMX_MSG_NR_TYPES ||
+	    (m->flags & ~RDMX_MSG_F_KNOWN) || get_unaligned_le32(&hdr->reserved))
+		return -EBADMSG;
+	if (m->len != byte_len - sizeof(*hdr))
+		return -EBADMSG;
+	if (m->type != RDMX_MSG_DATA &&
+	    (m->len || m->flags || m->seq || m->service))
+		return -EBADMSG;
+	if (m->len > max_payload)
+		return -EMSGSIZE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_msg_hdr_parse);
+
+/**
+ * rdmx_seq_ack_valid() - whether an acknowledgment is believable
+ * @una: oldest sequence number sent and not yet acknowledged
+ * @nxt: next sequence number to be sent
+ * @ack: the peer's cumulative acknowledgment
+ *
+ * A peer can acknowledge only what was sent: una <= ack <= nxt, modulo
+ * 2^32.
+ *
+ * Context: any context.
+ * Return: true when @ack lies in that window.
+ */
+bool rdmx_seq_ack_valid(u32 una, u32 nxt, u32 ack)
+{
+	return !rdmx_seq_before(ack, una) && !rdmx_seq_after(ack, nxt);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_seq_ack_valid);
+
+/**
+ * rdmx_seq_classify() - place a received sequence number
+ * @seq: the data message's sequence number
+ * @expected: the next sequence number the receiver expects
+ *
+ * Context: any context.
+ * Return: RDMX_SEQ_IN_ORDER, RDMX_SEQ_DUPLICATE (a retransmission of what
+ * was delivered) or RDMX_SEQ_GAP (beyond what can have been sent in order).
+ */
+enum rdmx_seq_class rdmx_seq_classify(u32 seq, u32 expected)
+{
+	if (seq == expected)
+		return RDMX_SEQ_IN_ORDER;
+	return rdmx_seq_before(seq, expected) ? RDMX_SEQ_DUPLICATE : RDMX_SEQ_GAP;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_seq_classify);
+
+/**
+ * rdmx_credits_init() - start with the peer's whole queue
+ * @c: credits
+ * @limit: the peer's queue depth, as its connection data gave it
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @limit leaves nothing beyond the reserve.
+ */
+int rdmx_credits_init(struct rdmx_credits *c, u32 limit)
+{
+	if (limit <= RDMX_CREDITS_RESERVED || limit > RDMX_PROTO_MAX_QUEUE_DEPTH)
+		return -EINVAL;
+	c->avail = limit;
+	c->limit = limit;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_credits_init);
+
+/**
+ * rdmx_credits_take() - consume a credit for one SEND
+ * @c: credits
+ * @control: a control message, which may use the reserved credit
+ *
+ * Context: any context; the caller serialises access to @c.
+ * Return: true when a credit was taken; false when the send must wait.
+ */
+bool rdmx_credits_take(struct rdmx_credits *c, bool control)
+{
+	u32 floor = control ? 0 : RDMX_CREDITS_RESERVED;
+
+	if (c->avail <= floor)
+		return false;
+	c->avail--;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_credits_take);
+
+/**
+ * rdmx_credits_grant() - add the credits a peer's message granted
+ * @c: credits
+ * @n: credits granted
+ *
+ * A peer can grant back only what was consumed: more would mean it claims
+ * receive buffers it never advertised.
+ *
+ * Context: any context; the caller serialises access to @c.
+ * Return: 0, or -EPROTO when the grant would exceed the peer's queue.
+ */
+int rdmx_credits_grant(struct rdmx_credits *c, u32 n)
+{
+	if (n > c->limit - c->avail)
+		return -EPROTO;
+	c->avail += n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_credits_grant);

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for rdmx's wire protocol (rdmx_proto) and session state
+ * machine (rdmx_state). Part of rdmx_test.ko.
+ */
+#include <kunit/test.h>
+#include <linux/unaligned.h>
+
+#include "../../kmod/rdmx.h"
+#include "../../kmod/proto.h"
+#include "../../kmod/state.h"
+
+/* A request as a well-behaved peer sends it. */
+static void rdmx_good_params(struct rdmx_conn_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->queue_depth = 128;
+	p->qp_index = 1;
+	p->nr_qps = 2;
+	p->features = RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA;
+	p->max_msg_size = 1 << 20;
+	uuid_gen(&p->sess_uuid);
+	p->generation = 0x0123456789abcdefULL;
+}
+
+static void rdmx_conn_req_roundtrip_test(struct kunit *test)
+{
+	struct rdmx_conn_params in, out;
+	struct rdmx_conn_req req;
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+
+	rdmx_good_params(&in);
+	rdmx_conn_req_pack(&req, &in);
+	KUNIT_EXPECT_EQ(test, req.__cma_version, 0);
+	KUNIT_EXPECT_EQ(test, req.__ip_version, 0);
+	KUNIT_ASSERT_EQ(test, rdmx_conn_req_parse(&req, sizeof(req), &out, &reason), 0);
+	KUNIT_EXPECT_EQ(test, out.queue_depth, in.queue_depth);
+	KUNIT_EXPECT_EQ(test, out.qp_index, in.qp_index);
+	KUNIT_EXPECT_EQ(test, out.nr_qps, in.nr_qps);
+	KUNIT_EXPECT_EQ(test, out.features, in.features);
+	KUNIT_EXPECT_EQ(test, out.max_msg_size, in.max_msg_size);
+	KUNIT_EXPECT_EQ(test, out.generation, in.generation);
+	KUNIT_EXPECT_EQ(test, out.minor, RDMX_PROTO_MINOR);
+	KUNIT_EXPECT_TRUE(test, uuid_equal(&out.sess_uuid, &in.sess_uuid));
+}
+
+/*
+ * One field of a packed request overwritten (little-endian, @size bytes at
+ * @offset), or the length cut to @len; then the expected verdict.
+ */
+/* Overwrite @size bytes at @offset with @value, little-endian. */
+struct rdmx_poke {
+	size_t offset;
+	size_t size;		/* 0: nothing changed */
+	u64 value;
+};
+
+struct rdmx_req_case {
+	const char *desc;
+	struct rdmx_poke poke;
+	size_t len;		/* 0: the whole request */
+	int ret;
+	enum rdmx_rej_reason reason;
+	u32 features;		/* expected on success */
+};
+
+#define REQ_AT(f)	offsetof(struct rdmx_conn_req, f)
+#define REQ_OK		(RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA)
+
+static const struct rdmx_req_case rdmx_req_cases[] = {
+	{ "unchanged", {}, 0, 0, 0, REQ_OK },
+	{ "truncated by one byte", {}, sizeof(struct rdmx_conn_req) - 1,
+	  -EPROTO, RDMX_REJ_MALFORMED },
+	{ "only the cma bytes", {}, 2, -EPROTO, RDMX_REJ_MALFORMED },
+	{ "wrong magic", { REQ_AT(magic), 2, 0x1bbd }, 0,
+	  -EPROTO, RDMX_REJ_BAD_MAGIC },
+	{ "magic byte-swapped", { REQ_AT(magic), 2, 0xdc52 }, 0,
+	  -EPROTO, RDMX_REJ_BAD_MAGIC },
+	{ "older major version", { REQ_AT(major), 1, RDMX_PROTO_MAJOR - 1 }, 0,
+	  -EPROTO, RDMX_REJ_VERSION },
+	{ "newer major version", { REQ_AT(major), 1, RDMX_PROTO_MAJOR + 1 }, 0,
+	  -EPROTO, RDMX_REJ_VERSION },
+	{ "newer minor version", { REQ_AT(minor), 1, RDMX_PROTO_MINOR + 1 }, 0,
+	  0, 0, REQ_OK },
+	{ "reserved0 set", { REQ_AT(reserved0), 4, 1 }, 0,
+	  -EPROTO, RDMX_REJ_MALFORMED },
+	{ "last reserved byte set", { REQ_AT(reserved) + 7, 1, 0x80 }, 0,
+	  -EPROTO, RDMX_REJ_MALFORMED },
+	{ "queue depth 0", { REQ_AT(queue_depth), 2, 0 }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "queue depth only the reserve",
+	  { REQ_AT(queue_depth), 2, RDMX_CREDITS_RESERVED }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "queue depth at the maximum",
+	  { REQ_AT(queue_depth), 2, RDMX_PROTO_MAX_QUEUE_DEPTH }, 0,
+	  0, 0, REQ_OK },
+	{ "queue depth over the maximum",
+	  { REQ_AT(queue_depth), 2, RDMX_PROTO_MAX_QUEUE_DEPTH + 1 }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "queue depth 65535", { REQ_AT(queue_depth), 2, 0xffff }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "no QPs", { REQ_AT(nr_qps), 2, 0 }, 0, -EPROTO, RDMX_REJ_PARAMS },
+	{ "QPs over the maximum", { REQ_AT(nr_qps), 2, RDMX_PROTO_MAX_QPS + 1 }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "QP index equal to the count", { REQ_AT(qp_index), 2, 2 }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "QP index 65535", { REQ_AT(qp_index), 2, 0xffff }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "message size below the minimum",
+	  { REQ_AT(max_msg_size), 4, RDMX_PROTO_MIN_MSG_SIZE - 1 }, 0,
+	  -EPROTO, RDMX_REJ_PARAMS },
+	{ "message size 4 GiB - 1", { REQ_AT(max_msg_size), 4, 0xffffffff }, 0,
+	  0, 0, REQ_OK },
+	{ "no features", { REQ_AT(features), 4, 0 }, 0,
+	  -EPROTO, RDMX_REJ_FEATURES },
+	{ "only unknown features", { REQ_AT(features), 4, 0x80000000 }, 0,
+	  -EPROTO, RDMX_REJ_FEATURES },
+	{ "unknown features dropped",
+	  { REQ_AT(features), 4, 0xffff0000 | RDMX_PROTO_F_BLOCK }, 0,
+	  0, 0, RDMX_PROTO_F_BLOCK },
+};
+
+static void rdmx_req_case_desc(const struct rdmx_req_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_req, rdmx_req_cases, rdmx_req_case_desc);
+
+static void rdmx_poke(u8 *buf, const struct rdmx_poke *poke)
+{
+	size_t i;
+
+	for (i = 0; i < poke->size; i++)
+		buf[poke->offset + i] = poke->value >> (8 * i);
+}
+
+static void rdmx_conn_req_parse_test(struct kunit *test)
+{
+	const struct rdmx_req_case *c = test->param_value;
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdmx_conn_params in, out;
+	struct rdmx_conn_req req;
+	size_t len = c->len ?: sizeof(req);
+	int ret;
+
+	rdmx_good_params(&in);
+	rdmx_conn_req_pack(&req, &in);
+	rdmx_poke((u8 *)&req, &c->poke);
+	ret = rdmx_conn_req_parse(&req, len, &out, &reason);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s", c->desc);
+	if (ret)
+		KUNIT_EXPECT_EQ_MSG(test, reason, c->reason, "%s: %s", c->desc,
+				    rdmx_rej_reason_str(reason));
+	else
+		KUNIT_EXPECT_EQ(test, out.features, c->features);
+}
+
+/*
+ * Reserved bytes: refused from a peer of our minor version, ignored from a
+ * newer one (which may have given them a meaning).
+ */
+static void rdmx_conn_reserved_test(struct kunit *test)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdmx_conn_params p, out;
+	struct rdmx_conn_req req;
+	struct rdmx_conn_rep rep;
+
+	rdmx_good_params(&p);
+	rdmx_conn_req_pack(&req, &p);
+	memset(req.reserved, 0xa5, sizeof(req.reserved));
+	req.reserved0 = cpu_to_le32(0xdeadbeef);
+	KUNIT_EXPECT_EQ(test, rdmx_conn_req_parse(&req, sizeof(req), &out, &reason),
+			-EPROTO);
+	req.minor = RDMX_PROTO_MINOR + 1;
+	KUNIT_EXPECT_EQ(test, rdmx_conn_req_parse(&req, sizeof(req), &out, &reason), 0);
+	KUNIT_EXPECT_EQ(test, out.minor, RDMX_PROTO_MINOR + 1);
+
+	rdmx_conn_rep_pack(&rep, &p);
+	memset(rep.reserved, 0xa5, sizeof(rep.reserved));
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rep_parse(&rep, sizeof(rep), &p, &out), -EPROTO);
+	rep.minor = RDMX_PROTO_MINOR + 1;
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rep_parse(&rep, sizeof(rep), &p, &out), 0);
+}
+
+static void rdmx_conn_req_null_test(struct kunit *test)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdmx_conn_params out;
+
+	KUNIT_EXPECT_EQ(test, rdmx_conn_req_parse(NULL, 56, &out, &reason), -EPROTO);
+	KUNIT_EXPECT_EQ(test, reason, RDMX_REJ_MALFORMED);
+}
+
+struct rdmx_rep_case {
+	const char *desc;
+	struct rdmx_poke poke;
+	size_t len;		/* 0: the whole reply */
+	int ret;
+};
+
+#define REP_AT(f)	offsetof(struct rdmx_conn_rep, f)
+
+static const struct rdmx_rep_case rdmx_rep_cases[] = {
+	{ "unchanged", {}, 0, 0 },
+	{ "fewer QPs granted", { REP_AT(nr_qps), 2, 1 }, 0, 0 },
+	{ "fewer features granted", { REP_AT(features), 4, RDMX_PROTO_F_MSG }, 0, 0 },
+	{ "truncated", {}, sizeof(struct rdmx_conn_rep) - 1, -EPROTO },
+	{ "wrong magic", { REP_AT(magic), 2, 0 }, 0, -EPROTO },
+	{ "other major version", { REP_AT(major), 1, RDMX_PROTO_MAJOR + 1 }, 0, -EPROTO },
+	{ "reserved byte set", { REP_AT(reserved), 1, 1 }, 0, -EPROTO },
+	{ "more QPs than asked", { REP_AT(nr_qps), 2, 3 }, 0, -EPROTO },
+	{ "no QPs", { REP_AT(nr_qps), 2, 0 }, 0, -EPROTO },
+	{ "a feature not offered",
+	  { REP_AT(features), 4, RDMX_PROTO_F_MSG | RDMX_PROTO_F_BLOCK }, 0, -EPROTO },
+	{ "no features", { REP_AT(features), 4, 0 }, 0, -EPROTO },
+	{ "queue depth 0", { REP_AT(queue_depth), 2, 0 }, 0, -EPROTO },
+	{ "message size too small", { REP_AT(max_msg_size), 4, 512 }, 0, -EPROTO },
+	{ "another generation", { REP_AT(generation), 8, 7 }, 0, -EPROTO },
+};
+
+static void rdmx_rep_case_desc(const struct rdmx_rep_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_rep, rdmx_rep_cases, rdmx_rep_case_desc);
+
+static void rdmx_conn_rep_parse_test(struct kunit *test)
+{
+	const struct rdmx_rep_case *c = test->param_value;
+	struct rdmx_conn_params req, out;
+	struct rdmx_conn_rep rep;
+	int ret;
+
+	rdmx_good_params(&req);
+	rdmx_conn_rep_pack(&rep, &req);
+	rdmx_poke((u8 *)&rep, &c->poke);
+	ret = rdmx_conn_rep_parse(&rep, c->len ?: sizeof(rep), &req, &out);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s", c->desc);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, out.qp_index, req.qp_index);
+		KUNIT_EXPECT_TRUE(test, uuid_equal(&out.sess_uuid, &req.sess_uuid));
+	}
+}
+
+static void rdmx_conn_rej_test(struct kunit *test)
+{
+	struct rdmx_conn_rej rej;
+	unsigned int r;
+
+	for (r = 0; r < RDMX_REJ_NR_REASONS; r++) {
+		rdmx_conn_rej_pack(&rej, r);
+		KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), r);
+		KUNIT_EXPECT_NOT_NULL(test, rdmx_rej_reason_str(r));
+	}
+	/* The CM's own rejects carry no rdmx data. */
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(NULL, 0), RDMX_REJ_UNKNOWN);
+	rdmx_conn_rej_pack(&rej, RDMX_REJ_BUSY);
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej) - 1),
+			RDMX_REJ_UNKNOWN);
+	rej.reason = cpu_to_le16(RDMX_REJ_NR_REASONS);
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_UNKNOWN);
+	rej.reason = cpu_to_le16(RDMX_REJ_BUSY);
+	rej.magic = cpu_to_le16(0x1bbd);
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_UNKNOWN);
+	KUNIT_EXPECT_STREQ(test, rdmx_rej_reason_str(RDMX_REJ_NR_REASONS + 5),
+			   rdmx_rej_reason_str(RDMX_REJ_UNKNOWN));
+}
+
+struct rdmx_hdr_case {
+	const char *desc;
+	struct rdmx_msg m;
+	size_t payload;		/* bytes that arrived after the header */
+	u32 reserved;
+	int ret;
+};
+
+#define DATA(n)	{ .type = RDMX_MSG_DATA, .seq = 9, .ack = 4, .len = (n), \
+			  .service = 3, .credits = 2 }
+
+static const struct rdmx_hdr_case rdmx_hdr_cases[] = {
+	{ "data", DATA(100), 100, 0, 0 },
+	{ "data, empty", DATA(0), 0, 0, 0 },
+	{ "data at the payload limit", DATA(4096), 4096, 0, 0 },
+	{ "data over the payload limit", DATA(4097), 4097, 0, -EMSGSIZE },
+	{ "data, more segments", { .type = RDMX_MSG_DATA, .flags = RDMX_MSG_F_MORE,
+	  .len = 8 }, 8, 0, 0 },
+	{ "length says more than arrived", DATA(100), 99, 0, -EBADMSG },
+	{ "length says less than arrived", DATA(100), 101, 0, -EBADMSG },
+	{ "length 4 GiB - 1", DATA(0xffffffff), 16, 0, -EBADMSG },
+	{ "ack", { .type = RDMX_MSG_ACK, .ack = 77, .credits = 5 }, 0, 0, 0 },
+	{ "heartbeat", { .type = RDMX_MSG_HEARTBEAT }, 0, 0, 0 },
+	{ "close", { .type = RDMX_MSG_CLOSE }, 0, 0, 0 },
+	{ "type 0", { .type = 0 }, 0, 0, -EBADMSG },
+	{ "type past the last", { .type = RDMX_MSG_NR_TYPES }, 0, 0, -EBADMSG },
+	{ "type 255", { .type = 255 }, 0, 0, -EBADMSG },
+	{ "unknown flag", { .type = RDMX_MSG_DATA, .flags = 0x80 }, 0, 0, -EBADMSG },
+	{ "reserved set", DATA(0), 0, 1, -EBADMSG },
+	{ "ack with payload", { .type = RDMX_MSG_ACK, .len = 4 }, 4, 0, -EBADMSG },
+	{ "ack with a sequence number", { .type = RDMX_MSG_ACK, .seq = 1 }, 0, 0, -EBADMSG },
+	{ "heartbeat with a service", { .type = RDMX_MSG_HEARTBEAT, .service = 1 }, 0, 0,
+	  -EBADMSG },
+	{ "close with a flag", { .type = RDMX_MSG_CLOSE, .flags = RDMX_MSG_F_MORE }, 0, 0,
+	  -EBADMSG },
+};
+
+static void rdmx_hdr_case_desc(const struct rdmx_hdr_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_hdr, rdmx_hdr_cases, rdmx_hdr_case_desc);
+
+/* Parsed from an odd address too: received data has no alignment promise. */
+static void rdmx_msg_hdr_parse_test(struct kunit *test)
+{
+	const struct rdmx_hdr_case *c = test->param_value;
+	size_t off, total = sizeof(struct rdmx_msg_hdr) + c->payload;
+	struct rdmx_msg out;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, total + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (off = 0; off <= 1; off++) {
+		struct rdmx_msg_hdr hdr;
+		int ret;
+
+		rdmx_msg_hdr_pack(&hdr, &c->m);
+		hdr.reserved = cpu_to_le32(c->reserved);
+		memcpy(buf + off, &hdr, sizeof(hdr));
+		ret = rdmx_msg_hdr_parse(buf + off, total, 4096, &out);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
+		if (!ret)
+			KUNIT_EXPECT_EQ(test, memcmp(&out, &c->m, sizeof(out)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, rdmx_msg_hdr_parse(buf, sizeof(struct rdmx_msg_hdr) - 1,
+						 4096, &out), -EBADMSG);
+}
+
+struct rdmx_seq_case {
+	const char *desc;
+	u32 a, b;
+	bool before;
+};
+
+static const struct rdmx_seq_case rdmx_seq_cases[] = {
+	{ "0 before 1", 0, 1, true },
+	{ "1 not before 0", 1, 0, false },
+	{ "equal", 5, 5, false },
+	{ "across the wrap", 0xffffffff, 0, true },
+	{ "after the wrap", 0, 0xffffffff, false },
+	{ "half the space ahead", 0, 0x7fffffff, true },
+	{ "more than half ahead is behind", 0, 0x80000001, false },
+	{ "far across the wrap", 0xfffffff0, 0x10, true },
+};
+
+static void rdmx_seq_case_desc(const struct rdmx_seq_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_seq, rdmx_seq_cases, rdmx_seq_case_desc);
+
+static void rdmx_seq_before_test(struct kunit *test)
+{
+	const struct rdmx_seq_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ_MSG(test, rdmx_seq_before(c->a, c->b), c->before,
+			    "%#x before %#x", c->a, c->b);
+	if (c->a != c->b)
+		KUNIT_EXPECT_EQ(test, rdmx_seq_after(c->b, c->a), c->before);
+}
+
+static void rdmx_seq_window_test(struct kunit *test)
+{
+	const u32 una = 0xfffffff0, nxt = 0x10;
+
+	/* The window straddles the wrap: [una, nxt]. */
+	KUNIT_EXPECT_TRUE(test, rdmx_seq_ack_valid(una, nxt, una));
+	KUNIT_EXPECT_TRUE(test, rdmx_seq_ack_valid(una, nxt, 0xffffffff));
+	KUNIT_EXPECT_TRUE(test, rdmx_seq_ack_valid(una, nxt, 0));
+	KUNIT_EXPECT_TRUE(test, rdmx_seq_ack_valid(una, nxt, nxt));
+	KUNIT_EXPECT_FALSE(test, rdmx_seq_ack_valid(una, nxt, nxt + 1));
+	KUNIT_EXPECT_FALSE(test, rdmx_seq_ack_valid(una, nxt, una - 1));
+	KUNIT_EXPECT_FALSE(test, rdmx_seq_ack_valid(una, nxt, 0x80000000));
+	/* Nothing outstanding: only una itself. */
+	KUNIT_EXPECT_TRUE(test, rdmx_seq_ack_valid(7, 7, 7));
+	KUNIT_EXPECT_FALSE(test, rdmx_seq_ack_valid(7, 7, 8));
+
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0, 0), RDMX_SEQ_IN_ORDER);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0xffffffff, 0), RDMX_SEQ_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(1, 0), RDMX_SEQ_GAP);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0x10, 0xfffffff0), RDMX_SEQ_GAP);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0xfffffff0, 0x10), RDMX_SEQ_DUPLICATE);
+}
+
+static void rdmx_credits_test(struct kunit *test)
+{
+	struct rdmx_credits c;
+	u32 i;
+
+	KUNIT_EXPECT_EQ(test, rdmx_credits_init(&c, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_init(&c, RDMX_CREDITS_RESERVED), -EINVAL);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_init(&c, RDMX_PROTO_MAX_QUEUE_DEPTH + 1),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, rdmx_credits_init(&c, 8), 0);
+
+	/* Data exhausts all but the reserve; control then takes the last. */
+	for (i = 0; i < 8 - RDMX_CREDITS_RESERVED; i++)
+		KUNIT_EXPECT_TRUE(test, rdmx_credits_take(&c, false));
+	KUNIT_EXPECT_FALSE(test, rdmx_credits_take(&c, false));
+	KUNIT_EXPECT_TRUE(test, rdmx_credits_take(&c, true));
+	KUNIT_EXPECT_FALSE(test, rdmx_credits_take(&c, true));
+	KUNIT_EXPECT_EQ(test, c.avail, 0u);
+
+	/* Refilled up to the peer's queue, never past it. */
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 9), -EPROTO);
+	KUNIT_EXPECT_EQ(test, c.avail, 0u);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 3), 0);
+	KUNIT_EXPECT_TRUE(test, rdmx_credits_take(&c, false));
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 6), 0);
+	KUNIT_EXPECT_EQ(test, c.avail, 8u);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 1), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 0), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_credits_grant(&c, 0xffffffff), -EPROTO);
+	KUNIT_EXPECT_EQ(test, c.avail, 8u);
+}
+
+static struct kunit_case rdmx_proto_cases[] = {
+	KUNIT_CASE(rdmx_conn_req_roundtrip_test),
+	KUNIT_CASE_PARAM(rdmx_conn_req_parse_test, rdmx_req_gen_params),
+	KUNIT_CASE(rdmx_conn_req_null_test),
+	KUNIT_CASE(rdmx_conn_reserved_test),
+	KUNIT_CASE_PARAM(rdmx_conn_rep_parse_test, rdmx_rep_gen_params),
+	KUNIT_CASE(rdmx_conn_rej_test),
+	KUNIT_CASE_PARAM(rdmx_msg_hdr_parse_test, rdmx_hdr_gen_params),
+	KUNIT_CASE_PARAM(rdmx_seq_before_test, rdmx_seq_gen_params),
+	KUNIT_CASE(rdmx_seq_window_test),
+	KUNIT_CASE(rdmx_credits_test),
+	{}
+};
+
+static struct kunit_suite rdmx_proto_suite = {
+	.name = "rdmx_proto",
+	.test_cases = rdmx_proto_cases,
+};
+
+/* The legal transitions, written out independently of state.c's table. */
+static const char *const rdmx_legal_transitions[] = {
+	"idle>connecting", "idle>closing",
+	"connecting>connected", "connecting>reconnecting", "connecting>closing",
+	"connected>reconnecting", "connected>closing",
+	"reconnecting>connecting", "reconnecting>closing",
+	"closing>closed",
+};
+
+static bool rdmx_listed_legal(enum rdmx_sess_state from, enum rdmx_sess_state to)
+{
+	char name[40];
+	unsigned int i;
+
+	snprintf(name, sizeof(name), "%s>%s", rdmx_sess_state_str(from),
+		 rdmx_sess_state_str(to));
+	for (i = 0; i < ARRAY_SIZE(rdmx_legal_transitions); i++)
+		if (!strcmp(name, rdmx_legal_transitions[i]))
+			return true;
+	return false;
+}
+
+/* Every (from, to) pair, legal and illegal, including staying put. */
+static void rdmx_state_matrix_test(struct kunit *test)
+{
+	unsigned int from, to, legal = 0;
+
+	for (from = 0; from < RDMX_SESS_NR_STATES; from++) {
+		for (to = 0; to < RDMX_SESS_NR_STATES; to++) {
+			bool want = rdmx_listed_legal(from, to);
+
+			KUNIT_EXPECT_EQ_MSG(test, rdmx_sess_transition_valid(from, to), want,
+					    "%s -> %s", rdmx_sess_state_str(from),
+					    rdmx_sess_state_str(to));
+			legal += want;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, legal, (unsigned int)ARRAY_SIZE(rdmx_legal_transitions));
+}
+
+static void rdmx_state_bounds_test(struct kunit *test)
+{
+	unsigned int s, t;
+
+	KUNIT_EXPECT_FALSE(test, rdmx_sess_transition_valid(RDMX_SESS_NR_STATES,
+							    RDMX_SESS_CLOSED));
+	KUNIT_EXPECT_FALSE(test, rdmx_sess_transition_valid(RDMX_SESS_CLOSING,
+							    RDMX_SESS_NR_STATES));
+	KUNIT_EXPECT_FALSE(test, rdmx_sess_transition_valid(-1, RDMX_SESS_IDLE));
+	KUNIT_EXPECT_STREQ(test, rdmx_sess_state_str(RDMX_SESS_NR_STATES), "invalid");
+	/* Names are distinct: sysfs and tracepoints tell states apart by them. */
+	for (s = 0; s < RDMX_SESS_NR_STATES; s++)
+		for (t = s + 1; t < RDMX_SESS_NR_STATES; t++)
+			KUNIT_EXPECT_STRNEQ(test, rdmx_sess_state_str(s),
+					    rdmx_sess_state_str(t));
+}
+
+static struct kunit_case rdmx_state_cases[] = {
+	KUNIT_CASE(rdmx_state_matrix_test),
+	KUNIT_CASE(rdmx_state_bounds_test),
+	{}
+};
+
+static struct kunit_suite rdmx_state_suite = {
+	.name = "rdmx_state",
+	.test_cases = rdmx_state_cases,
+};
+
+kunit_test_suites(&rdmx_proto_suite, &rdmx_state_suite);
