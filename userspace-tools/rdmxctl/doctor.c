@@ -665,24 +665,37 @@ static int parse_port(const char *name, unsigned int *port)
 	return 0;
 }
 
-static void check_device(struct doctor *d, const char *dev)
+/*
+ * The port directories of @dev, sorted. Return: their number, with *list
+ * to free with rd_freedir(); or 0 or less with nothing to free.
+ */
+static int dev_ports(const struct doctor *d, const char *dev,
+		     struct dirent ***list)
 {
 	char path[DOC_PATH_MAX];
+	int n;
+
+	if (rd_pathf(path, sizeof(path), "%s/class/infiniband/%s/ports",
+		     d->sysfs, dev))
+		return -1;
+	n = rd_scandir(path, list);
+	if (n == 0)
+		rd_freedir(*list, n);
+	return n;
+}
+
+static void check_device(struct doctor *d, const char *dev)
+{
 	bool iwarp = dev_is_iwarp(d, dev);
 	struct port_info p;
 	struct dirent **list;
 	unsigned int port;
 	int n, i;
 
-	if (rd_pathf(path, sizeof(path), "%s/class/infiniband/%s/ports",
-		     d->sysfs, dev))
-		return;
-	n = rd_scandir(path, &list);
+	n = dev_ports(d, dev, &list);
 	if (n <= 0) {
 		finding(d, DOC_WARN, "port", "dmesg | grep -i rdma",
 			"%s shows no ports in sysfs", dev);
-		if (n == 0)
-			rd_freedir(list, n);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -706,21 +719,14 @@ struct netdev_user {
 static void add_netdev_users(const struct doctor *d, const char *dev,
 			     struct netdev_user **u, unsigned int *nr)
 {
-	char path[DOC_PATH_MAX];
 	struct netdev_user *grown;
 	struct port_info p;
 	struct dirent **list;
 	int n, i;
 
-	if (rd_pathf(path, sizeof(path), "%s/class/infiniband/%s/ports",
-		     d->sysfs, dev))
+	n = dev_ports(d, dev, &list);
+	if (n <= 0)
 		return;
-	n = rd_scandir(path, &list);
-	if (n <= 0) {
-		if (n == 0)
-			rd_freedir(list, n);
-		return;
-	}
 	grown = realloc(*u, (*nr + n) * sizeof(**u));
 	if (!grown) {
 		rd_freedir(list, n);
