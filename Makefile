@@ -63,9 +63,13 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH)
 
-modules_install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+# DESTDIR stages an install for packaging (whose postinst runs depmod);
+# without it the module goes to /lib/modules/KVER/extra and depmod runs.
+KVER = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+modules_install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) DEPMOD=true modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
 
 install: modules_install $(RDMXCTL)
 	install -D -m 0755 $(RDMXCTL) $(DESTDIR)$(PREFIX)/sbin/rdmxctl
