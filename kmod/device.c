@@ -25,6 +25,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rdmx.h"
+#include "rdmx_trace.h"
 
 static DEFINE_XARRAY(rdmx_devices);
 static DEFINE_MUTEX(rdmx_devices_lock);
@@ -267,6 +268,7 @@ static int rdmx_add_one(struct ib_device *ibdev)
 		goto out_free;
 
 	ib_set_client_data(ibdev, &rdmx_ib_client, rdev);
+	trace_rdmx_device_add(ibdev);
 	ibdev_info(ibdev, "rdmx: tracking device (%u port%s)\n",
 		   rdma_end_port(ibdev), rdma_end_port(ibdev) == 1 ? "" : "s");
 	return 0;
@@ -286,6 +288,7 @@ static void rdmx_remove_one(struct ib_device *ibdev, void *client_data)
 
 	rdmx_device_put(rdev);
 	wait_for_completion(&rdev->released);
+	trace_rdmx_device_remove(ibdev);
 	ibdev_info(ibdev, "rdmx: device removed\n");
 	kfree(rdev);
 }

@@ -123,6 +123,30 @@ test_devices_come_and_go() {
 	rdmx_wait_port "$dev"
 }
 
+# The device events reach the trace buffer, with the device's name.
+test_tracepoints() {
+	local t=/sys/kernel/tracing
+
+	if [ ! -d "$t/events/rdmx" ]; then
+		rdmx_fail "rdmx trace events registered"
+		return
+	fi
+	echo >"$t/trace"
+	echo 1 >"$t/events/rdmx/enable"
+	modprobe siw
+	rdma link add siw9 type siw netdev eth0
+	wait_tracked tracked siw9
+	rdma link del siw9
+	wait_tracked not_tracked siw9
+	echo 0 >"$t/events/rdmx/enable"
+	cp "$t/trace" "$RDMX_OUT/trace.txt"
+	rdmx_check "trace event rdmx_device_add for siw9" \
+		grep -q 'rdmx_device_add: device=siw9 index=' "$RDMX_OUT/trace.txt"
+	rdmx_check "trace event rdmx_device_remove for siw9" \
+		grep -q 'rdmx_device_remove: device=siw9 index=' "$RDMX_OUT/trace.txt"
+	rmmod siw
+}
+
 test_load_unload() {
 	local i ok=1
 
@@ -186,6 +210,7 @@ test_fault_injection
 test_rdmxctl
 test_abuse
 test_devices_come_and_go
+test_tracepoints
 test_load_unload
 rdmx_check "rdmxctl dev after all that: $dev ACTIVE" wait_tracked tracked "$dev"
 rdmx_done
