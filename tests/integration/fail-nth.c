@@ -219,9 +219,14 @@ static void sweep_load(const char *ko, const char *name, int max)
 	}
 	printf("# %s: %d fault points in a load, %d loads with one failing\n",
 	       name, total, tried);
-	report(clean && n <= max,
-	       "%s: load with each of its last 200 allocations failing in turn (and every 8th of %d before)",
-	       name, total > LOAD_TAIL ? total - LOAD_TAIL : 0, 0);
+	if (total <= LOAD_TAIL)
+		report(clean && n <= max,
+		       "%s: load with each of its %d allocations failing in turn",
+		       name, total, 0);
+	else
+		report(clean && n <= max,
+		       "%s: load with each of its last 200 allocations failing in turn (and every 8th of %d before)",
+		       name, total - LOAD_TAIL, 0);
 }
 
 static void sweep_list(const char *node, int max)
