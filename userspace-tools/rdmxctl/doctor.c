@@ -317,8 +317,9 @@ static void check_devnode(struct doctor *d)
 		devnode_failed(d, -err);
 	} else {
 		finding(d, DOC_OK, "devnode", NULL,
-			"%s answers: module %s, %u device ports", rd_devnode(),
-			(const char *)info.version, info.nr_ports);
+			"%s answers: module %s, %u RDMA port%s", rd_devnode(),
+			(const char *)info.version, info.nr_ports,
+			info.nr_ports == 1 ? "" : "s");
 		if (check_abi(d, &info))
 			load_devices(d, fd, &info);
 	}
