@@ -55,25 +55,29 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_device_put);
  * rdmx_device_find_get() - look a tracked device up by name
  * @name: RDMA device name, e.g. "rxe0"
  *
- * Context: process context; takes rdmx_devices_lock.
+ * Context: process context; takes the RDMA core's device lock, then
+ * rdmx_devices_lock.
  * Return: the device with a reference held (drop it with
  * rdmx_device_put()), or NULL when rdmx tracks no device of that name.
  */
 struct rdmx_device *rdmx_device_find_get(const char *name)
 {
-	struct rdmx_device *rdev, *found = NULL;
-	unsigned long index;
+	struct rdmx_device *rdev;
+	struct ib_device *ibdev;
+
+	/* The core's lookup, under its own lock: names change on rename. */
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return NULL;
 
 	mutex_lock(&rdmx_devices_lock);
-	xa_for_each(&rdmx_devices, index, rdev) {
-		if (!strcmp(dev_name(&rdev->ibdev->dev), name)) {
-			kref_get(&rdev->ref);
-			found = rdev;
-			break;
-		}
-	}
+	rdev = xa_load(&rdmx_devices, ibdev->index);
+	if (rdev)
+		kref_get(&rdev->ref);
 	mutex_unlock(&rdmx_devices_lock);
-	return found;
+
+	ib_device_put(ibdev);
+	return rdev;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_device_find_get);
 
@@ -163,7 +167,12 @@ static void rdmx_device_fill_info(struct rdmx_device *rdev, u32 port,
 
 	lockdep_assert_held(&rdmx_devices_lock);
 	memset(info, 0, sizeof(*info));
-	strscpy(info->name, dev_name(&ibdev->dev), sizeof(info->name));
+	/*
+	 * ibdev->name, not dev_name(): a rename frees the kobject's old name
+	 * under the core's lock, which we do not hold; ibdev->name is an
+	 * array the core rewrites in place.
+	 */
+	strscpy(info->name, ibdev->name, sizeof(info->name));
 	info->node_guid = be64_to_cpu(ibdev->node_guid);
 	info->index = ibdev->index;
 	info->port = port;

@@ -9,6 +9,10 @@
  * functions, called from any context, and covered by the rdmx_proto KUnit
  * suite.
  *
+ * Received data carries no alignment promise (CM private data sits at an
+ * offset inside a MAD), so multi-byte fields are read with
+ * get_unaligned_le*().
+ *
  * Reserved bytes: a peer of the same minor version that sets them is
  * broken, and is refused; a peer of a newer minor version may use them for
  * what this version does not know, and they are ignored.
@@ -33,10 +37,10 @@ static_assert(sizeof(struct rdmx_msg_hdr) == 24);
  * Common to request, reply and reject: magic and major version. Sets
  * *reason and returns -EPROTO when they do not match ours.
  */
-static int rdmx_check_preamble(__le16 magic, u8 major,
+static int rdmx_check_preamble(const __le16 *magic, u8 major,
 			       enum rdmx_rej_reason *reason)
 {
-	if (le16_to_cpu(magic) != RDMX_PROTO_MAGIC) {
+	if (get_unaligned_le16(magic) != RDMX_PROTO_MAGIC) {
 		*reason = RDMX_REJ_BAD_MAGIC;
 		return -EPROTO;
 	}
@@ -105,7 +109,7 @@ int rdmx_conn_req_parse(const void *pdata, size_t len,
 		*reason = RDMX_REJ_MALFORMED;
 		return -EPROTO;
 	}
-	ret = rdmx_check_preamble(req->magic, req->major, reason);
+	ret = rdmx_check_preamble(&req->magic, req->major, reason);
 	if (ret)
 		return ret;
 	if (!rdmx_reserved_ok(req->minor, &req->reserved0, sizeof(req->reserved0)) ||
@@ -116,13 +120,13 @@ int rdmx_conn_req_parse(const void *pdata, size_t len,
 
 	memset(p, 0, sizeof(*p));
 	p->minor = req->minor;
-	p->queue_depth = le16_to_cpu(req->queue_depth);
-	p->features = le32_to_cpu(req->features) & RDMX_PROTO_F_KNOWN;
-	p->max_msg_size = le32_to_cpu(req->max_msg_size);
-	p->qp_index = le16_to_cpu(req->qp_index);
-	p->nr_qps = le16_to_cpu(req->nr_qps);
+	p->queue_depth = get_unaligned_le16(&req->queue_depth);
+	p->features = get_unaligned_le32(&req->features) & RDMX_PROTO_F_KNOWN;
+	p->max_msg_size = get_unaligned_le32(&req->max_msg_size);
+	p->qp_index = get_unaligned_le16(&req->qp_index);
+	p->nr_qps = get_unaligned_le16(&req->nr_qps);
 	uuid_copy(&p->sess_uuid, &req->sess_uuid);
-	p->generation = le64_to_cpu(req->generation);
+	p->generation = get_unaligned_le64(&req->generation);
 
 	if (!rdmx_params_ok(p) || p->qp_index >= p->nr_qps) {
 		*reason = RDMX_REJ_PARAMS;
@@ -181,18 +185,18 @@ int rdmx_conn_rep_parse(const void *pdata, size_t len,
 
 	if (!pdata || len < sizeof(*rep))
 		return -EPROTO;
-	if (rdmx_check_preamble(rep->magic, rep->major, &reason))
+	if (rdmx_check_preamble(&rep->magic, rep->major, &reason))
 		return -EPROTO;
 	if (!rdmx_reserved_ok(rep->minor, rep->reserved, sizeof(rep->reserved)))
 		return -EPROTO;
 
 	memset(p, 0, sizeof(*p));
 	p->minor = rep->minor;
-	p->queue_depth = le16_to_cpu(rep->queue_depth);
-	p->nr_qps = le16_to_cpu(rep->nr_qps);
-	p->features = le32_to_cpu(rep->features);
-	p->max_msg_size = le32_to_cpu(rep->max_msg_size);
-	p->generation = le64_to_cpu(rep->generation);
+	p->queue_depth = get_unaligned_le16(&rep->queue_depth);
+	p->nr_qps = get_unaligned_le16(&rep->nr_qps);
+	p->features = get_unaligned_le32(&rep->features);
+	p->max_msg_size = get_unaligned_le32(&rep->max_msg_size);
+	p->generation = get_unaligned_le64(&rep->generation);
 	p->qp_index = req->qp_index;
 	uuid_copy(&p->sess_uuid, &req->sess_uuid);
 
@@ -238,9 +242,9 @@ enum rdmx_rej_reason rdmx_conn_rej_parse(const void *pdata, size_t len)
 
 	if (!pdata || len < sizeof(*rej))
 		return RDMX_REJ_UNKNOWN;
-	if (rdmx_check_preamble(rej->magic, rej->major, &reason))
+	if (rdmx_check_preamble(&rej->magic, rej->major, &reason))
 		return RDMX_REJ_UNKNOWN;
-	r = le16_to_cpu(rej->reason);
+	r = get_unaligned_le16(&rej->reason);
 	return r < RDMX_REJ_NR_REASONS ? r : RDMX_REJ_UNKNOWN;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rej_parse);

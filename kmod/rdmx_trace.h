@@ -17,7 +17,7 @@
 DECLARE_EVENT_CLASS(rdmx_device_class,
 		    TP_PROTO(const struct ib_device *ibdev),
 		    TP_ARGS(ibdev),
-		    TP_STRUCT__entry(__string(name, dev_name(&ibdev->dev))
+		    TP_STRUCT__entry(__string(name, ibdev->name)
 				     __field(u32, index)
 				     __field(u32, ports)
 				     __field(u64, node_guid)),

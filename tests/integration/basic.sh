@@ -106,6 +106,13 @@ test_devices_come_and_go() {
 	rdma link add "$dev" type "$RDMX_RDMA" netdev eth0
 	rdmx_check "$dev re-created is tracked" wait_tracked tracked "$dev"
 
+	# A rename under a loaded rdmx: found by the new name, not the old.
+	rdma dev set "$dev" name rdmxren0
+	rdmx_check "$dev renamed is listed by its new name" wait_tracked tracked rdmxren0
+	rdmx_check "$dev renamed is not listed by its old name" not_tracked "$dev"
+	rdma dev set rdmxren0 name "$dev"
+	rdmx_check "renamed back to $dev" wait_tracked tracked "$dev"
+
 	# Listing while devices churn: the table lock against add/remove.
 	( for i in $(seq 60); do rdmxctl dev >/dev/null 2>&1; done ) &
 	for i in $(seq 8); do

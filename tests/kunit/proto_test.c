@@ -135,25 +135,43 @@ static void rdmx_poke(u8 *buf, const struct rdmx_poke *poke)
 		buf[poke->offset + i] = poke->value >> (8 * i);
 }
 
+/*
+ * Parse a copy of @len bytes of @wire at offset 0 and at an odd offset:
+ * CM private data has no alignment promise. Both must agree.
+ */
+static u8 *rdmx_unaligned_copy(struct kunit *test, const void *wire,
+			       size_t len, size_t off)
+{
+	u8 *buf = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memcpy(buf + off, wire, len);
+	return buf + off;
+}
+
 static void rdmx_conn_req_parse_test(struct kunit *test)
 {
 	const struct rdmx_req_case *c = test->param_value;
 	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
 	struct rdmx_conn_params in, out;
 	struct rdmx_conn_req req;
-	size_t len = c->len ?: sizeof(req);
+	size_t off, len = c->len ?: sizeof(req);
 	int ret;
 
 	rdmx_good_params(&in);
 	rdmx_conn_req_pack(&req, &in);
 	rdmx_poke((u8 *)&req, &c->poke);
-	ret = rdmx_conn_req_parse(&req, len, &out, &reason);
-	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s", c->desc);
-	if (ret)
-		KUNIT_EXPECT_EQ_MSG(test, reason, c->reason, "%s: %s", c->desc,
-				    rdmx_rej_reason_str(reason));
-	else
-		KUNIT_EXPECT_EQ(test, out.features, c->features);
+	for (off = 0; off <= 1; off++) {
+		const void *wire = rdmx_unaligned_copy(test, &req, sizeof(req), off);
+
+		ret = rdmx_conn_req_parse(wire, len, &out, &reason);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
+		if (ret)
+			KUNIT_EXPECT_EQ_MSG(test, reason, c->reason, "%s: %s", c->desc,
+					    rdmx_rej_reason_str(reason));
+		else
+			KUNIT_EXPECT_EQ(test, out.features, c->features);
+	}
 }
 
 /*
@@ -232,16 +250,22 @@ static void rdmx_conn_rep_parse_test(struct kunit *test)
 	const struct rdmx_rep_case *c = test->param_value;
 	struct rdmx_conn_params req, out;
 	struct rdmx_conn_rep rep;
+	size_t off;
 	int ret;
 
 	rdmx_good_params(&req);
 	rdmx_conn_rep_pack(&rep, &req);
 	rdmx_poke((u8 *)&rep, &c->poke);
-	ret = rdmx_conn_rep_parse(&rep, c->len ?: sizeof(rep), &req, &out);
-	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s", c->desc);
-	if (!ret) {
-		KUNIT_EXPECT_EQ(test, out.qp_index, req.qp_index);
-		KUNIT_EXPECT_TRUE(test, uuid_equal(&out.sess_uuid, &req.sess_uuid));
+	for (off = 0; off <= 1; off++) {
+		const void *wire = rdmx_unaligned_copy(test, &rep, sizeof(rep), off);
+
+		ret = rdmx_conn_rep_parse(wire, c->len ?: sizeof(rep), &req, &out);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
+		if (!ret) {
+			KUNIT_EXPECT_EQ(test, out.qp_index, req.qp_index);
+			KUNIT_EXPECT_EQ(test, out.generation, req.generation);
+			KUNIT_EXPECT_TRUE(test, uuid_equal(&out.sess_uuid, &req.sess_uuid));
+		}
 	}
 }
 
