@@ -29,6 +29,7 @@ RDMXCTL_SRCS := $(wildcard userspace-tools/rdmxctl/*.c)
 RDMXCTL_HDRS := $(wildcard userspace-tools/rdmxctl/*.h) uapi/linux/rdmx.h
 ABUSE := tests/integration/rdmx-abuse
 FAILNTH := tests/integration/fail-nth
+MSGTEST := tests/integration/rdmx-msgtest
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
@@ -42,12 +43,12 @@ all: modules tools
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(RDMXCTL) $(ABUSE) $(FAILNTH)
+tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
 
-$(ABUSE) $(FAILNTH): %: %.c uapi/linux/rdmx.h
+$(ABUSE) $(FAILNTH) $(MSGTEST): %: %.c uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
@@ -61,7 +62,7 @@ guest-modules:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH)
+	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST)
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.

@@ -25,6 +25,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "rdmx.h"
+#include "sess.h"
 #include "rdmx_trace.h"
 
 static DEFINE_XARRAY(rdmx_devices);
@@ -258,6 +259,28 @@ unsigned int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_device_list);
 
+/**
+ * rdmx_device_get_ibdev() - the tracked device for an ib_device
+ * @ibdev: the RDMA core's device
+ *
+ * Context: process context.
+ * Return: the device with a reference, or NULL when it is not (or no
+ * longer) tracked.
+ */
+struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev)
+{
+	struct rdmx_device *rdev;
+
+	mutex_lock(&rdmx_devices_lock);
+	rdev = xa_load(&rdmx_devices, ibdev->index);
+	if (rdev && rdev->ibdev == ibdev)
+		kref_get(&rdev->ref);
+	else
+		rdev = NULL;
+	mutex_unlock(&rdmx_devices_lock);
+	return rdev;
+}
+
 static int rdmx_add_one(struct ib_device *ibdev)
 {
 	struct rdmx_device *rdev;
@@ -280,6 +303,7 @@ static int rdmx_add_one(struct ib_device *ibdev)
 	trace_rdmx_device_add(ibdev);
 	ibdev_info(ibdev, "rdmx: tracking device (%u port%s)\n",
 		   rdma_end_port(ibdev), rdma_end_port(ibdev) == 1 ? "" : "s");
+	rdmx_listeners_kick();
 	return 0;
 
 out_free:
@@ -295,6 +319,8 @@ static void rdmx_remove_one(struct ib_device *ibdev, void *client_data)
 	xa_erase(&rdmx_devices, ibdev->index);
 	mutex_unlock(&rdmx_devices_lock);
 
+	/* Connections on it hold references: fail them, wait for them. */
+	rdmx_sess_device_removed(ibdev);
 	rdmx_device_put(rdev);
 	wait_for_completion(&rdev->released);
 	trace_rdmx_device_remove(ibdev);

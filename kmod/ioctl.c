@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -19,10 +20,13 @@
 #include <linux/uaccess.h>
 
 #include "rdmx.h"
+#include "sess.h"
 
 static_assert(sizeof(struct rdmx_info) == RDMX_INFO_SIZE_VER0);
 static_assert(sizeof(struct rdmx_device_info) == RDMX_DEVICE_INFO_SIZE_VER0);
 static_assert(sizeof(struct rdmx_list_devices) == RDMX_LIST_DEVICES_SIZE_VER0);
+static_assert(sizeof(struct rdmx_listener_arg) == RDMX_LISTENER_ARG_SIZE_VER0);
+static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
 
 /**
  * rdmx_features() - the RDMX_FEATURE_* bits this module implements
@@ -32,7 +36,7 @@ static_assert(sizeof(struct rdmx_list_devices) == RDMX_LIST_DEVICES_SIZE_VER0);
  */
 u64 rdmx_features(void)
 {
-	return RDMX_FEATURE_LIST_DEVICES;
+	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 
@@ -49,7 +53,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
  * size is below @min_size; -E2BIG when the caller's struct is longer than
  * @ksize and the extra bytes are not all zero.
  */
-VISIBLE_IF_KUNIT int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
+int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
 				       const void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (const u32 __user *)uarg))
@@ -60,8 +64,19 @@ VISIBLE_IF_KUNIT int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_copy_args_in);
 
-/* Write back min(usize, ksize) bytes; the size field says how many. */
-static int rdmx_copy_args_out(void __user *uarg, void *karg, size_t ksize,
+/**
+ * rdmx_copy_args_out() - write a size-led argument struct back
+ * @uarg: the caller's struct
+ * @karg: kernel copy; its leading size field is set here
+ * @ksize: size of the struct this kernel knows
+ * @usize: the caller's size
+ *
+ * Writes min(@usize, @ksize) bytes; the size field says how many.
+ *
+ * Context: process context; may fault.
+ * Return: 0 or -EFAULT.
+ */
+int rdmx_copy_args_out(void __user *uarg, void *karg, size_t ksize,
 			      u32 usize)
 {
 	u32 n = min_t(size_t, usize, ksize);
@@ -186,6 +201,46 @@ out_free:
 	return ret;
 }
 
+static long rdmx_ioc_listener(void __user *uarg, bool add)
+{
+	struct rdmx_listener_arg la;
+	struct sockaddr_storage ss;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&la, sizeof(la), RDMX_LISTENER_ARG_SIZE_VER0,
+				uarg, &usize);
+	if (ret)
+		return ret;
+	if (la.flags)
+		return -EINVAL;
+	ret = rdmx_addr_from_user(&la.addr, &ss, true);
+	if (ret)
+		return ret;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (add)
+		return rdmx_listener_get((struct sockaddr *)&ss, true);
+	return rdmx_listener_del((struct sockaddr *)&ss);
+}
+
+static long rdmx_ioc_sess_close(void __user *uarg)
+{
+	struct rdmx_sess_close sc;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&sc, sizeof(sc), RDMX_SESS_CLOSE_SIZE_VER0,
+				uarg, &usize);
+	if (ret)
+		return ret;
+	if (sc.flags || sc.reserved || !sc.sess_id)
+		return -EINVAL;
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	return rdmx_sess_close_id(sc.sess_id);
+}
+
 /**
  * rdmx_ioctl_dispatch() - run one /dev/rdmx ioctl
  * @cmd: ioctl number
@@ -201,6 +256,12 @@ long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg)
 		return rdmx_ioc_get_info(uarg);
 	case RDMX_IOC_LIST_DEVICES:
 		return rdmx_ioc_list_devices(uarg);
+	case RDMX_IOC_LISTENER_ADD:
+		return rdmx_ioc_listener(uarg, true);
+	case RDMX_IOC_LISTENER_DEL:
+		return rdmx_ioc_listener(uarg, false);
+	case RDMX_IOC_SESS_CLOSE:
+		return rdmx_ioc_sess_close(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -11,16 +11,42 @@
 #include <linux/module.h>
 
 #include "rdmx.h"
+#include "sess.h"
 
 static long rdmx_unlocked_ioctl(struct file *file, unsigned int cmd,
 				unsigned long arg)
 {
+	long ret;
+
+	ret = rdmx_uep_ioctl(file, cmd, (void __user *)arg);
+	if (ret != -ENOIOCTLCMD)
+		return ret;
 	return rdmx_ioctl_dispatch(cmd, (void __user *)arg);
+}
+
+/* Each open file is an endpoint of the message service. */
+static int rdmx_open(struct inode *inode, struct file *file)
+{
+	struct rdmx_ep *ep;
+
+	ep = rdmx_ep_create(NULL, NULL);
+	if (!ep)
+		return -ENOMEM;
+	file->private_data = ep;
+	return nonseekable_open(inode, file);
+}
+
+static int rdmx_release(struct inode *inode, struct file *file)
+{
+	rdmx_ep_release(file->private_data);
+	return 0;
 }
 
 static const struct file_operations rdmx_fops = {
 	.owner = THIS_MODULE,
-	.open = nonseekable_open,
+	.open = rdmx_open,
+	.release = rdmx_release,
+	.poll = rdmx_uep_poll,
 	.unlocked_ioctl = rdmx_unlocked_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
@@ -40,9 +66,19 @@ static int __init rdmx_init(void)
 {
 	int ret;
 
-	ret = rdmx_devices_init();
+	rdmx_uep_set_fops(&rdmx_fops);
+	ret = rdmx_sess_init();
 	if (ret)
 		return ret;
+	ret = rdmx_sysfs_init();
+	if (ret)
+		goto out_sess_exit;
+	ret = rdmx_listeners_init();
+	if (ret)
+		goto out_sysfs_exit;
+	ret = rdmx_devices_init();
+	if (ret)
+		goto out_listeners_exit;
 
 	ret = misc_register(&rdmx_misc);
 	if (ret)
@@ -54,13 +90,22 @@ static int __init rdmx_init(void)
 
 out_devices_exit:
 	rdmx_devices_exit();
+out_listeners_exit:
+	rdmx_listeners_exit();
+out_sysfs_exit:
+	rdmx_sysfs_exit();
+out_sess_exit:
+	rdmx_sess_exit();
 	return ret;
 }
 
 static void __exit rdmx_exit(void)
 {
 	misc_deregister(&rdmx_misc);
+	rdmx_listeners_exit();
+	rdmx_sess_exit();
 	rdmx_devices_exit();
+	rdmx_sysfs_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmx wire protocol: packing and checking of connection private data and
- * message headers, sequence-number arithmetic and credit accounting.
+ * rdmx wire protocol: packing and checking of connection private data,
+ * message headers and channel payloads, sequence-number arithmetic and
+ * credit accounting.
  *
  * The parse functions are the only way received bytes become values the
  * rest of rdmx uses; each checks length, magic, version, every parameter's
@@ -13,9 +14,11 @@
  * offset inside a MAD), so multi-byte fields are read with
  * get_unaligned_le*().
  *
- * Reserved bytes: a peer of the same minor version that sets them is
- * broken, and is refused; a peer of a newer minor version may use them for
- * what this version does not know, and they are ignored.
+ * Reserved bytes of connection data: a peer of the same minor version that
+ * sets them is broken, and is refused; a peer of a newer minor version may
+ * use them for what this version does not know, and they are ignored.
+ * Message headers and channel payloads carry no version: their reserved
+ * bytes must be zero.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,6 +35,8 @@ static_assert(sizeof(struct rdmx_conn_req) == 56);
 static_assert(sizeof(struct rdmx_conn_rep) == 32);
 static_assert(sizeof(struct rdmx_conn_rej) == 16);
 static_assert(sizeof(struct rdmx_msg_hdr) == 24);
+static_assert(sizeof(struct rdmx_chan_open) == 72);
+static_assert(sizeof(struct rdmx_chan_open_rep) == 16);
 
 /*
  * Common to request, reply and reject: magic and major version. Sets
@@ -258,6 +263,7 @@ static const char *const rdmx_rej_reasons[RDMX_REJ_NR_REASONS] = {
 	[RDMX_REJ_FEATURES] = "no feature in common",
 	[RDMX_REJ_NOT_ALLOWED] = "peer not allowed",
 	[RDMX_REJ_BUSY] = "peer busy",
+	[RDMX_REJ_STALE] = "unknown or stale session",
 };
 
 /**
@@ -291,24 +297,78 @@ void rdmx_msg_hdr_pack(struct rdmx_msg_hdr *hdr, const struct rdmx_msg *m)
 	hdr->seq = cpu_to_le32(m->seq);
 	hdr->ack = cpu_to_le32(m->ack);
 	hdr->len = cpu_to_le32(m->len);
-	hdr->service = cpu_to_le32(m->service);
+	hdr->chan = cpu_to_le32(m->chan);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_msg_hdr_pack);
+
+/*
+ * What a header of each type may carry, once the checks common to all types
+ * have passed: a control message (one connection's business) carries no
+ * sequence number, channel, payload or flag; a sequenced one may carry any
+ * sequence number, and flags only on DATA.
+ */
+static int rdmx_msg_hdr_check_type(const struct rdmx_msg *m, u32 max_payload)
+{
+	if (m->flags & ~(m->type == RDMX_MSG_DATA ? RDMX_MSG_F_MORE : 0))
+		return -EBADMSG;
+
+	switch (m->type) {
+	case RDMX_MSG_DATA:
+		if (!m->chan)
+			return -EBADMSG;
+		return m->len > max_payload ? -EMSGSIZE : 0;
+	case RDMX_MSG_OPEN:
+		/* The opener has no id of the receiver's yet. */
+		if (m->chan || m->len != sizeof(struct rdmx_chan_open))
+			return -EBADMSG;
+		return 0;
+	case RDMX_MSG_OPEN_REP:
+		if (!m->chan || m->len != sizeof(struct rdmx_chan_open_rep))
+			return -EBADMSG;
+		return 0;
+	case RDMX_MSG_SHUT:
+		if (!m->chan || m->len)
+			return -EBADMSG;
+		return 0;
+	case RDMX_MSG_ACK:
+	case RDMX_MSG_HEARTBEAT:
+	case RDMX_MSG_HEARTBEAT_ACK:
+	case RDMX_MSG_CLOSE:
+		if (m->seq || m->chan || m->len)
+			return -EBADMSG;
+		return 0;
+	default:
+		return -EBADMSG;
+	}
+}
 
 /**
  * rdmx_msg_hdr_parse() - check a received message header
  * @buf: start of the received SEND (the header may be unaligned)
  * @byte_len: bytes the completion says arrived
  * @max_payload: largest payload this side accepts in one SEND
- * @m: filled in on success
+ * @m: filled in on success; not to be used on failure
  *
- * The payload length must account for exactly the bytes that arrived;
- * only data messages carry payload, flags, a sequence number or a service.
+ * The payload length must account for exactly the bytes that arrived.
+ * Then, by type:
+ *
+ * - ACK, HEARTBEAT, HEARTBEAT_ACK, CLOSE (control): sequence number,
+ *   channel, length and flags all 0.
+ * - DATA: a channel; the only type that may carry a flag (RDMX_MSG_F_MORE).
+ * - OPEN: no channel (the payload names a service), a payload of exactly
+ *   struct rdmx_chan_open.
+ * - OPEN_REP: a channel, a payload of exactly struct rdmx_chan_open_rep.
+ * - SHUT: a channel, no payload.
+ *
+ * Sequenced types may carry any sequence number, 0 included: the sequence
+ * space wraps. The payloads of OPEN and OPEN_REP are checked by their own
+ * parse functions.
  *
  * Context: any context.
  * Return: 0; -EBADMSG when truncated, of an unknown type, with unknown
- * flags or reserved bits set, or when the length disagrees with what
- * arrived; -EMSGSIZE when the payload exceeds @max_payload.
+ * flags or reserved bits set, when the length disagrees with what arrived,
+ * or when a field breaks the rules of the type; -EMSGSIZE when a DATA
+ * payload exceeds @max_payload.
  */
 int rdmx_msg_hdr_parse(const void *buf, size_t byte_len, u32 max_payload,
 		       struct rdmx_msg *m)
@@ -324,21 +384,159 @@ int rdmx_msg_hdr_parse(const void *buf, size_t byte_len, u32 max_payload,
 	m->seq = get_unaligned_le32(&hdr->seq);
 	m->ack = get_unaligned_le32(&hdr->ack);
 	m->len = get_unaligned_le32(&hdr->len);
-	m->service = get_unaligned_le32(&hdr->service);
+	m->chan = get_unaligned_le32(&hdr->chan);
 
 	if (m->type < RDMX_MSG_DATA || m->type >= RDMX_MSG_NR_TYPES ||
 	    (m->flags & ~RDMX_MSG_F_KNOWN) || get_unaligned_le32(&hdr->reserved))
 		return -EBADMSG;
 	if (m->len != byte_len - sizeof(*hdr))
 		return -EBADMSG;
-	if (m->type != RDMX_MSG_DATA &&
-	    (m->len || m->flags || m->seq || m->service))
-		return -EBADMSG;
-	if (m->len > max_payload)
-		return -EMSGSIZE;
-	return 0;
+	return rdmx_msg_hdr_check_type(m, max_payload);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_msg_hdr_parse);
+
+static bool rdmx_service_char_ok(char c)
+{
+	/* Not isalnum(): the kernel's ctype counts Latin-1 letters too. */
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/**
+ * rdmx_service_name_valid() - check a NUL-padded service name
+ * @name: the name's bytes, from the network or from userspace (copied in)
+ * @size: bytes at @name that belong to it, all of which are read
+ *
+ * A valid name is 1 to RDMX_PROTO_SERVICE_LEN - 1 bytes of [A-Za-z0-9._-],
+ * followed by a NUL within @size, and every byte after that NUL up to
+ * @size is 0: one name has one encoding, so names compare with memcmp()
+ * and nothing hides behind the NUL.
+ *
+ * Context: any context.
+ * Return: true when @name is valid.
+ */
+bool rdmx_service_name_valid(const char *name, size_t size)
+{
+	size_t i, n;
+
+	if (!name)
+		return false;
+	n = strnlen(name, size);
+	if (n == size || !n || n >= RDMX_PROTO_SERVICE_LEN)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!rdmx_service_char_ok(name[i]))
+			return false;
+	return !memchr_inv(name + n, 0, size - n);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_service_name_valid);
+
+/**
+ * rdmx_chan_open_pack() - build the payload of an OPEN
+ * @op: filled in
+ * @chan: the sender's id for the new channel, not 0
+ * @service: the service to open, already checked with
+ *	rdmx_service_name_valid() (a longer one would be cut short)
+ *
+ * Context: any context.
+ */
+void rdmx_chan_open_pack(struct rdmx_chan_open *op, u32 chan,
+			 const char *service)
+{
+	memset(op, 0, sizeof(*op));
+	op->chan = cpu_to_le32(chan);
+	strscpy(op->service, service);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_pack);
+
+/**
+ * rdmx_chan_open_parse() - check the payload of a received OPEN
+ * @buf: the payload, right after the header (may be unaligned)
+ * @len: its length, from the checked header
+ * @chan: on success, the opener's id for the channel (never 0)
+ * @service: on success, the service name, NUL-padded
+ *
+ * Context: any context.
+ * Return: 0 with @chan and @service filled in; -EBADMSG, leaving them
+ * alone, when @len is not the payload's size, the channel is 0, reserved
+ * bytes are set or the service name is not valid (see
+ * rdmx_service_name_valid()).
+ */
+int rdmx_chan_open_parse(const void *buf, size_t len, u32 *chan,
+			 char service[RDMX_PROTO_SERVICE_LEN])
+{
+	const struct rdmx_chan_open *op = buf;
+	u32 id;
+
+	if (!buf || len != sizeof(*op))
+		return -EBADMSG;
+	id = get_unaligned_le32(&op->chan);
+	if (!id || get_unaligned_le32(&op->reserved))
+		return -EBADMSG;
+	if (!rdmx_service_name_valid((const char *)op->service,
+				     sizeof(op->service)))
+		return -EBADMSG;
+
+	*chan = id;
+	memcpy(service, op->service, sizeof(op->service));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_parse);
+
+/**
+ * rdmx_chan_open_rep_pack() - build the payload of an OPEN_REP
+ * @rep: filled in
+ * @chan: the sender's id for the channel when @status is RDMX_OPEN_OK,
+ *	else 0
+ * @status: the answer
+ *
+ * Context: any context.
+ */
+void rdmx_chan_open_rep_pack(struct rdmx_chan_open_rep *rep, u32 chan,
+			     enum rdmx_open_status status)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->chan = cpu_to_le32(chan);
+	rep->status = cpu_to_le32(status);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_rep_pack);
+
+/**
+ * rdmx_chan_open_rep_parse() - check the payload of a received OPEN_REP
+ * @buf: the payload, right after the header (may be unaligned)
+ * @len: its length, from the checked header
+ * @chan: on success, the acceptor's id for the channel; 0 when refused
+ * @status: on success, the answer
+ *
+ * An acceptance names the acceptor's channel; a refusal names none.
+ *
+ * Context: any context.
+ * Return: 0 with @chan and @status filled in; -EBADMSG, leaving them
+ * alone, when @len is not the payload's size, the status is unknown, the
+ * channel disagrees with the status or reserved bytes are set.
+ */
+int rdmx_chan_open_rep_parse(const void *buf, size_t len, u32 *chan,
+			     enum rdmx_open_status *status)
+{
+	const struct rdmx_chan_open_rep *rep = buf;
+	u32 id, st;
+
+	if (!buf || len != sizeof(*rep))
+		return -EBADMSG;
+	id = get_unaligned_le32(&rep->chan);
+	st = get_unaligned_le32(&rep->status);
+	if (st >= RDMX_OPEN_NR_STATUS)
+		return -EBADMSG;
+	if (st == RDMX_OPEN_OK ? !id : id)
+		return -EBADMSG;
+	if (memchr_inv(rep->reserved, 0, sizeof(rep->reserved)))
+		return -EBADMSG;
+
+	*chan = id;
+	*status = st;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_rep_parse);
 
 /**
  * rdmx_seq_ack_valid() - whether an acknowledgment is believable

@@ -40,6 +40,7 @@ enum rdmx_rej_reason {
 	RDMX_REJ_FEATURES = 5,		/* no feature in common */
 	RDMX_REJ_NOT_ALLOWED = 6,	/* peer not allowed */
 	RDMX_REJ_BUSY = 7,		/* out of resources, try later */
+	RDMX_REJ_STALE = 8,		/* unknown or older session incarnation */
 	RDMX_REJ_NR_REASONS,
 };
 
@@ -142,15 +143,30 @@ struct rdmx_conn_params {
 	u64 generation;
 };
 
-/* Message types (rdmx_msg_hdr.type). */
+/*
+ * Message types (rdmx_msg_hdr.type). DATA, OPEN, OPEN_REP and SHUT are
+ * sequenced: they carry a sequence number, are acknowledged, and are
+ * retransmitted after a reconnect until acknowledged. The others are
+ * control messages of one connection and never retransmitted.
+ */
 enum rdmx_msg_type {
 	RDMX_MSG_DATA = 1,		/* application payload, sequenced */
 	RDMX_MSG_ACK = 2,		/* acknowledgment and credits only */
 	RDMX_MSG_HEARTBEAT = 3,		/* liveness probe */
 	RDMX_MSG_HEARTBEAT_ACK = 4,	/* answer to a probe */
 	RDMX_MSG_CLOSE = 5,		/* orderly session close */
+	RDMX_MSG_OPEN = 6,		/* open a channel to a service */
+	RDMX_MSG_OPEN_REP = 7,		/* answer to OPEN */
+	RDMX_MSG_SHUT = 8,		/* the sender closed its end of a channel */
 	RDMX_MSG_NR_TYPES,
 };
+
+/* Whether a message type is sequenced (see enum rdmx_msg_type). */
+static inline bool rdmx_msg_type_sequenced(u8 type)
+{
+	return type == RDMX_MSG_DATA || type == RDMX_MSG_OPEN ||
+	       type == RDMX_MSG_OPEN_REP || type == RDMX_MSG_SHUT;
+}
 
 #define RDMX_MSG_F_MORE		BIT(0)	/* more segments of this message follow */
 #define RDMX_MSG_F_KNOWN	RDMX_MSG_F_MORE
@@ -165,7 +181,8 @@ enum rdmx_msg_type {
  * @ack: cumulative acknowledgment: the next sequence number the sender
  *	expects, so every earlier one has been received
  * @len: payload bytes following the header in this SEND
- * @service: service the payload is for; data messages only
+ * @chan: the receiver's channel id; DATA, OPEN_REP and SHUT only (OPEN
+ *	names a service instead, in its payload)
  * @reserved: zero
  */
 struct rdmx_msg_hdr {
@@ -175,7 +192,7 @@ struct rdmx_msg_hdr {
 	__le32 seq;
 	__le32 ack;
 	__le32 len;
-	__le32 service;
+	__le32 chan;
 	__le32 reserved;
 };
 
@@ -187,7 +204,7 @@ struct rdmx_msg_hdr {
  * @seq: sequence number (data)
  * @ack: cumulative acknowledgment
  * @len: payload bytes
- * @service: service (data)
+ * @chan: receiver's channel id
  */
 struct rdmx_msg {
 	u8 type;
@@ -196,7 +213,45 @@ struct rdmx_msg {
 	u32 seq;
 	u32 ack;
 	u32 len;
-	u32 service;
+	u32 chan;
+};
+
+/* Service names on the wire: as RDMX_SERVICE_LEN in the uapi. */
+#define RDMX_PROTO_SERVICE_LEN	64
+
+/**
+ * struct rdmx_chan_open - payload of RDMX_MSG_OPEN
+ * @chan: the sender's id for the new channel, not 0
+ * @reserved: zero
+ * @service: service name: 1 to 63 bytes of [A-Za-z0-9._-], then NUL to
+ *	the end
+ */
+struct rdmx_chan_open {
+	__le32 chan;
+	__le32 reserved;
+	u8 service[RDMX_PROTO_SERVICE_LEN];
+};
+
+/* rdmx_chan_open_rep.status */
+enum rdmx_open_status {
+	RDMX_OPEN_OK = 0,
+	RDMX_OPEN_NO_SERVICE = 1,	/* nobody listens on that service */
+	RDMX_OPEN_BUSY = 2,		/* backlog full or out of memory */
+	RDMX_OPEN_NR_STATUS,
+};
+
+/**
+ * struct rdmx_chan_open_rep - payload of RDMX_MSG_OPEN_REP
+ * @chan: the sender's id for the channel; 0 when refused
+ * @status: enum rdmx_open_status
+ * @reserved: zero
+ *
+ * The header's @chan is the opener's id, from its OPEN.
+ */
+struct rdmx_chan_open_rep {
+	__le32 chan;
+	__le32 status;
+	u8 reserved[8];
 };
 
 /* Sequence numbers wrap: compare them as TCP does (RFC 1982 arithmetic). */
@@ -249,6 +304,16 @@ const char *rdmx_rej_reason_str(enum rdmx_rej_reason reason);
 void rdmx_msg_hdr_pack(struct rdmx_msg_hdr *hdr, const struct rdmx_msg *m);
 int rdmx_msg_hdr_parse(const void *buf, size_t byte_len, u32 max_payload,
 		       struct rdmx_msg *m);
+
+void rdmx_chan_open_pack(struct rdmx_chan_open *op, u32 chan,
+			 const char *service);
+int rdmx_chan_open_parse(const void *buf, size_t len, u32 *chan,
+			 char service[RDMX_PROTO_SERVICE_LEN]);
+void rdmx_chan_open_rep_pack(struct rdmx_chan_open_rep *rep, u32 chan,
+			     enum rdmx_open_status status);
+int rdmx_chan_open_rep_parse(const void *buf, size_t len, u32 *chan,
+			     enum rdmx_open_status *status);
+bool rdmx_service_name_valid(const char *name, size_t size);
 
 bool rdmx_seq_ack_valid(u32 una, u32 nxt, u32 ack);
 enum rdmx_seq_class rdmx_seq_classify(u32 seq, u32 expected);

@@ -47,6 +47,19 @@ unsigned int rdmx_device_list(struct rdmx_device_info *out, unsigned int room,
 /* ioctl.c */
 long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg);
 u64 rdmx_features(void);
+int rdmx_copy_args_out(void __user *uarg, void *karg, size_t ksize, u32 usize);
+int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
+		      const void __user *uarg, u32 *usize);
+
+/* uep.c */
+struct file;
+struct poll_table_struct;
+long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
+__poll_t rdmx_uep_poll(struct file *file, struct poll_table_struct *wait);
+void rdmx_uep_set_fops(const struct file_operations *fops);
+
+/* device.c */
+struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 rdmx_transport_of(const struct ib_device *ibdev, u32 port);
@@ -54,8 +67,6 @@ u8 rdmx_atomic_cap_of(enum ib_atomic_cap cap);
 u32 rdmx_mtu_bytes(enum ib_mtu mtu);
 int rdmx_check_info(const struct rdmx_info *info);
 int rdmx_check_list_devices(const struct rdmx_list_devices *ld);
-int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
-		      const void __user *uarg, u32 *usize);
 #endif
 
 #endif /* _RDMX_H */

@@ -13,6 +13,9 @@
 
 #include <linux/tracepoint.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "state.h"
 
 DECLARE_EVENT_CLASS(rdmx_device_class,
 		    TP_PROTO(const struct ib_device *ibdev),
@@ -39,6 +42,108 @@ DEFINE_EVENT(rdmx_device_class, name,				\
 DEFINE_RDMX_DEVICE_EVENT(rdmx_device_add);
 /* rdmx stops tracking a device (ib_client remove), after its users left */
 DEFINE_RDMX_DEVICE_EVENT(rdmx_device_remove);
+
+TRACE_DEFINE_ENUM(RDMX_SESS_IDLE);
+TRACE_DEFINE_ENUM(RDMX_SESS_CONNECTING);
+TRACE_DEFINE_ENUM(RDMX_SESS_CONNECTED);
+TRACE_DEFINE_ENUM(RDMX_SESS_RECONNECTING);
+TRACE_DEFINE_ENUM(RDMX_SESS_CLOSING);
+TRACE_DEFINE_ENUM(RDMX_SESS_CLOSED);
+
+#define rdmx_show_sess_state(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_SESS_IDLE, "idle" },		\
+			 { RDMX_SESS_CONNECTING, "connecting" },	\
+			 { RDMX_SESS_CONNECTED, "connected" },	\
+			 { RDMX_SESS_RECONNECTING, "reconnecting" }, \
+			 { RDMX_SESS_CLOSING, "closing" },	\
+			 { RDMX_SESS_CLOSED, "closed" })
+
+/* A session changes state (rdmx_sess_set_state()). */
+TRACE_EVENT(rdmx_sess_state,
+	    TP_PROTO(u32 sess, u64 generation, int from, int to),
+	    TP_ARGS(sess, generation, from, to),
+	    TP_STRUCT__entry(__field(u32, sess)
+			     __field(u64, generation)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->sess = sess;
+			   __entry->generation = generation;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("sess=%u gen=%llu %s -> %s", __entry->sess,
+		      __entry->generation, rdmx_show_sess_state(__entry->from),
+		      rdmx_show_sess_state(__entry->to))
+);
+
+/* A work request completed with an error other than a flush. */
+TRACE_EVENT(rdmx_wc_error,
+	    TP_PROTO(u32 sess, const char *op, int status, u32 vendor_err),
+	    TP_ARGS(sess, op, status, vendor_err),
+	    TP_STRUCT__entry(__field(u32, sess)
+			     __string(op, op)
+			     __field(int, status)
+			     __field(u32, vendor_err)),
+	    TP_fast_assign(__entry->sess = sess;
+			   __assign_str(op);
+			   __entry->status = status;
+			   __entry->vendor_err = vendor_err;),
+	    TP_printk("sess=%u op=%s status=%s (%d) vendor_err=0x%x",
+		      __entry->sess, __get_str(op),
+		      ib_wc_status_msg(__entry->status), __entry->status,
+		      __entry->vendor_err)
+);
+
+DECLARE_EVENT_CLASS(rdmx_msg_class,
+		    TP_PROTO(u32 sess, u8 type, u32 seq, u32 ack, u32 credits,
+			     u32 len),
+		    TP_ARGS(sess, type, seq, ack, credits, len),
+		    TP_STRUCT__entry(__field(u32, sess)
+				     __field(u8, type)
+				     __field(u32, seq)
+				     __field(u32, ack)
+				     __field(u32, credits)
+				     __field(u32, len)),
+		    TP_fast_assign(__entry->sess = sess;
+				   __entry->type = type;
+				   __entry->seq = seq;
+				   __entry->ack = ack;
+				   __entry->credits = credits;
+				   __entry->len = len;),
+		    TP_printk("sess=%u type=%s seq=%u ack=%u credits=%u len=%u",
+			      __entry->sess,
+			      __print_symbolic(__entry->type,
+					       { 1, "DATA" }, { 2, "ACK" },
+					       { 3, "HEARTBEAT" },
+					       { 4, "HEARTBEAT_ACK" },
+					       { 5, "CLOSE" }, { 6, "OPEN" },
+					       { 7, "OPEN_REP" }, { 8, "SHUT" }),
+			      __entry->seq, __entry->ack, __entry->credits,
+			      __entry->len)
+);
+
+/* A SEND is posted (one segment of a message, or a control message). */
+DEFINE_EVENT(rdmx_msg_class, rdmx_msg_send,
+	     TP_PROTO(u32 sess, u8 type, u32 seq, u32 ack, u32 credits, u32 len),
+	     TP_ARGS(sess, type, seq, ack, credits, len));
+/* A SEND arrived and its header passed the checks. */
+DEFINE_EVENT(rdmx_msg_class, rdmx_msg_recv,
+	     TP_PROTO(u32 sess, u8 type, u32 seq, u32 ack, u32 credits, u32 len),
+	     TP_ARGS(sess, type, seq, ack, credits, len));
+
+/* An rdma_cm event on a session's connection (sess 0: a listener's). */
+TRACE_EVENT(rdmx_cm_event,
+	    TP_PROTO(u32 sess, int event, int status),
+	    TP_ARGS(sess, event, status),
+	    TP_STRUCT__entry(__field(u32, sess)
+			     __field(int, event)
+			     __field(int, status)),
+	    TP_fast_assign(__entry->sess = sess;
+			   __entry->event = event;
+			   __entry->status = status;),
+	    TP_printk("sess=%u event=%s status=%d", __entry->sess,
+		      rdma_event_msg(__entry->event), __entry->status)
+);
 
 #endif /* _RDMX_TRACE_H */
 

@@ -301,32 +301,139 @@ struct rdmx_hdr_case {
 	int ret;
 };
 
+#define MSG_OPEN_LEN	sizeof(struct rdmx_chan_open)
+#define MSG_REP_LEN	sizeof(struct rdmx_chan_open_rep)
+
+/* A well-formed header of each type, as a peer sends it. */
 #define DATA(n)	{ .type = RDMX_MSG_DATA, .seq = 9, .ack = 4, .len = (n), \
-			  .service = 3, .credits = 2 }
+		  .chan = 3, .credits = 2 }
+#define OPEN	{ .type = RDMX_MSG_OPEN, .seq = 10, .ack = 4, .len = MSG_OPEN_LEN, \
+		  .credits = 1 }
+#define OPEN_REP { .type = RDMX_MSG_OPEN_REP, .seq = 11, .ack = 4, \
+		  .len = MSG_REP_LEN, .chan = 6 }
+#define SHUT	{ .type = RDMX_MSG_SHUT, .seq = 12, .ack = 4, .chan = 3 }
+#define CTL(t)	{ .type = (t), .ack = 77, .credits = 5 }
 
 static const struct rdmx_hdr_case rdmx_hdr_cases[] = {
+	/* Common to all types. */
+	{ "type 0", { .type = 0 }, 0, 0, -EBADMSG },
+	{ "type past the last", { .type = RDMX_MSG_NR_TYPES }, 0, 0, -EBADMSG },
+	{ "type 255", { .type = 255 }, 0, 0, -EBADMSG },
+	{ "unknown flag", { .type = RDMX_MSG_DATA, .flags = 0x80, .chan = 3 }, 0, 0,
+	  -EBADMSG },
+	{ "unknown flag next to more",
+	  { .type = RDMX_MSG_DATA, .flags = RDMX_MSG_F_MORE | 0x02, .chan = 3 }, 0, 0,
+	  -EBADMSG },
+	{ "reserved set", DATA(0), 0, 1, -EBADMSG },
+	{ "reserved top bit set", DATA(0), 0, 0x80000000, -EBADMSG },
+	{ "reserved set on a control message", CTL(RDMX_MSG_ACK), 0, 1, -EBADMSG },
+	{ "length says more than arrived", DATA(100), 99, 0, -EBADMSG },
+	{ "length says less than arrived", DATA(100), 101, 0, -EBADMSG },
+	{ "length 4 GiB - 1", DATA(0xffffffff), 16, 0, -EBADMSG },
+
+	/* DATA */
 	{ "data", DATA(100), 100, 0, 0 },
 	{ "data, empty", DATA(0), 0, 0, 0 },
 	{ "data at the payload limit", DATA(4096), 4096, 0, 0 },
 	{ "data over the payload limit", DATA(4097), 4097, 0, -EMSGSIZE },
 	{ "data, more segments", { .type = RDMX_MSG_DATA, .flags = RDMX_MSG_F_MORE,
-	  .len = 8 }, 8, 0, 0 },
-	{ "length says more than arrived", DATA(100), 99, 0, -EBADMSG },
-	{ "length says less than arrived", DATA(100), 101, 0, -EBADMSG },
-	{ "length 4 GiB - 1", DATA(0xffffffff), 16, 0, -EBADMSG },
-	{ "ack", { .type = RDMX_MSG_ACK, .ack = 77, .credits = 5 }, 0, 0, 0 },
-	{ "heartbeat", { .type = RDMX_MSG_HEARTBEAT }, 0, 0, 0 },
-	{ "close", { .type = RDMX_MSG_CLOSE }, 0, 0, 0 },
-	{ "type 0", { .type = 0 }, 0, 0, -EBADMSG },
-	{ "type past the last", { .type = RDMX_MSG_NR_TYPES }, 0, 0, -EBADMSG },
-	{ "type 255", { .type = 255 }, 0, 0, -EBADMSG },
-	{ "unknown flag", { .type = RDMX_MSG_DATA, .flags = 0x80 }, 0, 0, -EBADMSG },
-	{ "reserved set", DATA(0), 0, 1, -EBADMSG },
-	{ "ack with payload", { .type = RDMX_MSG_ACK, .len = 4 }, 4, 0, -EBADMSG },
-	{ "ack with a sequence number", { .type = RDMX_MSG_ACK, .seq = 1 }, 0, 0, -EBADMSG },
-	{ "heartbeat with a service", { .type = RDMX_MSG_HEARTBEAT, .service = 1 }, 0, 0,
+	  .len = 8, .chan = 3 }, 8, 0, 0 },
+	{ "data, sequence number 0", { .type = RDMX_MSG_DATA, .chan = 3 }, 0, 0, 0 },
+	{ "data, sequence number 4 GiB - 1",
+	  { .type = RDMX_MSG_DATA, .seq = 0xffffffff, .chan = 3 }, 0, 0, 0 },
+	{ "data, channel 4 GiB - 1", { .type = RDMX_MSG_DATA, .chan = 0xffffffff }, 0, 0,
+	  0 },
+	{ "data without a channel", { .type = RDMX_MSG_DATA, .seq = 9, .len = 8 }, 8, 0,
 	  -EBADMSG },
-	{ "close with a flag", { .type = RDMX_MSG_CLOSE, .flags = RDMX_MSG_F_MORE }, 0, 0,
+	{ "data without a channel, over the limit",
+	  { .type = RDMX_MSG_DATA, .len = 4097 }, 4097, 0, -EBADMSG },
+
+	/* Control types */
+	{ "ack", CTL(RDMX_MSG_ACK), 0, 0, 0 },
+	{ "ack, all zero", { .type = RDMX_MSG_ACK }, 0, 0, 0 },
+	{ "heartbeat", CTL(RDMX_MSG_HEARTBEAT), 0, 0, 0 },
+	{ "heartbeat ack", CTL(RDMX_MSG_HEARTBEAT_ACK), 0, 0, 0 },
+	{ "close", CTL(RDMX_MSG_CLOSE), 0, 0, 0 },
+	{ "ack with a sequence number",
+	  { .type = RDMX_MSG_ACK, .seq = 1 }, 0, 0, -EBADMSG },
+	{ "ack with a channel",
+	  { .type = RDMX_MSG_ACK, .chan = 1 }, 0, 0, -EBADMSG },
+	{ "ack with payload",
+	  { .type = RDMX_MSG_ACK, .len = 4 }, 4, 0, -EBADMSG },
+	{ "ack with the more flag",
+	  { .type = RDMX_MSG_ACK, .flags = RDMX_MSG_F_MORE }, 0, 0, -EBADMSG },
+	{ "heartbeat with a sequence number",
+	  { .type = RDMX_MSG_HEARTBEAT, .seq = 1 }, 0, 0, -EBADMSG },
+	{ "heartbeat with a channel",
+	  { .type = RDMX_MSG_HEARTBEAT, .chan = 1 }, 0, 0, -EBADMSG },
+	{ "heartbeat with payload",
+	  { .type = RDMX_MSG_HEARTBEAT, .len = 4 }, 4, 0, -EBADMSG },
+	{ "heartbeat with the more flag",
+	  { .type = RDMX_MSG_HEARTBEAT, .flags = RDMX_MSG_F_MORE }, 0, 0, -EBADMSG },
+	{ "heartbeat ack with a sequence number",
+	  { .type = RDMX_MSG_HEARTBEAT_ACK, .seq = 1 }, 0, 0, -EBADMSG },
+	{ "heartbeat ack with a channel",
+	  { .type = RDMX_MSG_HEARTBEAT_ACK, .chan = 1 }, 0, 0, -EBADMSG },
+	{ "heartbeat ack with payload",
+	  { .type = RDMX_MSG_HEARTBEAT_ACK, .len = 4 }, 4, 0, -EBADMSG },
+	{ "heartbeat ack with the more flag",
+	  { .type = RDMX_MSG_HEARTBEAT_ACK, .flags = RDMX_MSG_F_MORE }, 0, 0, -EBADMSG },
+	{ "close with a sequence number",
+	  { .type = RDMX_MSG_CLOSE, .seq = 1 }, 0, 0, -EBADMSG },
+	{ "close with a channel",
+	  { .type = RDMX_MSG_CLOSE, .chan = 1 }, 0, 0, -EBADMSG },
+	{ "close with payload",
+	  { .type = RDMX_MSG_CLOSE, .len = 4 }, 4, 0, -EBADMSG },
+	{ "close with the more flag",
+	  { .type = RDMX_MSG_CLOSE, .flags = RDMX_MSG_F_MORE }, 0, 0, -EBADMSG },
+
+	/* OPEN */
+	{ "open", OPEN, MSG_OPEN_LEN, 0, 0 },
+	{ "open, sequence number 0", { .type = RDMX_MSG_OPEN, .len = MSG_OPEN_LEN },
+	  MSG_OPEN_LEN, 0, 0 },
+	{ "open with a channel",
+	  { .type = RDMX_MSG_OPEN, .len = MSG_OPEN_LEN, .chan = 1 }, MSG_OPEN_LEN, 0,
+	  -EBADMSG },
+	{ "open, payload a byte short",
+	  { .type = RDMX_MSG_OPEN, .len = MSG_OPEN_LEN - 1 }, MSG_OPEN_LEN - 1, 0,
+	  -EBADMSG },
+	{ "open, payload a byte long",
+	  { .type = RDMX_MSG_OPEN, .len = MSG_OPEN_LEN + 1 }, MSG_OPEN_LEN + 1, 0,
+	  -EBADMSG },
+	{ "open without payload", { .type = RDMX_MSG_OPEN }, 0, 0, -EBADMSG },
+	{ "open with the more flag",
+	  { .type = RDMX_MSG_OPEN, .flags = RDMX_MSG_F_MORE, .len = MSG_OPEN_LEN },
+	  MSG_OPEN_LEN, 0, -EBADMSG },
+
+	/* OPEN_REP */
+	{ "open reply", OPEN_REP, MSG_REP_LEN, 0, 0 },
+	{ "open reply, sequence number 0",
+	  { .type = RDMX_MSG_OPEN_REP, .len = MSG_REP_LEN, .chan = 6 }, MSG_REP_LEN, 0,
+	  0 },
+	{ "open reply without a channel",
+	  { .type = RDMX_MSG_OPEN_REP, .seq = 11, .len = MSG_REP_LEN }, MSG_REP_LEN, 0,
+	  -EBADMSG },
+	{ "open reply, payload a byte short",
+	  { .type = RDMX_MSG_OPEN_REP, .len = MSG_REP_LEN - 1, .chan = 6 },
+	  MSG_REP_LEN - 1, 0, -EBADMSG },
+	{ "open reply, payload a byte long",
+	  { .type = RDMX_MSG_OPEN_REP, .len = MSG_REP_LEN + 1, .chan = 6 },
+	  MSG_REP_LEN + 1, 0, -EBADMSG },
+	{ "open reply without payload", { .type = RDMX_MSG_OPEN_REP, .chan = 6 }, 0, 0,
+	  -EBADMSG },
+	{ "open reply with the more flag",
+	  { .type = RDMX_MSG_OPEN_REP, .flags = RDMX_MSG_F_MORE, .len = MSG_REP_LEN,
+	    .chan = 6 }, MSG_REP_LEN, 0, -EBADMSG },
+
+	/* SHUT */
+	{ "shut", SHUT, 0, 0, 0 },
+	{ "shut, sequence number 0", { .type = RDMX_MSG_SHUT, .chan = 3 }, 0, 0, 0 },
+	{ "shut without a channel", { .type = RDMX_MSG_SHUT, .seq = 12 }, 0, 0,
+	  -EBADMSG },
+	{ "shut with payload", { .type = RDMX_MSG_SHUT, .len = 1, .chan = 3 }, 1, 0,
+	  -EBADMSG },
+	{ "shut with the more flag",
+	  { .type = RDMX_MSG_SHUT, .flags = RDMX_MSG_F_MORE, .chan = 3 }, 0, 0,
 	  -EBADMSG },
 };
 
@@ -361,6 +468,275 @@ static void rdmx_msg_hdr_parse_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, rdmx_msg_hdr_parse(buf, sizeof(struct rdmx_msg_hdr) - 1,
 						 4096, &out), -EBADMSG);
+}
+
+/* Exactly the types that carry a sequence number are sequenced. */
+static void rdmx_msg_type_sequenced_test(struct kunit *test)
+{
+	unsigned int t;
+
+	for (t = 0; t <= 255; t++) {
+		bool want = t == RDMX_MSG_DATA || t == RDMX_MSG_OPEN ||
+			    t == RDMX_MSG_OPEN_REP || t == RDMX_MSG_SHUT;
+
+		KUNIT_EXPECT_EQ_MSG(test, rdmx_msg_type_sequenced(t), want, "type %u", t);
+	}
+}
+
+/* Names of 63 and 64 bytes. */
+#define NAME10	"abcdefghij"
+#define NAME63	NAME10 NAME10 NAME10 NAME10 NAME10 NAME10 "klm"
+#define NAME64	NAME63 "n"
+
+struct rdmx_name_case {
+	const char *desc;
+	const char *bytes;	/* copied to the start of @size zeroed bytes */
+	size_t nbytes;		/* how many; 0: strlen(@bytes) */
+	size_t size;
+	bool valid;
+};
+
+static const struct rdmx_name_case rdmx_name_cases[] = {
+	{ "plain", "echo", 0, 64, true },
+	{ "the echo service", RDMX_SERVICE_ECHO, 0, 64, true },
+	{ "every kind of character", "AZaz09._-", 0, 64, true },
+	{ "one character", "a", 0, 64, true },
+	{ "63 characters", NAME63, 0, 64, true },
+	{ "64 characters, no NUL", NAME64, 0, 64, false },
+	{ "64 characters and a NUL", NAME64, 0, 65, false },
+	{ "63 characters in a larger buffer", NAME63, 0, 80, true },
+	{ "empty", "", 0, 64, false },
+	{ "NUL in the last byte of the size", "echo", 0, 5, true },
+	{ "no NUL within the size", "echo", 0, 4, false },
+	{ "size 0", "", 0, 0, false },
+	{ "size 1", "", 0, 1, false },
+	{ "byte right after the NUL", "echo\0x", 6, 64, false },
+	{ "byte at the end of the padding", "echo\0\0\0\0\0\0\0\0\0x", 14, 14,
+	  false },
+	{ "second name after the NUL", "echo\0echo", 9, 64, false },
+	{ "slash", "a/b", 0, 64, false },
+	{ "dot-dot-slash", "../echo", 0, 64, false },
+	{ "backslash", "a\\b", 0, 64, false },
+	{ "space inside", "a b", 0, 64, false },
+	{ "trailing space", "echo ", 0, 64, false },
+	{ "leading space", " echo", 0, 64, false },
+	{ "tab", "a\tb", 0, 64, false },
+	{ "newline", "echo\n", 0, 64, false },
+	{ "colon", "a:b", 0, 64, false },
+	{ "at sign", "a@b", 0, 64, false },
+	{ "plus", "a+b", 0, 64, false },
+	{ "DEL", "a\x7f", 0, 64, false },
+	{ "Latin-1 letter", "caf\xe9", 0, 64, false },
+	{ "UTF-8 letter", "caf\xc3\xa9", 0, 64, false },
+	{ "byte 0xff", "\xff", 0, 64, false },
+};
+
+static void rdmx_name_case_desc(const struct rdmx_name_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_name, rdmx_name_cases, rdmx_name_case_desc);
+
+/*
+ * The name sits in exactly @size allocated bytes, so KASAN reports a read
+ * past them.
+ */
+static void rdmx_service_name_valid_test(struct kunit *test)
+{
+	const struct rdmx_name_case *c = test->param_value;
+	size_t n = c->nbytes ?: strlen(c->bytes);
+	char *buf;
+
+	KUNIT_ASSERT_LE(test, n, c->size);
+	buf = kunit_kzalloc(test, c->size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memcpy(buf, c->bytes, n);
+	KUNIT_EXPECT_EQ_MSG(test, rdmx_service_name_valid(buf, c->size), c->valid,
+			    "%s", c->desc);
+	KUNIT_EXPECT_FALSE(test, rdmx_service_name_valid(NULL, 64));
+}
+
+static void rdmx_chan_open_pack_test(struct kunit *test)
+{
+	char service[RDMX_PROTO_SERVICE_LEN];
+	struct rdmx_chan_open op;
+	u32 chan = 0;
+
+	/* Whatever was there before, the padding goes out as zeros. */
+	memset(&op, 0xa5, sizeof(op));
+	rdmx_chan_open_pack(&op, 0x01020304, "echo");
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32((u8 *)&op), 0x01020304);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(op.reserved), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(op.service, "echo", 5), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(op.service + 4, 0, sizeof(op.service) - 4));
+
+	KUNIT_ASSERT_EQ(test, rdmx_chan_open_parse(&op, sizeof(op), &chan, service), 0);
+	KUNIT_EXPECT_EQ(test, chan, 0x01020304);
+	KUNIT_EXPECT_STREQ(test, service, "echo");
+	KUNIT_EXPECT_EQ(test, memcmp(service, op.service, sizeof(service)), 0);
+
+	rdmx_chan_open_pack(&op, 1, NAME63);
+	KUNIT_ASSERT_EQ(test, rdmx_chan_open_parse(&op, sizeof(op), &chan, service), 0);
+	KUNIT_EXPECT_STREQ(test, service, NAME63);
+
+	KUNIT_EXPECT_EQ(test, rdmx_chan_open_parse(NULL, sizeof(op), &chan, service),
+			-EBADMSG);
+}
+
+struct rdmx_open_case {
+	const char *desc;
+	u32 chan;
+	const char *name;	/* copied without its NUL into zeroed bytes */
+	struct rdmx_poke poke;
+	int len_delta;		/* payload length is sizeof + this */
+	int ret;
+};
+
+#define OPEN_AT(f)	offsetof(struct rdmx_chan_open, f)
+
+static const struct rdmx_open_case rdmx_open_cases[] = {
+	{ "echo", 5, RDMX_SERVICE_ECHO, {}, 0, 0 },
+	{ "every kind of character", 5, "AZaz09._-", {}, 0, 0 },
+	{ "one character", 5, "a", {}, 0, 0 },
+	{ "63 characters", 5, NAME63, {}, 0, 0 },
+	{ "channel 4 GiB - 1", 0xffffffff, "echo", {}, 0, 0 },
+	{ "64 characters, no NUL", 5, NAME64, {}, 0, -EBADMSG },
+	{ "empty name", 5, "", {}, 0, -EBADMSG },
+	{ "slash", 5, "a/b", {}, 0, -EBADMSG },
+	{ "space", 5, "a b", {}, 0, -EBADMSG },
+	{ "Latin-1 letter", 5, "caf\xe9", {}, 0, -EBADMSG },
+	{ "byte right after the NUL", 5, "echo", { OPEN_AT(service) + 5, 1, 'x' }, 0,
+	  -EBADMSG },
+	{ "last byte of the padding set", 5, "echo",
+	  { OPEN_AT(service) + RDMX_PROTO_SERVICE_LEN - 1, 1, 1 }, 0, -EBADMSG },
+	{ "channel 0", 0, "echo", {}, 0, -EBADMSG },
+	{ "reserved set", 5, "echo", { OPEN_AT(reserved), 4, 1 }, 0, -EBADMSG },
+	{ "reserved top byte set", 5, "echo", { OPEN_AT(reserved) + 3, 1, 0x80 }, 0,
+	  -EBADMSG },
+	{ "a byte short", 5, "echo", {}, -1, -EBADMSG },
+	{ "a byte long", 5, "echo", {}, 1, -EBADMSG },
+	{ "only the channel", 5, "echo", {}, 4 - (int)sizeof(struct rdmx_chan_open),
+	  -EBADMSG },
+	{ "empty", 5, "echo", {}, -(int)sizeof(struct rdmx_chan_open), -EBADMSG },
+};
+
+static void rdmx_open_case_desc(const struct rdmx_open_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_open, rdmx_open_cases, rdmx_open_case_desc);
+
+/* At offset 0 and at an odd offset: payloads have no alignment promise. */
+static void rdmx_chan_open_parse_test(struct kunit *test)
+{
+	const struct rdmx_open_case *c = test->param_value;
+	size_t off, len = sizeof(struct rdmx_chan_open) + c->len_delta;
+	u8 wire[sizeof(struct rdmx_chan_open) + 1] = {};
+	char service[RDMX_PROTO_SERVICE_LEN];
+	u32 chan;
+	int ret;
+
+	put_unaligned_le32(c->chan, wire + OPEN_AT(chan));
+	memcpy(wire + OPEN_AT(service), c->name,
+	       min(strlen(c->name), (size_t)RDMX_PROTO_SERVICE_LEN));
+	rdmx_poke(wire, &c->poke);
+	for (off = 0; off <= 1; off++) {
+		const void *buf = rdmx_unaligned_copy(test, wire, sizeof(wire), off);
+
+		chan = 0xdead;
+		memset(service, 0x5a, sizeof(service));
+		ret = rdmx_chan_open_parse(buf, len, &chan, service);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
+		if (!ret) {
+			KUNIT_EXPECT_EQ(test, chan, c->chan);
+			KUNIT_EXPECT_STREQ(test, service, c->name);
+			KUNIT_EXPECT_NULL(test, memchr_inv(service + strlen(c->name), 0,
+							   sizeof(service) - strlen(c->name)));
+		} else {
+			/* Nothing written on failure. */
+			KUNIT_EXPECT_EQ(test, chan, 0xdead);
+			KUNIT_EXPECT_NULL(test, memchr_inv(service, 0x5a, sizeof(service)));
+		}
+	}
+}
+
+struct rdmx_open_rep_case {
+	const char *desc;
+	u32 chan;
+	u32 status;
+	struct rdmx_poke poke;
+	int len_delta;		/* payload length is sizeof + this */
+	int ret;
+};
+
+#define OREP_AT(f)	offsetof(struct rdmx_chan_open_rep, f)
+
+static const struct rdmx_open_rep_case rdmx_open_rep_cases[] = {
+	{ "accepted", 9, RDMX_OPEN_OK, {}, 0, 0 },
+	{ "accepted, channel 4 GiB - 1", 0xffffffff, RDMX_OPEN_OK, {}, 0, 0 },
+	{ "no such service", 0, RDMX_OPEN_NO_SERVICE, {}, 0, 0 },
+	{ "busy", 0, RDMX_OPEN_BUSY, {}, 0, 0 },
+	{ "accepted without a channel", 0, RDMX_OPEN_OK, {}, 0, -EBADMSG },
+	{ "no such service, with a channel", 9, RDMX_OPEN_NO_SERVICE, {}, 0, -EBADMSG },
+	{ "busy, with a channel", 9, RDMX_OPEN_BUSY, {}, 0, -EBADMSG },
+	{ "status past the last", 0, RDMX_OPEN_NR_STATUS, {}, 0, -EBADMSG },
+	{ "status 256", 0, 0x100, {}, 0, -EBADMSG },
+	{ "status 4 GiB - 1", 0, 0xffffffff, {}, 0, -EBADMSG },
+	{ "first reserved byte set", 9, RDMX_OPEN_OK, { OREP_AT(reserved), 1, 1 }, 0,
+	  -EBADMSG },
+	{ "last reserved byte set", 0, RDMX_OPEN_BUSY, { OREP_AT(reserved) + 7, 1, 0x80 },
+	  0, -EBADMSG },
+	{ "a byte short", 9, RDMX_OPEN_OK, {}, -1, -EBADMSG },
+	{ "a byte long", 9, RDMX_OPEN_OK, {}, 1, -EBADMSG },
+	{ "empty", 9, RDMX_OPEN_OK, {}, -(int)sizeof(struct rdmx_chan_open_rep),
+	  -EBADMSG },
+};
+
+static void rdmx_open_rep_case_desc(const struct rdmx_open_rep_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_open_rep, rdmx_open_rep_cases, rdmx_open_rep_case_desc);
+
+static void rdmx_chan_open_rep_parse_test(struct kunit *test)
+{
+	const struct rdmx_open_rep_case *c = test->param_value;
+	size_t off, len = sizeof(struct rdmx_chan_open_rep) + c->len_delta;
+	struct rdmx_chan_open_rep rep;
+	u8 wire[sizeof(rep) + 1] = {};
+	enum rdmx_open_status status;
+	u32 chan;
+	int ret;
+
+	/* Packed where the status is one, poked where it is not. */
+	if (c->status < RDMX_OPEN_NR_STATUS) {
+		rdmx_chan_open_rep_pack(&rep, c->chan, c->status);
+		memcpy(wire, &rep, sizeof(rep));
+	} else {
+		put_unaligned_le32(c->chan, wire + OREP_AT(chan));
+		put_unaligned_le32(c->status, wire + OREP_AT(status));
+	}
+	rdmx_poke(wire, &c->poke);
+	for (off = 0; off <= 1; off++) {
+		const void *buf = rdmx_unaligned_copy(test, wire, sizeof(wire), off);
+
+		chan = 0xdead;
+		status = RDMX_OPEN_NR_STATUS;
+		ret = rdmx_chan_open_rep_parse(buf, len, &chan, &status);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
+		if (!ret) {
+			KUNIT_EXPECT_EQ(test, chan, c->chan);
+			KUNIT_EXPECT_EQ(test, status, c->status);
+		} else {
+			KUNIT_EXPECT_EQ(test, chan, 0xdead);
+			KUNIT_EXPECT_EQ(test, status, RDMX_OPEN_NR_STATUS);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, rdmx_chan_open_rep_parse(NULL, sizeof(rep), &chan, &status),
+			-EBADMSG);
 }
 
 struct rdmx_seq_case {
@@ -460,6 +836,11 @@ static struct kunit_case rdmx_proto_cases[] = {
 	KUNIT_CASE_PARAM(rdmx_conn_rep_parse_test, rdmx_rep_gen_params),
 	KUNIT_CASE(rdmx_conn_rej_test),
 	KUNIT_CASE_PARAM(rdmx_msg_hdr_parse_test, rdmx_hdr_gen_params),
+	KUNIT_CASE(rdmx_msg_type_sequenced_test),
+	KUNIT_CASE_PARAM(rdmx_service_name_valid_test, rdmx_name_gen_params),
+	KUNIT_CASE(rdmx_chan_open_pack_test),
+	KUNIT_CASE_PARAM(rdmx_chan_open_parse_test, rdmx_open_gen_params),
+	KUNIT_CASE_PARAM(rdmx_chan_open_rep_parse_test, rdmx_open_rep_gen_params),
 	KUNIT_CASE_PARAM(rdmx_seq_before_test, rdmx_seq_gen_params),
 	KUNIT_CASE(rdmx_seq_window_test),
 	KUNIT_CASE(rdmx_credits_test),

@@ -32,13 +32,34 @@
 
 #define RDMX_CMD_GET_INFO	0x00
 #define RDMX_CMD_LIST_DEVICES	0x01
+#define RDMX_CMD_EP_LISTEN	0x10
+#define RDMX_CMD_EP_ACCEPT	0x11
+#define RDMX_CMD_EP_CONNECT	0x12
+#define RDMX_CMD_EP_SEND	0x13
+#define RDMX_CMD_EP_RECV	0x14
+#define RDMX_CMD_EP_SHUTDOWN	0x15
+#define RDMX_CMD_EP_INFO	0x16
+#define RDMX_CMD_LISTENER_ADD	0x20
+#define RDMX_CMD_LISTENER_DEL	0x21
+#define RDMX_CMD_SESS_CLOSE	0x22
 
 /* The size rides in each struct, not in the ioctl number (as in iommufd). */
 #define RDMX_IOC_GET_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO)
 #define RDMX_IOC_LIST_DEVICES	_IO(RDMX_IOC_TYPE, RDMX_CMD_LIST_DEVICES)
+#define RDMX_IOC_EP_LISTEN	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_LISTEN)
+#define RDMX_IOC_EP_ACCEPT	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_ACCEPT)
+#define RDMX_IOC_EP_CONNECT	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_CONNECT)
+#define RDMX_IOC_EP_SEND	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_SEND)
+#define RDMX_IOC_EP_RECV	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_RECV)
+#define RDMX_IOC_EP_SHUTDOWN	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_SHUTDOWN)
+#define RDMX_IOC_EP_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_INFO)
+#define RDMX_IOC_LISTENER_ADD	_IO(RDMX_IOC_TYPE, RDMX_CMD_LISTENER_ADD)
+#define RDMX_IOC_LISTENER_DEL	_IO(RDMX_IOC_TYPE, RDMX_CMD_LISTENER_DEL)
+#define RDMX_IOC_SESS_CLOSE	_IO(RDMX_IOC_TYPE, RDMX_CMD_SESS_CLOSE)
 
 /* Feature bits in rdmx_info.features */
 #define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
+#define RDMX_FEATURE_MSG		_BITULL(1)	/* RDMX_IOC_EP_*, listeners, sessions */
 
 #define RDMX_VERSION_LEN	32
 
@@ -188,5 +209,244 @@ struct rdmx_list_devices {
 };
 
 #define RDMX_LIST_DEVICES_SIZE_VER0	24
+
+/*
+ * The message service. An open file descriptor on /dev/rdmx is an
+ * endpoint: LISTEN on a (port, service) and ACCEPT channels from it, each
+ * a new file descriptor; or CONNECT to (address, port, service). A
+ * connected endpoint SENDs and RECVs whole messages, reliably and in
+ * order, and supports poll(): EPOLLIN when a message (or an end of stream,
+ * or an error) is waiting, EPOLLOUT when a send would not block. Channels
+ * to the same host and port share one session (RDMA connection).
+ */
+
+/* Default rdma_cm port (TCP port space) of listeners. */
+#define RDMX_DEFAULT_PORT	7471
+
+/* Largest message: bigger ones fail with EMSGSIZE. */
+#define RDMX_MSG_MAX		(4U << 20)
+
+/* A service name: 1 to 63 bytes of [A-Za-z0-9._-], NUL-padded. */
+#define RDMX_SERVICE_LEN	64
+
+/* Built into every listener: echoes each message back (rdmxctl ping). */
+#define RDMX_SERVICE_ECHO	"rdmx.echo"
+
+/**
+ * struct rdmx_sockaddr - an IPv4 or IPv6 address and port
+ * @family: AF_INET or AF_INET6
+ * @port: port, host byte order; 0 means RDMX_DEFAULT_PORT
+ * @scope_id: IPv6 scope (interface index) of a link-local address, else 0
+ * @addr: the address in network byte order: 4 bytes for AF_INET (the rest
+ *	zero), 16 for AF_INET6; all zero means any address (LISTEN only)
+ */
+struct rdmx_sockaddr {
+	__u16 family;
+	__u16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+};
+
+/* rdmx_ep_addr.flags */
+#define RDMX_EP_ADDR_NONBLOCK	_BITULL(0)	/* CONNECT: return EINPROGRESS */
+
+/**
+ * struct rdmx_ep_addr - argument of RDMX_IOC_EP_LISTEN and _EP_CONNECT
+ * @size: in: sizeof(struct rdmx_ep_addr) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_EP_ADDR_* (CONNECT), 0 (LISTEN)
+ * @addr: LISTEN: local address (any, or one of this host's); CONNECT: the
+ *	peer's address
+ * @service: service name, NUL-padded (see RDMX_SERVICE_LEN)
+ * @timeout_ms: CONNECT: give up after this long (ETIMEDOUT); 0 for the
+ *	default of 10 s. LISTEN: must be 0
+ * @backlog: LISTEN: channels waiting for ACCEPT before new ones are
+ *	refused; 0 for the default of 64. CONNECT: must be 0
+ */
+struct rdmx_ep_addr {
+	__u32 size;
+	__u32 flags;
+	struct rdmx_sockaddr addr;
+	__u8 service[RDMX_SERVICE_LEN];
+	__u32 timeout_ms;
+	__u32 backlog;
+};
+
+#define RDMX_EP_ADDR_SIZE_VER0	104
+
+/* rdmx_ep_accept.flags */
+#define RDMX_ACCEPT_NONBLOCK	_BITULL(0)	/* the new fd is O_NONBLOCK */
+#define RDMX_ACCEPT_CLOEXEC	_BITULL(1)	/* the new fd is O_CLOEXEC */
+
+/**
+ * struct rdmx_ep_accept - argument of RDMX_IOC_EP_ACCEPT
+ * @size: in: sizeof(struct rdmx_ep_accept) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_ACCEPT_*
+ * @fd: out: the new channel's file descriptor (also the return value)
+ * @reserved: zero
+ * @peer: out: the peer's address
+ *
+ * Blocks until a channel arrives, unless the listening fd is O_NONBLOCK
+ * (then EAGAIN).
+ */
+struct rdmx_ep_accept {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 reserved;
+	struct rdmx_sockaddr peer;
+};
+
+#define RDMX_EP_ACCEPT_SIZE_VER0	40
+
+/**
+ * struct rdmx_msg_vec - one message of a batched SEND or RECV
+ * @addr: user pointer to the message's bytes (SEND) or to a buffer (RECV)
+ * @len: SEND: message length, 0 to RDMX_MSG_MAX. RECV in: buffer size;
+ *	out: the message's length (when the buffer was too small, the length
+ *	it needs)
+ * @flags: must be 0
+ * @status: out: 0, or a negative errno for this message
+ */
+struct rdmx_msg_vec {
+	__u64 addr;
+	__u32 len;
+	__u32 flags;
+	__s32 status;
+	__u32 reserved;
+};
+
+/* rdmx_ep_xfer.flags */
+#define RDMX_XFER_NONBLOCK	_BITULL(0)	/* EAGAIN rather than wait */
+
+/**
+ * struct rdmx_ep_xfer - argument of RDMX_IOC_EP_SEND and _EP_RECV
+ * @size: in: sizeof(struct rdmx_ep_xfer) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_XFER_*; the fd's O_NONBLOCK has the same effect
+ * @count: in: entries at @msgs, 1 to 1024; out: messages sent or received
+ *	(also the return value)
+ * @vec_size: sizeof(struct rdmx_msg_vec) as the caller knows it
+ * @msgs: user pointer to an array of struct rdmx_msg_vec
+ *
+ * SEND queues messages in order; it blocks while the session's send window
+ * is full, and returns once every message is queued: delivery is then the
+ * session's business, across reconnects. RECV waits for the first message
+ * only, then takes what is already there. Both return the number done; when
+ * that is 0 they fail instead, with the first message's error.
+ */
+struct rdmx_ep_xfer {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 vec_size;
+	__u64 msgs;
+};
+
+#define RDMX_EP_XFER_SIZE_VER0		24
+#define RDMX_MSG_VEC_SIZE_VER0		24
+#define RDMX_XFER_MAX			1024
+
+/* rdmx_ep_info.state */
+#define RDMX_EP_NEW		0	/* neither listening nor connected */
+#define RDMX_EP_LISTENING	1
+#define RDMX_EP_CONNECTING	2
+#define RDMX_EP_CONNECTED	3
+#define RDMX_EP_SHUTDOWN	4	/* this side shut down */
+#define RDMX_EP_CLOSED		5	/* the peer shut down */
+#define RDMX_EP_ERROR		6	/* see rdmx_ep_info.error */
+
+/* rdmx_ep_info.sess_state */
+#define RDMX_SESS_STATE_IDLE		0
+#define RDMX_SESS_STATE_CONNECTING	1
+#define RDMX_SESS_STATE_CONNECTED	2
+#define RDMX_SESS_STATE_RECONNECTING	3
+#define RDMX_SESS_STATE_CLOSING		4
+#define RDMX_SESS_STATE_CLOSED		5
+
+/**
+ * struct rdmx_ep_info - argument of RDMX_IOC_EP_INFO
+ * @size: in: sizeof(struct rdmx_ep_info) as the caller knows it;
+ *	out: bytes written back
+ * @flags: must be 0
+ * @state: RDMX_EP_*
+ * @error: positive errno that ended the channel, else 0
+ * @sess_id: the session's id (as in /sys/kernel/rdmx/sessions), 0 if none
+ * @sess_state: RDMX_SESS_STATE_*
+ * @local: local address
+ * @peer: peer address
+ * @service: service name
+ * @credits: SENDs the session may post to the peer now
+ * @queued: messages received and waiting for RECV
+ * @msgs_tx: messages this channel sent
+ * @msgs_rx: messages this channel received
+ * @bytes_tx: payload bytes sent
+ * @bytes_rx: payload bytes received
+ * @generation: the session's incarnation
+ * @reserved: zero
+ */
+struct rdmx_ep_info {
+	__u32 size;
+	__u32 flags;
+	__u32 state;
+	__u32 error;
+	__u32 sess_id;
+	__u32 sess_state;
+	struct rdmx_sockaddr local;
+	struct rdmx_sockaddr peer;
+	__u8 service[RDMX_SERVICE_LEN];
+	__u32 credits;
+	__u32 queued;
+	__u64 msgs_tx;
+	__u64 msgs_rx;
+	__u64 bytes_tx;
+	__u64 bytes_rx;
+	__u64 generation;
+	__u64 reserved[4];
+};
+
+#define RDMX_EP_INFO_SIZE_VER0		216
+
+/**
+ * struct rdmx_listener_arg - argument of RDMX_IOC_LISTENER_ADD and _DEL
+ * @size: in: sizeof(struct rdmx_listener_arg) as the caller knows it;
+ *	out: bytes written back
+ * @flags: must be 0
+ * @addr: address and port to listen on (any address when all zero)
+ *
+ * A listener accepts sessions from peers, so that they reach services
+ * bound with RDMX_IOC_EP_LISTEN and the built-in RDMX_SERVICE_ECHO. One
+ * added here stays until deleted or the module unloads; both need
+ * CAP_NET_ADMIN. RDMX_IOC_EP_LISTEN creates one implicitly for as long as
+ * the endpoint listens. Listeners follow RDMA devices as they come and go.
+ */
+struct rdmx_listener_arg {
+	__u32 size;
+	__u32 flags;
+	struct rdmx_sockaddr addr;
+};
+
+#define RDMX_LISTENER_ARG_SIZE_VER0	32
+
+/**
+ * struct rdmx_sess_close - argument of RDMX_IOC_SESS_CLOSE
+ * @size: in: sizeof(struct rdmx_sess_close) as the caller knows it;
+ *	out: bytes written back
+ * @flags: must be 0
+ * @sess_id: the session (as in /sys/kernel/rdmx/sessions)
+ * @reserved: zero
+ *
+ * Closes a session and fails its channels with ECONNRESET. Needs
+ * CAP_NET_ADMIN.
+ */
+struct rdmx_sess_close {
+	__u32 size;
+	__u32 flags;
+	__u32 sess_id;
+	__u32 reserved;
+};
+
+#define RDMX_SESS_CLOSE_SIZE_VER0	16
 
 #endif /* _UAPI_LINUX_RDMX_H */

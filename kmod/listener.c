@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx listeners and the service table.
+ *
+ * A listener is an rdma_cm id listening on an address and port. It is
+ * shared by the endpoints listening there (one use each) and by an
+ * administrator's RDMX_IOC_LISTENER_ADD (persistent). A listener bound to
+ * one address sits on that address's RDMA device; when the device goes,
+ * rdma_cm reports DEVICE_REMOVAL and the id is dropped, and the listener
+ * binds again when a device is added (rdmx_listeners_kick()). A wildcard
+ * listener is not bound to a device: rdma_cm follows devices for it.
+ *
+ * Locking: rdmx_lst_mutex guards the list and each listener's fields
+ * except cm_id, which rdmx_lst_lock also guards, because the CM handler
+ * (which must not take the mutex: rdma_destroy_id() under the mutex waits
+ * for it) clears it on DEVICE_REMOVAL.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+
+#include "rdmx.h"
+#include "sess.h"
+
+static LIST_HEAD(rdmx_listeners);
+static DEFINE_MUTEX(rdmx_lst_mutex);
+static DEFINE_SPINLOCK(rdmx_lst_lock);
+static DEFINE_IDA(rdmx_lst_ida);
+static struct work_struct rdmx_lst_rebind_work;
+
+static LIST_HEAD(rdmx_services);
+static DEFINE_SPINLOCK(rdmx_svc_lock);
+
+#define RDMX_LISTEN_BACKLOG	128
+
+/**
+ * rdmx_addr_port() - the port of an IPv4 or IPv6 address
+ * @sa: the address
+ *
+ * Context: any context.
+ * Return: the port in host byte order.
+ */
+u16 rdmx_addr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+static bool rdmx_addr_any(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/**
+ * rdmx_addr_copy() - copy an IPv4 or IPv6 address
+ * @dst: destination, zeroed beyond the address
+ * @src: the address
+ *
+ * Context: any context.
+ */
+void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, src, src->sa_family == AF_INET6 ?
+	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+}
+
+/**
+ * rdmx_addr_equal() - whether two addresses and ports are the same
+ * @a: one
+ * @b: the other
+ *
+ * Context: any context.
+ * Return: true when family, address, port (and IPv6 scope) match.
+ */
+bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
+		       a6->sin6_port == b6->sin6_port &&
+		       a6->sin6_scope_id == b6->sin6_scope_id;
+	}
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr &&
+	       ((const struct sockaddr_in *)a)->sin_port ==
+	       ((const struct sockaddr_in *)b)->sin_port;
+}
+
+/**
+ * rdmx_addr_from_user() - check and convert a uapi address
+ * @ua: the caller's struct rdmx_sockaddr
+ * @ss: the result
+ * @any_ok: whether the any-address is acceptable (listening)
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for an unknown family, bytes set beyond an IPv4
+ * address, a scope on IPv4, or an any-address where one is not allowed;
+ * -EAFNOSUPPORT for IPv6 on a kernel without it.
+ */
+int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
+			struct sockaddr_storage *ss, bool any_ok)
+{
+	u16 port = ua->port ?: RDMX_DEFAULT_PORT;
+
+	memset(ss, 0, sizeof(*ss));
+	if (ua->family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (ua->scope_id || memchr_inv(ua->addr + 4, 0, 12))
+			return -EINVAL;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		memcpy(&sin->sin_addr, ua->addr, 4);
+	} else if (ua->family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		if (!IS_ENABLED(CONFIG_IPV6))
+			return -EAFNOSUPPORT;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		sin6->sin6_scope_id = ua->scope_id;
+		memcpy(&sin6->sin6_addr, ua->addr, 16);
+	} else {
+		return -EINVAL;
+	}
+	if (!any_ok && rdmx_addr_any((struct sockaddr *)ss))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdmx_addr_to_user() - convert an address for the uapi
+ * @sa: an IPv4 or IPv6 address, or an empty one (family 0)
+ * @ua: the result
+ *
+ * Context: any context.
+ */
+void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua)
+{
+	memset(ua, 0, sizeof(*ua));
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		ua->family = AF_INET;
+		ua->port = ntohs(sin->sin_port);
+		memcpy(ua->addr, &sin->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		ua->family = AF_INET6;
+		ua->port = ntohs(sin6->sin6_port);
+		ua->scope_id = sin6->sin6_scope_id;
+		memcpy(ua->addr, &sin6->sin6_addr, 16);
+	}
+}
+
+/* ---- listeners ---------------------------------------------------------- */
+
+static struct rdmx_listener *rdmx_listener_find(const struct sockaddr *addr)
+{
+	struct rdmx_listener *lst;
+
+	lockdep_assert_held(&rdmx_lst_mutex);
+	list_for_each_entry(lst, &rdmx_listeners, node)
+		if (rdmx_addr_equal((struct sockaddr *)&lst->addr, addr))
+			return lst;
+	return NULL;
+}
+
+/* Create, bind and listen; under the mutex. */
+static int rdmx_listener_bind(struct rdmx_listener *lst)
+{
+	struct rdma_cm_id *cm_id;
+	int ret;
+
+	lockdep_assert_held(&rdmx_lst_mutex);
+	cm_id = rdma_create_id(&init_net, rdmx_cm_handler, &lst->cm_ctx,
+			       RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	if (lst->addr.ss_family == AF_INET6)
+		rdma_set_afonly(cm_id, 1);
+	ret = rdma_bind_addr(cm_id, (struct sockaddr *)&lst->addr);
+	if (ret)
+		goto out_destroy;
+	ret = rdma_listen(cm_id, RDMX_LISTEN_BACKLOG);
+	if (ret)
+		goto out_destroy;
+	spin_lock(&rdmx_lst_lock);
+	lst->cm_id = cm_id;
+	spin_unlock(&rdmx_lst_lock);
+	return 0;
+
+out_destroy:
+	rdma_destroy_id(cm_id);
+	return ret;
+}
+
+static void rdmx_listener_unbind(struct rdmx_listener *lst)
+{
+	struct rdma_cm_id *cm_id;
+
+	spin_lock(&rdmx_lst_lock);
+	cm_id = lst->cm_id;
+	lst->cm_id = NULL;
+	spin_unlock(&rdmx_lst_lock);
+	if (cm_id)
+		rdma_destroy_id(cm_id);
+}
+
+/**
+ * rdmx_listener_cm_event() - an event on a listening id
+ * @cm_id: the listener's id
+ * @ev: the event
+ *
+ * Context: rdma_cm's handler context.
+ * Return: 1 on DEVICE_REMOVAL of an id nobody else is destroying, so that
+ * rdma_cm destroys it; else 0.
+ */
+int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rdmx_listener *lst = container_of(cm_id->context,
+						 struct rdmx_listener, cm_ctx);
+	int ret = 0;
+
+	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
+		return 0;
+	spin_lock(&rdmx_lst_lock);
+	if (lst->cm_id == cm_id) {
+		lst->cm_id = NULL;
+		ret = 1;
+	}
+	spin_unlock(&rdmx_lst_lock);
+	if (ret)
+		pr_info("listener %pISpc: its device went away; waiting for one\n",
+			&lst->addr);
+	return ret;
+}
+
+static void rdmx_lst_rebind(struct work_struct *work)
+{
+	struct rdmx_listener *lst;
+	bool unbound;
+
+	mutex_lock(&rdmx_lst_mutex);
+	list_for_each_entry(lst, &rdmx_listeners, node) {
+		spin_lock(&rdmx_lst_lock);
+		unbound = !lst->cm_id;
+		spin_unlock(&rdmx_lst_lock);
+		if (unbound && !rdmx_listener_bind(lst))
+			pr_info("listener %pISpc: listening again\n", &lst->addr);
+	}
+	mutex_unlock(&rdmx_lst_mutex);
+}
+
+/**
+ * rdmx_listeners_kick() - a device was added: rebind listeners without one
+ *
+ * Context: any context.
+ */
+void rdmx_listeners_kick(void)
+{
+	queue_work(rdmx_wq, &rdmx_lst_rebind_work);
+}
+
+/**
+ * rdmx_listener_get() - listen on an address and port, or share a listener
+ * @addr: address (any, or one of this host's) and port
+ * @persistent: an administrator's listener (RDMX_IOC_LISTENER_ADD)
+ *
+ * Context: process context.
+ * Return: 0; -EEXIST when a persistent listener is already there;
+ * -ENOMEM; or rdma_cm's error (-EADDRNOTAVAIL, -EADDRINUSE, -ENODEV).
+ */
+int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
+{
+	struct rdmx_listener *lst;
+	int ret = 0;
+
+	mutex_lock(&rdmx_lst_mutex);
+	lst = rdmx_listener_find(addr);
+	if (lst) {
+		if (persistent) {
+			if (lst->persistent)
+				ret = -EEXIST;
+			else
+				lst->persistent = true;
+		} else {
+			lst->users++;
+		}
+		goto out;
+	}
+	lst = kzalloc(sizeof(*lst), GFP_KERNEL);
+	if (!lst) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	lst->cm_ctx.kind = RDMX_CM_LISTENER;
+	rdmx_addr_copy(&lst->addr, addr);
+	ret = rdmx_listener_bind(lst);
+	if (ret)
+		goto out_free;
+	ret = ida_alloc_min(&rdmx_lst_ida, 1, GFP_KERNEL);
+	if (ret < 0)
+		goto out_unbind;
+	lst->id = ret;
+	ret = 0;
+	lst->persistent = persistent;
+	lst->users = !persistent;
+	list_add_tail(&lst->node, &rdmx_listeners);
+	if (rdmx_sysfs_listener_add(lst))
+		pr_warn("listener %pISpc: no sysfs directory\n", &lst->addr);
+	pr_info("listening on %pISpc\n", &lst->addr);
+	goto out;
+
+out_unbind:
+	rdmx_listener_unbind(lst);
+out_free:
+	kfree(lst);
+out:
+	mutex_unlock(&rdmx_lst_mutex);
+	return ret;
+}
+
+static void rdmx_listener_free(struct rdmx_listener *lst)
+{
+	lockdep_assert_held(&rdmx_lst_mutex);
+	list_del(&lst->node);
+	rdmx_listener_unbind(lst);
+	pr_info("stopped listening on %pISpc\n", &lst->addr);
+	ida_free(&rdmx_lst_ida, lst->id);
+	rdmx_sysfs_listener_del(lst);	/* frees it */
+}
+
+/**
+ * rdmx_listener_put() - drop a use of a listener
+ * @addr: the address it was got with
+ * @persistent: dropping the administrator's listener (LISTENER_DEL)
+ *
+ * Context: process context.
+ */
+void rdmx_listener_put(const struct sockaddr *addr, bool persistent)
+{
+	struct rdmx_listener *lst;
+
+	mutex_lock(&rdmx_lst_mutex);
+	lst = rdmx_listener_find(addr);
+	if (!lst)
+		goto out;
+	if (persistent)
+		lst->persistent = false;
+	else if (!WARN_ON(!lst->users))
+		lst->users--;
+	if (!lst->users && !lst->persistent)
+		rdmx_listener_free(lst);
+out:
+	mutex_unlock(&rdmx_lst_mutex);
+}
+
+/**
+ * rdmx_listener_del() - remove an administrator's listener
+ * @addr: its address and port
+ *
+ * Context: process context.
+ * Return: 0, or -ENOENT when no persistent listener is there.
+ */
+int rdmx_listener_del(const struct sockaddr *addr)
+{
+	struct rdmx_listener *lst;
+	bool found;
+
+	mutex_lock(&rdmx_lst_mutex);
+	lst = rdmx_listener_find(addr);
+	found = lst && lst->persistent;
+	mutex_unlock(&rdmx_lst_mutex);
+	if (!found)
+		return -ENOENT;
+	rdmx_listener_put(addr, true);
+	return 0;
+}
+
+/**
+ * rdmx_listener_device() - the device a listener is bound to, for sysfs
+ * @lst: the listener
+ * @buf: where to put the name
+ * @len: room at @buf
+ *
+ * Context: process context.
+ */
+void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	spin_lock(&rdmx_lst_lock);
+	if (lst->cm_id && lst->cm_id->device)
+		strscpy(buf, lst->cm_id->device->name, len);
+	spin_unlock(&rdmx_lst_lock);
+}
+
+/* ---- services ----------------------------------------------------------- */
+
+/* Whether a listening endpoint's address covers @local. */
+static bool rdmx_svc_match(const struct sockaddr *lst, const struct sockaddr *local)
+{
+	if (rdmx_addr_port(lst) != rdmx_addr_port(local))
+		return false;
+	if (rdmx_addr_any(lst))
+		return true;
+	return rdmx_addr_equal(lst, local);
+}
+
+/**
+ * rdmx_svc_add() - publish a listening endpoint's service
+ * @ep: the endpoint; the table takes a reference
+ *
+ * Context: process context.
+ * Return: 0, or -EADDRINUSE when the service is taken on that address.
+ */
+int rdmx_svc_add(struct rdmx_ep *ep)
+{
+	struct rdmx_ep *other;
+	int ret = 0;
+
+	spin_lock(&rdmx_svc_lock);
+	list_for_each_entry(other, &rdmx_services, svc_node) {
+		if (!strcmp(other->service, ep->service) &&
+		    rdmx_addr_equal((struct sockaddr *)&other->listener,
+				    (struct sockaddr *)&ep->listener)) {
+			ret = -EADDRINUSE;
+			goto out;
+		}
+	}
+	kref_get(&ep->ref);
+	list_add_tail(&ep->svc_node, &rdmx_services);
+out:
+	spin_unlock(&rdmx_svc_lock);
+	return ret;
+}
+
+/**
+ * rdmx_svc_del() - withdraw a listening endpoint's service
+ * @ep: the endpoint
+ *
+ * Context: process context.
+ */
+void rdmx_svc_del(struct rdmx_ep *ep)
+{
+	bool was = false;
+
+	spin_lock(&rdmx_svc_lock);
+	if (!list_empty(&ep->svc_node)) {
+		list_del_init(&ep->svc_node);
+		was = true;
+	}
+	spin_unlock(&rdmx_svc_lock);
+	if (was)
+		kref_put(&ep->ref, rdmx_ep_kref_release);
+}
+
+/**
+ * rdmx_svc_find_get() - the endpoint listening for a service
+ * @local: the address and port a session arrived on
+ * @service: the service name
+ *
+ * A listener on a specific address wins over one on any address.
+ *
+ * Context: process context.
+ * Return: the endpoint with a reference, or NULL.
+ */
+struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
+				  const char *service)
+{
+	struct rdmx_ep *ep, *found = NULL;
+
+	spin_lock(&rdmx_svc_lock);
+	list_for_each_entry(ep, &rdmx_services, svc_node) {
+		if (strcmp(ep->service, service) ||
+		    !rdmx_svc_match((struct sockaddr *)&ep->listener, local))
+			continue;
+		found = ep;
+		if (!rdmx_addr_any((struct sockaddr *)&ep->listener))
+			break;
+	}
+	if (found)
+		kref_get(&found->ref);
+	spin_unlock(&rdmx_svc_lock);
+	return found;
+}
+
+/**
+ * rdmx_listeners_init() - set up the listener table
+ *
+ * Context: module init.
+ * Return: 0.
+ */
+int rdmx_listeners_init(void)
+{
+	INIT_WORK(&rdmx_lst_rebind_work, rdmx_lst_rebind);
+	return 0;
+}
+
+/**
+ * rdmx_listeners_exit() - stop every listener
+ *
+ * Endpoints hold a module reference, so only persistent listeners remain.
+ *
+ * Context: module exit.
+ */
+void rdmx_listeners_exit(void)
+{
+	struct rdmx_listener *lst, *tmp;
+
+	cancel_work_sync(&rdmx_lst_rebind_work);
+	mutex_lock(&rdmx_lst_mutex);
+	list_for_each_entry_safe(lst, tmp, &rdmx_listeners, node) {
+		WARN_ON(lst->users);
+		rdmx_listener_free(lst);
+	}
+	mutex_unlock(&rdmx_lst_mutex);
+	WARN_ON(!list_empty(&rdmx_services));
+}

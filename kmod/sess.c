@@ -1,0 +1,1949 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx sessions: rdma_cm connections, the RC QP data path, sequencing,
+ * credits, heartbeats and reconnect. See sess.h for the structures and the
+ * locking rules, and Documentation/protocol.rst for the wire protocol.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rdmx.h"
+#include "sess.h"
+#include "rdmx_trace.h"
+
+struct rdmx_params rdmx_params = {
+	.hb_interval_ms = 1000,
+	.hb_miss_max = 3,
+	.loss_timeout_ms = 30000,
+	.connect_timeout_ms = 10000,
+	.reconnect_max_ms = 2000,
+	.queue_depth = 64,
+};
+
+/* Sessions by id; xa_lock guards lookups against the final put. */
+static DEFINE_XARRAY_ALLOC1(rdmx_sessions);
+/* Serialises finding-or-creating a client session. */
+static DEFINE_MUTEX(rdmx_sess_mutex);
+static u32 rdmx_sess_next_id;
+struct workqueue_struct *rdmx_wq;
+
+static void rdmx_conn_fail(struct rdmx_conn *conn, int err);
+static void rdmx_tx_kick(struct rdmx_sess *sess);
+static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
+				  const char *service);
+static void rdmx_sess_close(struct rdmx_sess *sess, int err);
+static void rdmx_hb_work(struct work_struct *work);
+static void rdmx_ack_work(struct work_struct *work);
+static void rdmx_reconnect_work(struct work_struct *work);
+static void rdmx_close_work(struct work_struct *work);
+
+static void rdmx_sess_release(struct kref *ref)
+{
+	struct rdmx_sess *sess = container_of(ref, struct rdmx_sess, ref);
+
+	WARN_ON(sess->conn);
+	WARN_ON(!list_empty(&sess->tx_list));
+	xa_destroy(&sess->chans);
+	rdmx_sysfs_sess_del(sess);
+	rdmx_sess_release_final(sess);
+}
+
+/**
+ * rdmx_sess_put() - drop a session reference
+ * @sess: the session
+ *
+ * Context: process context; not under any rdmx spinlock.
+ */
+void rdmx_sess_put(struct rdmx_sess *sess)
+{
+	kref_put(&sess->ref, rdmx_sess_release);
+}
+
+/* Queue @dwork holding a session reference for it. */
+static void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
+			    unsigned long delay)
+{
+	kref_get(&sess->ref);
+	if (!mod_delayed_work(rdmx_wq, dwork, delay))
+		return;
+	/* It was already pending and holds its own reference. */
+	kref_put(&sess->ref, rdmx_sess_release);
+}
+
+/*
+ * The only place a session changes state. An illegal transition is a bug:
+ * it is refused with a warning.
+ */
+static bool rdmx_sess_set_state(struct rdmx_sess *sess,
+				enum rdmx_sess_state to)
+{
+	lockdep_assert_held(&sess->lock);
+	if (WARN_ONCE(!rdmx_sess_transition_valid(sess->state, to),
+		      "rdmx: session %u: %s -> %s\n", sess->id,
+		      rdmx_sess_state_str(sess->state), rdmx_sess_state_str(to)))
+		return false;
+	trace_rdmx_sess_state(sess->id, sess->generation, sess->state, to);
+	sess->state = to;
+	wake_up_all(&sess->wait);
+	return true;
+}
+
+static struct rdmx_sess *rdmx_sess_alloc(bool server)
+{
+	struct rdmx_sess *sess;
+	int ret;
+
+	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
+	if (!sess)
+		return NULL;
+	kref_init(&sess->ref);
+	sess->server = server;
+	mutex_init(&sess->mutex);
+	spin_lock_init(&sess->lock);
+	sess->state = RDMX_SESS_IDLE;
+	INIT_LIST_HEAD(&sess->tx_list);
+	INIT_LIST_HEAD(&sess->node);
+	xa_init_flags(&sess->chans, XA_FLAGS_ALLOC1);
+	init_waitqueue_head(&sess->wait);
+	INIT_DELAYED_WORK(&sess->hb_work, rdmx_hb_work);
+	INIT_DELAYED_WORK(&sess->ack_work, rdmx_ack_work);
+	INIT_DELAYED_WORK(&sess->reconnect_work, rdmx_reconnect_work);
+	INIT_DELAYED_WORK(&sess->close_work, rdmx_close_work);
+	sess->last_rx = jiffies;
+
+	ret = xa_alloc_cyclic(&rdmx_sessions, &sess->id, sess,
+			      XA_LIMIT(1, INT_MAX), &rdmx_sess_next_id,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(sess);
+		return NULL;
+	}
+	return sess;
+}
+
+/* ---- transmit ---------------------------------------------------------- */
+
+static struct rdmx_txbuf *rdmx_txbuf_alloc(struct rdmx_sess *sess, size_t len,
+					   gfp_t gfp)
+{
+	struct rdmx_txbuf *txb;
+
+	txb = kzalloc(struct_size(txb, buf, sizeof(struct rdmx_msg_hdr) + len),
+		      gfp);
+	if (!txb)
+		return NULL;
+	INIT_LIST_HEAD(&txb->node);
+	txb->sess = sess;
+	txb->len = sizeof(struct rdmx_msg_hdr) + len;
+	return txb;
+}
+
+static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc);
+
+/* Fill in credits and ack, map and post one SEND. */
+static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
+{
+	struct rdmx_sess *sess = conn->sess;
+	struct ib_device *ibdev = conn->cm_id->device;
+	struct rdmx_msg_hdr *hdr = (struct rdmx_msg_hdr *)txb->buf;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	u32 grant = 0;
+	int ret;
+
+	lockdep_assert_held(&sess->lock);
+
+	if (!sess->rx_held) {
+		grant = min_t(u32, sess->rx_owed, U16_MAX);
+		sess->rx_owed -= grant;
+	}
+	hdr->credits = cpu_to_le16(grant);
+	hdr->ack = cpu_to_le32(sess->rcv_nxt);
+	sess->ack_sent = sess->rcv_nxt;
+
+	txb->dma = ib_dma_map_single(ibdev, txb->buf, txb->len, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, txb->dma)) {
+		sess->rx_owed += grant;
+		return -ENOMEM;
+	}
+	sge.addr = txb->dma;
+	sge.length = txb->len;
+	sge.lkey = conn->pd->local_dma_lkey;
+	txb->cqe.done = rdmx_send_done;
+	wr.wr_cqe = &txb->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+
+	ret = ib_post_send(conn->qp, &wr, NULL);
+	if (unlikely(ret)) {
+		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
+		sess->rx_owed += grant;
+		return ret;
+	}
+	txb->conn = conn;
+	conn->sq_posted++;
+	trace_rdmx_msg_send(sess->id, hdr->type, le32_to_cpu(hdr->seq),
+			    sess->rcv_nxt, grant,
+			    txb->len - sizeof(struct rdmx_msg_hdr));
+	return 0;
+}
+
+/*
+ * Send a control message on the current connection if a control buffer,
+ * a send queue slot and a credit allow. Returns false when it could not:
+ * the caller's condition stays and the next completion or timer retries.
+ */
+static bool rdmx_send_ctrl(struct rdmx_sess *sess, u8 type)
+{
+	struct rdmx_conn *conn = sess->conn;
+	struct rdmx_txbuf *txb;
+	struct rdmx_msg m = { .type = type };
+
+	lockdep_assert_held(&sess->lock);
+
+	if (!conn || conn->state != RDMX_CONN_LIVE)
+		return false;
+	if (list_empty(&conn->ctrl_free) || conn->sq_posted >= conn->sq_size)
+		return false;
+	/*
+	 * The last credit is kept for messages that hand credits back (or
+	 * probe for them): see Documentation/protocol.rst, Credits.
+	 */
+	if (!rdmx_credits_take(&sess->credits, true))
+		return false;
+	txb = list_first_entry(&conn->ctrl_free, struct rdmx_txbuf, node);
+	list_del_init(&txb->node);
+	rdmx_msg_hdr_pack((struct rdmx_msg_hdr *)txb->buf, &m);
+	txb->len = sizeof(struct rdmx_msg_hdr);
+	if (rdmx_post_txbuf(conn, txb)) {
+		list_add(&txb->node, &conn->ctrl_free);
+		sess->credits.avail++;
+		rdmx_conn_fail(conn, -EIO);
+		return false;
+	}
+	return true;
+}
+
+/* Post queued sequenced messages while credits and send slots last. */
+static void rdmx_tx_kick(struct rdmx_sess *sess)
+{
+	struct rdmx_conn *conn = sess->conn;
+	struct rdmx_txbuf *txb;
+
+	lockdep_assert_held(&sess->lock);
+
+	if (!conn || conn->state != RDMX_CONN_LIVE)
+		return;
+	while ((txb = sess->tx_post)) {
+		if (conn->sq_posted + RDMX_CTRL_BUFS >= conn->sq_size)
+			break;
+		if (!rdmx_credits_take(&sess->credits, false))
+			break;
+		if (rdmx_post_txbuf(conn, txb)) {
+			sess->credits.avail++;
+			rdmx_conn_fail(conn, -EIO);
+			return;
+		}
+		if (txb->sent)
+			sess->stats.retransmits++;
+		txb->sent = true;
+		sess->tx_post = list_is_last(&txb->node, &sess->tx_list) ?
+				NULL : list_next_entry(txb, node);
+	}
+}
+
+/* Drop what the peer acknowledged; those still posted go at completion. */
+static void rdmx_tx_ack(struct rdmx_sess *sess, u32 ack,
+			struct list_head *to_free)
+{
+	struct rdmx_txbuf *txb, *tmp;
+
+	lockdep_assert_held(&sess->lock);
+
+	list_for_each_entry_safe(txb, tmp, &sess->tx_list, node) {
+		if (!rdmx_seq_before(txb->seq, ack))
+			break;
+		if (sess->tx_post == txb)
+			sess->tx_post = list_is_last(&txb->node, &sess->tx_list) ?
+					NULL : list_next_entry(txb, node);
+		list_del_init(&txb->node);
+		sess->tx_count--;
+		if (txb->conn)
+			txb->acked = true;
+		else
+			list_add_tail(&txb->node, to_free);
+	}
+	if (sess->snd_una != ack) {
+		sess->snd_una = ack;
+		wake_up_all(&sess->wait);
+	}
+}
+
+static void rdmx_txbuf_free_list(struct list_head *list)
+{
+	struct rdmx_txbuf *txb, *tmp;
+
+	list_for_each_entry_safe(txb, tmp, list, node)
+		kfree(txb);
+}
+
+/* Acknowledge and grant credits now when it matters, else soon. */
+static void rdmx_ack_maybe(struct rdmx_sess *sess, bool now)
+{
+	struct rdmx_conn *conn = sess->conn;
+	u32 threshold;
+
+	lockdep_assert_held(&sess->lock);
+
+	if (!conn || conn->state != RDMX_CONN_LIVE)
+		return;
+	threshold = max_t(u32, 1, conn->depth / 4);
+	if (!sess->rx_held && sess->rx_owed >= threshold)
+		now = true;
+	if (now) {
+		if (rdmx_send_ctrl(sess, RDMX_MSG_ACK))
+			return;
+	}
+	if (sess->rcv_nxt != sess->ack_sent || (sess->rx_owed && !sess->rx_held))
+		rdmx_sess_queue(sess, &sess->ack_work, 1);
+}
+
+static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_txbuf *txb = container_of(wc->wr_cqe, struct rdmx_txbuf,
+					      cqe);
+	struct rdmx_sess *sess = txb->sess;
+	struct rdmx_conn *conn = txb->conn;
+	bool free = false;
+
+	ib_dma_unmap_single(conn->cm_id->device, txb->dma, txb->len,
+			    DMA_TO_DEVICE);
+
+	spin_lock(&sess->lock);
+	conn->sq_posted--;
+	txb->conn = NULL;
+	if (txb->ctrl)
+		list_add(&txb->node, &conn->ctrl_free);
+	else if (txb->acked)
+		free = true;
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_rdmx_wc_error(sess->id, "send", wc->status,
+					    wc->vendor_err);
+			pr_err_ratelimited("session %u: send failed: %s (%d)\n",
+					   sess->id,
+					   ib_wc_status_msg(wc->status),
+					   wc->status);
+		}
+		rdmx_conn_fail(conn, -EIO);
+	} else {
+		rdmx_tx_kick(sess);
+		rdmx_ack_maybe(sess, false);
+	}
+	spin_unlock(&sess->lock);
+	if (free)
+		kfree(txb);
+}
+
+/**
+ * rdmx_sess_writable() - whether a sequenced message could be queued now
+ * @sess: the session
+ *
+ * Context: any context.
+ * Return: true when the transmit window has room or the session is closed
+ * (a send then fails at once rather than blocking).
+ */
+bool rdmx_sess_writable(struct rdmx_sess *sess)
+{
+	bool ret;
+
+	spin_lock(&sess->lock);
+	ret = sess->tx_count < RDMX_TX_WINDOW ||
+	      sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED;
+	spin_unlock(&sess->lock);
+	return ret;
+}
+
+/**
+ * rdmx_sess_credits() - SENDs the session may post to the peer now
+ * @sess: the session
+ *
+ * Context: any context.
+ * Return: the credits available.
+ */
+u32 rdmx_sess_credits(struct rdmx_sess *sess)
+{
+	u32 ret;
+
+	spin_lock(&sess->lock);
+	ret = sess->credits.avail;
+	spin_unlock(&sess->lock);
+	return ret;
+}
+
+static int rdmx_sess_closed_err(struct rdmx_sess *sess)
+{
+	return sess->error ? -sess->error : -ECONNRESET;
+}
+
+/* Queue one sequenced SEND; waits for window room unless @force. */
+static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
+				 struct rdmx_txbuf *txb, bool force,
+				 bool nonblock, bool killable)
+{
+	int ret;
+
+	for (;;) {
+		spin_lock(&sess->lock);
+		if (sess->state == RDMX_SESS_CLOSING ||
+		    sess->state == RDMX_SESS_CLOSED) {
+			ret = rdmx_sess_closed_err(sess);
+			spin_unlock(&sess->lock);
+			return ret;
+		}
+		if (force || sess->tx_count < RDMX_TX_WINDOW)
+			break;
+		spin_unlock(&sess->lock);
+		if (nonblock)
+			return -EAGAIN;
+		if (killable)
+			ret = wait_event_killable(sess->wait,
+						  rdmx_sess_writable(sess));
+		else
+			ret = wait_event_interruptible(sess->wait,
+						       rdmx_sess_writable(sess));
+		if (ret)
+			return -EINTR;
+	}
+	txb->sequenced = true;
+	txb->seq = sess->snd_nxt++;
+	((struct rdmx_msg_hdr *)txb->buf)->seq = cpu_to_le32(txb->seq);
+	list_add_tail(&txb->node, &sess->tx_list);
+	sess->tx_count++;
+	if (!sess->tx_post)
+		sess->tx_post = txb;
+	rdmx_tx_kick(sess);
+	spin_unlock(&sess->lock);
+	return 0;
+}
+
+/**
+ * rdmx_sess_send_seq() - queue a sequenced message on a session
+ * @sess: the session
+ * @type: RDMX_MSG_DATA, _OPEN, _OPEN_REP or _SHUT
+ * @flags: unused for now, 0
+ * @chan: the receiver's channel id (0 for OPEN)
+ * @payload: payload for control-like types, or NULL
+ * @len: bytes at @payload, or the message length when @from is given
+ * @from: DATA: the message's bytes; segmented to the peer's SEND size
+ * @wait: wait for room in the transmit window (DATA); else queue at once
+ * @nonblock: fail with -EAGAIN rather than wait for the first segment
+ *
+ * Once the first segment of a message is queued, the rest follow: later
+ * waits are only interrupted by a fatal signal, which leaves the message
+ * cut short (-EINTR with the channel marked broken by the caller).
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EAGAIN; -EINTR or -ERESTARTSYS; -ENOMEM; -EFAULT; or the
+ * session's error once it is closing.
+ */
+int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
+		       const void *payload, size_t len, struct iov_iter *from,
+		       bool wait, bool nonblock)
+{
+	size_t seg = RDMX_SEG_SIZE, left = len, n;
+	bool first = true;
+	int ret;
+
+	do {
+		struct rdmx_txbuf *txb;
+		struct rdmx_msg m = {
+			.type = type,
+			.chan = chan,
+		};
+
+		n = min(left, seg);
+		txb = rdmx_txbuf_alloc(sess, n, GFP_KERNEL);
+		if (!txb)
+			return first ? -ENOMEM : -EINTR;
+		if (from) {
+			if (!copy_from_iter_full(txb->buf +
+						 sizeof(struct rdmx_msg_hdr),
+						 n, from)) {
+				kfree(txb);
+				return first ? -EFAULT : -EINTR;
+			}
+		} else if (n) {
+			memcpy(txb->buf + sizeof(struct rdmx_msg_hdr),
+			       payload, n);
+		}
+		left -= n;
+		m.len = n;
+		if (left)
+			m.flags = RDMX_MSG_F_MORE;
+		rdmx_msg_hdr_pack((struct rdmx_msg_hdr *)txb->buf, &m);
+		ret = rdmx_sess_queue_txbuf(sess, txb, !wait, first && nonblock,
+					    !first);
+		if (ret) {
+			kfree(txb);
+			return first ? ret : -EINTR;
+		}
+		first = false;
+	} while (left);
+
+	spin_lock(&sess->lock);
+	if (type == RDMX_MSG_DATA) {
+		sess->stats.msgs_tx++;
+		sess->stats.bytes_tx += len;
+	}
+	spin_unlock(&sess->lock);
+	return 0;
+}
+
+/* ---- receive ------------------------------------------------------------ */
+
+static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+static int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
+{
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	sge.addr = rxb->dma;
+	sge.length = sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE;
+	sge.lkey = conn->pd->local_dma_lkey;
+	rxb->cqe.done = rdmx_recv_done;
+	wr.wr_cqe = &rxb->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	ib_dma_sync_single_for_device(conn->cm_id->device, rxb->dma,
+				      sge.length, DMA_FROM_DEVICE);
+	return ib_post_recv(conn->qp, &wr, NULL);
+}
+
+/* What to do after the session lock is dropped. */
+struct rdmx_rx_work {
+	struct rdmx_ep *ep;		/* notify (referenced) */
+	bool open;
+	u32 open_chan;
+	char service[RDMX_PROTO_SERVICE_LEN];
+	bool close;
+	struct list_head to_free;
+};
+
+static void rdmx_sess_protocol_error(struct rdmx_conn *conn, const char *what)
+{
+	pr_err_ratelimited("session %u: protocol error from %pISpc: %s\n",
+			   conn->sess->id, &conn->sess->peer, what);
+	rdmx_conn_fail(conn, -EPROTO);
+}
+
+/* Handle one sequenced message in order; under the session lock. */
+static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
+			      const struct rdmx_msg *m, const void *payload,
+			      struct rdmx_rxseg **segp, struct rdmx_rx_work *w)
+{
+	struct rdmx_ep *ep = NULL;
+	enum rdmx_open_status status;
+	u32 rchan;
+
+	if (m->type != RDMX_MSG_OPEN)
+		ep = xa_load(&sess->chans, m->chan);
+
+	switch (m->type) {
+	case RDMX_MSG_DATA:
+		sess->stats.msgs_rx += !(m->flags & RDMX_MSG_F_MORE);
+		sess->stats.bytes_rx += m->len;
+		if (!ep) {
+			sess->stats.dropped++;
+			return;
+		}
+		if (rdmx_ep_chan_deliver(ep, *segp,
+					 m->flags & RDMX_MSG_F_MORE) < 0)
+			return;
+		*segp = NULL;
+		sess->rx_queued += m->len;
+		if (sess->rx_queued > RDMX_SESS_RX_LIMIT)
+			sess->rx_held = true;
+		break;
+	case RDMX_MSG_OPEN:
+		if (rdmx_chan_open_parse(payload, m->len, &w->open_chan,
+					 w->service)) {
+			rdmx_sess_protocol_error(conn, "malformed OPEN");
+			return;
+		}
+		w->open = true;
+		return;
+	case RDMX_MSG_OPEN_REP:
+		if (rdmx_chan_open_rep_parse(payload, m->len, &rchan,
+					     &status)) {
+			rdmx_sess_protocol_error(conn, "malformed OPEN_REP");
+			return;
+		}
+		if (!ep)
+			return;
+		rdmx_ep_chan_open_rep(ep, rchan, status);
+		break;
+	case RDMX_MSG_SHUT:
+		if (!ep)
+			return;
+		rdmx_ep_chan_shut(ep);
+		break;
+	default:
+		return;
+	}
+	kref_get(&ep->ref);
+	w->ep = ep;
+}
+
+static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
+			 const void *payload, struct rdmx_rxseg **segp,
+			 struct rdmx_rx_work *w)
+{
+	struct rdmx_sess *sess = conn->sess;
+	bool ack_now = false;
+
+	lockdep_assert_held(&sess->lock);
+
+	sess->last_rx = jiffies;
+	sess->hb_missed = 0;
+	trace_rdmx_msg_recv(sess->id, m->type, m->seq, m->ack, m->credits,
+			    m->len);
+
+	if (rdmx_credits_grant(&sess->credits, m->credits)) {
+		rdmx_sess_protocol_error(conn, "credits beyond the queue");
+		return;
+	}
+	if (!rdmx_seq_ack_valid(sess->snd_una, sess->snd_nxt, m->ack)) {
+		rdmx_sess_protocol_error(conn, "acknowledgment out of window");
+		return;
+	}
+	rdmx_tx_ack(sess, m->ack, &w->to_free);
+
+	if (rdmx_msg_type_sequenced(m->type)) {
+		switch (rdmx_seq_classify(m->seq, sess->rcv_nxt)) {
+		case RDMX_SEQ_GAP:
+			rdmx_sess_protocol_error(conn, "sequence gap");
+			return;
+		case RDMX_SEQ_DUPLICATE:
+			/* A retransmission of what arrived: ack it again. */
+			sess->stats.dropped++;
+			ack_now = true;
+			break;
+		case RDMX_SEQ_IN_ORDER:
+			sess->rcv_nxt++;
+			rdmx_rx_sequenced(sess, conn, m, payload, segp, w);
+			ack_now = m->type != RDMX_MSG_DATA;
+			break;
+		}
+	} else {
+		switch (m->type) {
+		case RDMX_MSG_HEARTBEAT:
+			rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT_ACK);
+			break;
+		case RDMX_MSG_CLOSE:
+			w->close = true;
+			break;
+		default:
+			break;
+		}
+	}
+	rdmx_tx_kick(sess);
+	rdmx_ack_maybe(sess, ack_now);
+}
+
+static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_rxbuf *rxb = container_of(wc->wr_cqe, struct rdmx_rxbuf,
+					      cqe);
+	struct rdmx_conn *conn = rxb->conn;
+	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_rx_work w = { .to_free = LIST_HEAD_INIT(w.to_free) };
+	const void *payload = rxb->buf + sizeof(struct rdmx_msg_hdr);
+	struct rdmx_rxseg *seg = NULL;
+	struct rdmx_msg m;
+	int ret;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			trace_rdmx_wc_error(sess->id, "recv", wc->status,
+					    wc->vendor_err);
+			pr_err_ratelimited("session %u: receive failed: %s (%d)\n",
+					   sess->id,
+					   ib_wc_status_msg(wc->status),
+					   wc->status);
+		}
+		spin_lock(&sess->lock);
+		rdmx_conn_fail(conn, -EIO);
+		spin_unlock(&sess->lock);
+		return;
+	}
+
+	ib_dma_sync_single_for_cpu(conn->cm_id->device, rxb->dma,
+				   sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE,
+				   DMA_FROM_DEVICE);
+	ret = rdmx_msg_hdr_parse(rxb->buf, wc->byte_len, RDMX_SEG_SIZE, &m);
+	if (!ret && m.type == RDMX_MSG_DATA) {
+		seg = kmalloc(struct_size(seg, data, m.len), GFP_KERNEL);
+		if (seg) {
+			seg->len = m.len;
+			memcpy(seg->data, payload, m.len);
+		} else {
+			ret = -ENOMEM;
+		}
+	}
+
+	spin_lock(&sess->lock);
+	if (conn->state != RDMX_CONN_LIVE || sess->conn != conn) {
+		/* An older incarnation: whatever it carried is dropped. */
+		spin_unlock(&sess->lock);
+		kfree(seg);
+		return;
+	}
+	if (ret == -ENOMEM) {
+		rdmx_conn_fail(conn, -ENOMEM);
+	} else if (ret) {
+		rdmx_sess_protocol_error(conn, "malformed message header");
+	} else {
+		rdmx_sess_rx(conn, &m, payload, &seg, &w);
+		if (conn->state == RDMX_CONN_LIVE) {
+			if (rdmx_post_recv(conn, rxb))
+				rdmx_conn_fail(conn, -EIO);
+			else
+				sess->rx_owed++;
+			rdmx_ack_maybe(sess, false);
+		}
+	}
+	spin_unlock(&sess->lock);
+
+	kfree(seg);
+	rdmx_txbuf_free_list(&w.to_free);
+	if (w.ep)
+		kref_put(&w.ep->ref, rdmx_ep_kref_release);
+	if (w.open)
+		rdmx_sess_handle_open(sess, w.open_chan, w.service);
+	if (w.close)
+		rdmx_sess_close(sess, 0);
+}
+
+/**
+ * rdmx_sess_rx_consumed() - a reader took bytes off a channel's queue
+ * @sess: the session
+ * @bytes: payload bytes read
+ *
+ * Credits withheld while too much was queued flow again once half of it
+ * has been read.
+ *
+ * Context: process context; not under an rdmx spinlock.
+ */
+void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes)
+{
+	spin_lock(&sess->lock);
+	sess->rx_queued -= min(bytes, sess->rx_queued);
+	if (sess->rx_held && sess->rx_queued < RDMX_SESS_RX_LIMIT / 2) {
+		sess->rx_held = false;
+		rdmx_ack_maybe(sess, true);
+	}
+	spin_unlock(&sess->lock);
+}
+
+/* A peer opens a channel: find the service and answer. */
+static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
+				  const char *service)
+{
+	enum rdmx_open_status status = RDMX_OPEN_NO_SERVICE;
+	struct rdmx_chan_open_rep rep;
+	struct rdmx_ep *lep, *ep = NULL;
+	int ret;
+
+	if (!strcmp(service, RDMX_SERVICE_ECHO)) {
+		ret = rdmx_echo_open(sess, rchan, &ep);
+		status = ret ? RDMX_OPEN_BUSY : RDMX_OPEN_OK;
+		goto reply;
+	}
+	lep = rdmx_svc_find_get((struct sockaddr *)&sess->local, service);
+	if (!lep)
+		goto reply;
+	status = RDMX_OPEN_BUSY;
+	ep = rdmx_ep_new_chan(sess, rchan, service);
+	if (!ep)
+		goto put_lep;
+	if (rdmx_sess_chan_add(sess, ep))
+		goto drop_ep;
+	if (rdmx_ep_enqueue_accept(lep, ep)) {
+		rdmx_sess_chan_del(sess, ep);
+		goto drop_ep;
+	}
+	status = RDMX_OPEN_OK;
+	kref_put(&lep->ref, rdmx_ep_kref_release);
+	goto reply;
+
+drop_ep:
+	kref_put(&ep->ref, rdmx_ep_kref_release);
+	ep = NULL;
+put_lep:
+	kref_put(&lep->ref, rdmx_ep_kref_release);
+reply:
+	if (status != RDMX_OPEN_OK)
+		pr_info_ratelimited("session %u: %pISpc asked for service '%s': %s\n",
+				    sess->id, &sess->peer, service,
+				    status == RDMX_OPEN_NO_SERVICE ?
+				    "no such service" : "busy");
+	rdmx_chan_open_rep_pack(&rep, ep ? ep->chan : 0, status);
+	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN_REP, 0, rchan, &rep,
+				 sizeof(rep), NULL, false, false);
+	if (ret && ep)
+		rdmx_ep_chan_error(ep, -ret);
+}
+
+/**
+ * rdmx_sess_chan_add() - give a channel endpoint an id in a session
+ * @sess: the session
+ * @ep: the endpoint; the session's channel table takes a reference
+ *
+ * Context: process context.
+ * Return: 0; -EAGAIN when the session is closing (connect again); -ENOMEM
+ * or -EBUSY when out of ids.
+ */
+int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep)
+{
+	u32 id;
+	int ret;
+
+	spin_lock(&sess->lock);
+	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED) {
+		spin_unlock(&sess->lock);
+		return -EAGAIN;
+	}
+	ret = xa_alloc_cyclic(&sess->chans, &id, ep, XA_LIMIT(1, U32_MAX),
+			      &sess->chan_next, GFP_ATOMIC);
+	if (ret >= 0) {
+		ep->chan = id;
+		kref_get(&ep->ref);
+		sess->nr_chans++;
+		ret = 0;
+	}
+	spin_unlock(&sess->lock);
+	return ret;
+}
+
+/**
+ * rdmx_sess_chan_del() - remove a channel from its session
+ * @sess: the session
+ * @ep: the endpoint, in the table
+ *
+ * A client session left without channels closes itself once everything
+ * it sent has been acknowledged.
+ *
+ * Context: process context.
+ */
+void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
+{
+	bool idle = false;
+	struct rdmx_ep *old;
+
+	spin_lock(&sess->lock);
+	old = xa_cmpxchg(&sess->chans, ep->chan, ep, NULL, GFP_ATOMIC);
+	if (old != ep)
+		old = NULL;
+	if (old) {
+		sess->nr_chans--;
+		idle = !sess->nr_chans && !sess->server;
+	}
+	spin_unlock(&sess->lock);
+	if (idle)
+		rdmx_sess_queue(sess, &sess->close_work,
+				msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
+	if (old)
+		kref_put(&old->ref, rdmx_ep_kref_release);
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+static void rdmx_conn_teardown_work(struct work_struct *work);
+
+static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess)
+{
+	struct rdmx_conn *conn;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	conn->cm_ctx.kind = RDMX_CM_CONN;
+	conn->sess = sess;
+	kref_get(&sess->ref);
+	INIT_LIST_HEAD(&conn->ctrl_free);
+	INIT_WORK(&conn->teardown_work, rdmx_conn_teardown_work);
+	conn->depth = clamp_t(u32, rdmx_params.queue_depth,
+			      RDMX_CREDITS_RESERVED + 1,
+			      RDMX_PROTO_MAX_QUEUE_DEPTH);
+	return conn;
+}
+
+/*
+ * Fail a connection: mark it dead and queue its teardown, once. Any
+ * context; the caller holds the session lock when the connection may be
+ * the session's current one.
+ */
+static void rdmx_conn_fail(struct rdmx_conn *conn, int err)
+{
+	if (conn->state == RDMX_CONN_DEAD)
+		return;
+	conn->state = RDMX_CONN_DEAD;
+	conn->err = err;
+	queue_work(rdmx_wq, &conn->teardown_work);
+}
+
+/* Release the IB resources; each step only if it was done. */
+static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
+{
+	struct ib_device *ibdev = conn->cm_id ? conn->cm_id->device : NULL;
+	unsigned int i;
+
+	if (conn->qp) {
+		rdma_destroy_qp(conn->cm_id);
+		conn->qp = NULL;
+	}
+	if (conn->rx) {
+		for (i = 0; i < conn->depth; i++) {
+			struct rdmx_rxbuf *rxb = &conn->rx[i];
+
+			if (rxb->dma)
+				ib_dma_unmap_single(ibdev, rxb->dma,
+						    sizeof(struct rdmx_msg_hdr) +
+						    RDMX_SEG_SIZE,
+						    DMA_FROM_DEVICE);
+			kfree(rxb->buf);
+		}
+		kfree(conn->rx);
+		conn->rx = NULL;
+	}
+	for (i = 0; i < RDMX_CTRL_BUFS; i++) {
+		kfree(conn->ctrl[i]);
+		conn->ctrl[i] = NULL;
+	}
+	INIT_LIST_HEAD(&conn->ctrl_free);
+	if (conn->cq) {
+		ib_cq_pool_put(conn->cq, conn->cq_size);
+		conn->cq = NULL;
+	}
+	if (conn->pd) {
+		ib_dealloc_pd(conn->pd);
+		conn->pd = NULL;
+	}
+	if (conn->rdev) {
+		rdmx_device_put(conn->rdev);
+		conn->rdev = NULL;
+	}
+}
+
+/*
+ * Once the device is known: PD, CQ, QP, receive and control buffers. Every
+ * size comes from the device's attributes.
+ */
+static int rdmx_conn_create_ib(struct rdmx_conn *conn)
+{
+	struct ib_device *ibdev = conn->cm_id->device;
+	const struct ib_device_attr *attr = &ibdev->attrs;
+	struct ib_qp_init_attr init = {};
+	struct ib_port_attr pattr;
+	size_t rxlen = sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE;
+	unsigned int i;
+	int ret;
+
+	conn->rdev = rdmx_device_get_ibdev(ibdev);
+	if (!conn->rdev)
+		return -ENODEV;
+	ret = ib_query_port(ibdev, conn->cm_id->port_num, &pattr);
+	if (ret)
+		goto out;
+	if (pattr.max_msg_sz < rxlen) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	conn->depth = min_t(u32, conn->depth, attr->max_qp_wr - 1);
+	/* Sends: the peer's depth, control messages, +1 for drain. */
+	conn->sq_size = min_t(u32, RDMX_PROTO_MAX_QUEUE_DEPTH + RDMX_CTRL_BUFS,
+			      attr->max_qp_wr - 1);
+	if (conn->depth <= RDMX_CREDITS_RESERVED ||
+	    conn->sq_size <= RDMX_CTRL_BUFS + 1) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+
+	conn->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(conn->pd)) {
+		ret = PTR_ERR(conn->pd);
+		conn->pd = NULL;
+		goto out;
+	}
+	/* +2: one drain completion for each queue. */
+	conn->cq_size = conn->depth + conn->sq_size + 2;
+	conn->cq = ib_cq_pool_get(ibdev, conn->cq_size, -1, IB_POLL_WORKQUEUE);
+	if (IS_ERR(conn->cq)) {
+		ret = PTR_ERR(conn->cq);
+		conn->cq = NULL;
+		goto out;
+	}
+
+	init.qp_context = conn;
+	init.send_cq = conn->cq;
+	init.recv_cq = conn->cq;
+	init.qp_type = IB_QPT_RC;
+	init.sq_sig_type = IB_SIGNAL_ALL_WR;
+	init.cap.max_send_wr = conn->sq_size + 1;	/* +1 for drain */
+	init.cap.max_recv_wr = conn->depth + 1;		/* +1 for drain */
+	init.cap.max_send_sge = 1;
+	init.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(conn->cm_id, conn->pd, &init);
+	if (ret)
+		goto out;
+	conn->qp = conn->cm_id->qp;
+
+	conn->rx = kcalloc(conn->depth, sizeof(*conn->rx), GFP_KERNEL);
+	if (!conn->rx) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < conn->depth; i++) {
+		struct rdmx_rxbuf *rxb = &conn->rx[i];
+
+		rxb->conn = conn;
+		rxb->buf = kmalloc(rxlen, GFP_KERNEL);
+		if (!rxb->buf) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		rxb->dma = ib_dma_map_single(ibdev, rxb->buf, rxlen,
+					     DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(ibdev, rxb->dma)) {
+			rxb->dma = 0;
+			ret = -ENOMEM;
+			goto out;
+		}
+		ret = rdmx_post_recv(conn, rxb);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < RDMX_CTRL_BUFS; i++) {
+		conn->ctrl[i] = rdmx_txbuf_alloc(conn->sess, 0, GFP_KERNEL);
+		if (!conn->ctrl[i]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		conn->ctrl[i]->ctrl = true;
+		list_add_tail(&conn->ctrl[i]->node, &conn->ctrl_free);
+	}
+	return 0;
+
+out:
+	/* The teardown work undoes what was done, in reverse. */
+	return ret;
+}
+
+/* Parameters this side offers. */
+static void rdmx_conn_params(struct rdmx_conn *conn,
+			     struct rdmx_conn_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->queue_depth = conn->depth;
+	p->nr_qps = 1;
+	p->features = RDMX_PROTO_F_MSG;
+	p->max_msg_size = RDMX_SEG_SIZE;
+	uuid_copy(&p->sess_uuid, &conn->sess->uuid);
+	p->generation = conn->generation;
+}
+
+/* The connection is established: it becomes the session's current one. */
+static void rdmx_conn_established(struct rdmx_conn *conn,
+				  const struct rdmx_conn_params *peer)
+{
+	struct rdmx_sess *sess = conn->sess;
+	bool reconnect;
+
+	spin_lock(&sess->lock);
+	if (conn->state == RDMX_CONN_DEAD || sess->conn != conn) {
+		spin_unlock(&sess->lock);
+		return;
+	}
+	conn->peer_depth = peer->queue_depth;
+	conn->seg_size = min_t(u32, peer->max_msg_size, RDMX_SEG_SIZE);
+	if (rdmx_credits_init(&sess->credits, min(conn->peer_depth,
+						  conn->sq_size - RDMX_CTRL_BUFS))) {
+		rdmx_conn_fail(conn, -EPROTO);
+		spin_unlock(&sess->lock);
+		return;
+	}
+	conn->state = RDMX_CONN_LIVE;
+	memcpy(&sess->local, &conn->cm_id->route.addr.src_addr,
+	       sizeof(sess->local));
+	reconnect = sess->ever_connected;
+	sess->ever_connected = true;
+	sess->rx_owed = 0;
+	sess->ack_sent = sess->rcv_nxt;
+	sess->last_rx = jiffies;
+	sess->hb_missed = 0;
+	sess->attempts = 0;
+	sess->tx_post = list_first_entry_or_null(&sess->tx_list,
+						 struct rdmx_txbuf, node);
+	if (reconnect)
+		sess->stats.reconnects++;
+	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTED);
+	rdmx_tx_kick(sess);
+	spin_unlock(&sess->lock);
+
+	if (reconnect)
+		pr_info_ratelimited("session %u: reconnected to %pISpc on %s (generation %llu)\n",
+				    sess->id, &sess->peer,
+				    dev_name(&conn->cm_id->device->dev),
+				    conn->generation);
+	else
+		pr_info_ratelimited("session %u: connected %s %pISpc on %s\n",
+				    sess->id, sess->server ? "from" : "to",
+				    &sess->peer,
+				    dev_name(&conn->cm_id->device->dev));
+	rdmx_sess_queue(sess, &sess->hb_work,
+			msecs_to_jiffies(rdmx_params.hb_interval_ms));
+}
+
+static unsigned long rdmx_backoff(struct rdmx_sess *sess)
+{
+	unsigned int ms = RDMX_RECONNECT_MIN_MS << min(sess->attempts, 10U);
+
+	ms = min(ms, max(rdmx_params.reconnect_max_ms, RDMX_RECONNECT_MIN_MS));
+	/* Up to half again, so that many clients do not retry in step. */
+	ms += get_random_u32_below(ms / 2 + 1);
+	return msecs_to_jiffies(ms);
+}
+
+/* Free every queued message; the session is closed. Under the lock. */
+static void rdmx_sess_finish_close(struct rdmx_sess *sess,
+				   struct list_head *to_free)
+{
+	struct rdmx_txbuf *txb, *tmp;
+	struct rdmx_ep *ep;
+	unsigned long id;
+
+	lockdep_assert_held(&sess->lock);
+
+	list_for_each_entry_safe(txb, tmp, &sess->tx_list, node) {
+		list_del_init(&txb->node);
+		list_add_tail(&txb->node, to_free);
+	}
+	sess->tx_count = 0;
+	sess->tx_post = NULL;
+	xa_for_each(&sess->chans, id, ep)
+		rdmx_ep_chan_error(ep, sess->error ?: ECONNRESET);
+	rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
+}
+
+/* Drop the references of timers that will not run now. */
+static void rdmx_sess_cancel_works(struct rdmx_sess *sess)
+{
+	struct delayed_work *works[] = {
+		&sess->hb_work, &sess->ack_work, &sess->reconnect_work,
+		&sess->close_work,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(works); i++)
+		if (cancel_delayed_work(works[i]))
+			rdmx_sess_put(sess);
+}
+
+/* A closed session leaves the table, which drops its reference. */
+static void rdmx_sess_unlink(struct rdmx_sess *sess)
+{
+	rdmx_sess_cancel_works(sess);
+	if (xa_erase(&rdmx_sessions, sess->id) == sess)
+		rdmx_sess_put(sess);
+}
+
+static void rdmx_conn_teardown_work(struct work_struct *work)
+{
+	struct rdmx_conn *conn = container_of(work, struct rdmx_conn,
+					      teardown_work);
+	struct rdmx_sess *sess = conn->sess;
+	LIST_HEAD(to_free);
+	bool current_conn, closed = false;
+	int err = conn->err;
+
+	mutex_lock(&sess->mutex);
+	spin_lock(&sess->lock);
+	current_conn = sess->conn == conn;
+	conn->state = RDMX_CONN_DEAD;
+	spin_unlock(&sess->lock);
+
+	if (conn->qp) {
+		rdma_disconnect(conn->cm_id);
+		/* Every posted SEND and receive completes (flushed) first. */
+		ib_drain_qp(conn->qp);
+	}
+	rdmx_conn_destroy_ib(conn);
+	if (conn->cm_id) {
+		rdma_destroy_id(conn->cm_id);
+		conn->cm_id = NULL;
+	}
+
+	spin_lock(&sess->lock);
+	if (current_conn) {
+		sess->conn = NULL;
+		sess->tx_post = NULL;
+		switch (sess->state) {
+		case RDMX_SESS_CONNECTED:
+			sess->down_since = jiffies;
+			fallthrough;
+		case RDMX_SESS_CONNECTING:
+			if (sess->ever_connected) {
+				rdmx_sess_set_state(sess, RDMX_SESS_RECONNECTING);
+				rdmx_sess_queue(sess, &sess->reconnect_work,
+						sess->server ?
+						msecs_to_jiffies(rdmx_params.loss_timeout_ms) :
+						rdmx_backoff(sess));
+			} else if (!sess->server) {
+				sess->error = -err;
+				rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+				rdmx_sess_finish_close(sess, &to_free);
+				closed = true;
+			} else {
+				/* Never established: drop it. */
+				rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+				rdmx_sess_finish_close(sess, &to_free);
+				closed = true;
+			}
+			break;
+		case RDMX_SESS_CLOSING:
+			rdmx_sess_finish_close(sess, &to_free);
+			closed = true;
+			break;
+		default:
+			break;
+		}
+	}
+	spin_unlock(&sess->lock);
+	mutex_unlock(&sess->mutex);
+
+	if (current_conn && err && err != -ECONNABORTED)
+		pr_info_ratelimited("session %u: connection %s %pISpc lost (generation %llu): %pe\n",
+				    sess->id, sess->server ? "from" : "to",
+				    &sess->peer, conn->generation,
+				    ERR_PTR(err));
+	rdmx_txbuf_free_list(&to_free);
+	if (closed)
+		rdmx_sess_unlink(sess);
+	kfree(conn);
+	rdmx_sess_put(sess);
+}
+
+/* Client: start one connection attempt. Under the session mutex. */
+static int rdmx_sess_start_connect(struct rdmx_sess *sess)
+{
+	struct rdmx_conn *conn;
+	struct rdma_cm_id *cm_id;
+	int ret;
+
+	lockdep_assert_held(&sess->mutex);
+
+	conn = rdmx_conn_alloc(sess);
+	if (!conn)
+		return -ENOMEM;
+	cm_id = rdma_create_id(&init_net, rdmx_cm_handler, &conn->cm_ctx,
+			       RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(cm_id)) {
+		ret = PTR_ERR(cm_id);
+		rdmx_sess_put(sess);
+		kfree(conn);
+		return ret;
+	}
+	conn->cm_id = cm_id;
+
+	spin_lock(&sess->lock);
+	conn->generation = ++sess->generation;
+	conn->state = RDMX_CONN_RESOLVING;
+	sess->conn = conn;
+	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
+	spin_unlock(&sess->lock);
+
+	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&sess->peer,
+				RDMX_RESOLVE_TIMEOUT_MS);
+	if (ret) {
+		spin_lock(&sess->lock);
+		rdmx_conn_fail(conn, ret);
+		spin_unlock(&sess->lock);
+	}
+	return 0;
+}
+
+/* Client side CM events. */
+static int rdmx_cm_addr_resolved(struct rdmx_conn *conn)
+{
+	int ret;
+
+	ret = rdmx_conn_create_ib(conn);
+	if (ret)
+		return ret;
+	return rdma_resolve_route(conn->cm_id, RDMX_RESOLVE_TIMEOUT_MS);
+}
+
+static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
+{
+	struct rdma_conn_param param = {};
+	struct rdmx_conn_params p;
+	struct rdmx_conn_req req;
+
+	rdmx_conn_params(conn, &p);
+	rdmx_conn_req_pack(&req, &p);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.flow_control = 1;
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	param.responder_resources = min_t(u8, 16,
+					  conn->cm_id->device->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u8, 16,
+				      conn->cm_id->device->attrs.max_qp_init_rd_atom);
+	spin_lock(&conn->sess->lock);
+	if (conn->state != RDMX_CONN_DEAD)
+		conn->state = RDMX_CONN_CONNECTING;
+	spin_unlock(&conn->sess->lock);
+	return rdma_connect_locked(conn->cm_id, &param);
+}
+
+static int rdmx_cm_established(struct rdmx_conn *conn,
+			       struct rdma_cm_event *ev)
+{
+	struct rdmx_conn_params mine, peer;
+
+	if (conn->sess->server) {
+		/* The request was checked when it arrived. */
+		peer.queue_depth = conn->peer_depth;
+		peer.max_msg_size = conn->seg_size;
+		rdmx_conn_established(conn, &peer);
+		return 0;
+	}
+	rdmx_conn_params(conn, &mine);
+	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, &mine, &peer)) {
+		pr_err_ratelimited("session %u: %pISpc accepted with malformed connection data\n",
+				   conn->sess->id, &conn->sess->peer);
+		return -EPROTO;
+	}
+	rdmx_conn_established(conn, &peer);
+	return 0;
+}
+
+static int rdmx_cm_rejected(struct rdmx_conn *conn, struct rdma_cm_event *ev)
+{
+	enum rdmx_rej_reason reason;
+	const void *data;
+	u8 len = 0;
+
+	data = rdma_consumer_reject_data(conn->cm_id, ev, &len);
+	reason = rdmx_conn_rej_parse(data, data ? len : 0);
+	pr_info_ratelimited("session %u: %pISpc rejected the connection: %s (%s)\n",
+			    conn->sess->id, &conn->sess->peer,
+			    rdmx_rej_reason_str(reason),
+			    rdma_reject_msg(conn->cm_id, ev->status));
+	if (reason == RDMX_REJ_BUSY)
+		return -EAGAIN;
+	return -ECONNREFUSED;
+}
+
+static int rdmx_conn_cm_event(struct rdmx_conn *conn, struct rdma_cm_event *ev)
+{
+	int err = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdmx_cm_addr_resolved(conn);
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = rdmx_cm_route_resolved(conn);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = rdmx_cm_established(conn, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		err = rdmx_cm_rejected(conn, ev);
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		err = ev->status ? ev->status : -EHOSTUNREACH;
+		if (err > 0 || err == -ETIMEDOUT)
+			err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+		err = -ECONNRESET;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		err = -ECONNRESET;
+		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The ib_client remove callback waits for our teardown. */
+		err = -ENODEV;
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+	default:
+		break;
+	}
+	if (err) {
+		spin_lock(&conn->sess->lock);
+		rdmx_conn_fail(conn, err);
+		spin_unlock(&conn->sess->lock);
+	}
+	/* Never ask rdma_cm to destroy the id: the teardown work does. */
+	return 0;
+}
+
+/**
+ * rdmx_cm_handler() - rdma_cm event handler of every rdmx cm_id
+ * @cm_id: the id
+ * @ev: the event
+ *
+ * Listeners and connections share it, because an id created by a connect
+ * request inherits its listener's handler; the id's context says which.
+ *
+ * Context: rdma_cm's handler context (its handler mutex held).
+ * Return: non-zero to have rdma_cm destroy @cm_id.
+ */
+int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rdmx_cm_ctx *ctx = cm_id->context;
+
+	trace_rdmx_cm_event(ctx->kind == RDMX_CM_CONN ?
+			    container_of(ctx, struct rdmx_conn, cm_ctx)->sess->id : 0,
+			    ev->event, ev->status);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdmx_sess_listener_event(cm_id, ev);
+	if (ctx->kind == RDMX_CM_LISTENER)
+		return rdmx_listener_cm_event(cm_id, ev);
+	return rdmx_conn_cm_event(container_of(ctx, struct rdmx_conn, cm_ctx),
+				  ev);
+}
+
+/* ---- server side -------------------------------------------------------- */
+
+static void rdmx_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason)
+{
+	struct rdmx_conn_rej rej;
+
+	rdmx_conn_rej_pack(&rej, reason);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/* Find a server session by its uuid, with a reference. */
+static struct rdmx_sess *rdmx_sess_find_uuid(const uuid_t *uuid)
+{
+	struct rdmx_sess *sess, *found = NULL;
+	unsigned long id;
+
+	xa_lock(&rdmx_sessions);
+	xa_for_each(&rdmx_sessions, id, sess) {
+		if (sess->server && uuid_equal(&sess->uuid, uuid)) {
+			kref_get(&sess->ref);
+			found = sess;
+			break;
+		}
+	}
+	xa_unlock(&rdmx_sessions);
+	return found;
+}
+
+/**
+ * rdmx_sess_listener_event() - a connection request reached a listener
+ * @cm_id: the new rdma_cm id
+ * @ev: the CONNECT_REQUEST event
+ *
+ * Checks the request, finds the session it continues (by uuid) or makes a
+ * new one, builds the QP and accepts. A request continuing a session whose
+ * previous connection is still up ends that connection and is refused
+ * with RDMX_REJ_BUSY: the client retries once it is gone.
+ *
+ * Context: the rdma_cm event handler (its handler mutex held).
+ * Return: 0 when the id is kept; non-zero to have rdma_cm destroy it.
+ */
+int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdma_conn_param param = {};
+	struct rdmx_conn_params req, rep_p;
+	struct rdmx_conn_rep rep;
+	struct rdmx_sess *sess;
+	struct rdmx_conn *conn;
+	bool new_sess = false;
+	int ret;
+
+	ret = rdmx_conn_req_parse(ev->param.conn.private_data,
+				  ev->param.conn.private_data_len, &req, &reason);
+	if (ret) {
+		pr_info_ratelimited("refused a connection from %pISpc: %s\n",
+				    &cm_id->route.addr.dst_addr,
+				    rdmx_rej_reason_str(reason));
+		rdmx_reject(cm_id, reason);
+		return -EINVAL;
+	}
+
+	sess = rdmx_sess_find_uuid(&req.sess_uuid);
+	if (sess) {
+		spin_lock(&sess->lock);
+		if (sess->state == RDMX_SESS_CLOSING ||
+		    sess->state == RDMX_SESS_CLOSED ||
+		    req.generation <= sess->generation) {
+			reason = RDMX_REJ_STALE;
+		} else if (sess->conn) {
+			rdmx_conn_fail(sess->conn, -ECONNRESET);
+			reason = RDMX_REJ_BUSY;
+		}
+		spin_unlock(&sess->lock);
+		if (reason != RDMX_REJ_UNKNOWN)
+			goto reject_put;
+	} else {
+		if (req.generation != 1) {
+			reason = RDMX_REJ_STALE;
+			goto reject;
+		}
+		sess = rdmx_sess_alloc(true);
+		if (!sess) {
+			reason = RDMX_REJ_BUSY;
+			goto reject;
+		}
+		new_sess = true;
+		uuid_copy(&sess->uuid, &req.sess_uuid);
+		memcpy(&sess->peer, &cm_id->route.addr.dst_addr,
+		       sizeof(sess->peer));
+		memcpy(&sess->local, &cm_id->route.addr.src_addr,
+		       sizeof(sess->local));
+		kref_get(&sess->ref);	/* the table's */
+		if (rdmx_sysfs_sess_add(sess))
+			pr_warn_ratelimited("session %u: no sysfs directory\n",
+					    sess->id);
+	}
+
+	conn = rdmx_conn_alloc(sess);
+	if (!conn) {
+		reason = RDMX_REJ_BUSY;
+		goto reject_sess;
+	}
+	conn->cm_id = cm_id;
+	cm_id->context = &conn->cm_ctx;
+	conn->generation = req.generation;
+	conn->depth = min_t(u32, conn->depth, req.queue_depth);
+	ret = rdmx_conn_create_ib(conn);
+	if (ret) {
+		reason = RDMX_REJ_BUSY;
+		goto reject_conn;
+	}
+	conn->peer_depth = req.queue_depth;
+	conn->seg_size = min_t(u32, req.max_msg_size, RDMX_SEG_SIZE);
+
+	spin_lock(&sess->lock);
+	if (sess->conn || sess->state == RDMX_SESS_CLOSING ||
+	    sess->state == RDMX_SESS_CLOSED) {
+		spin_unlock(&sess->lock);
+		reason = RDMX_REJ_BUSY;
+		goto reject_conn;
+	}
+	sess->generation = req.generation;
+	sess->conn = conn;
+	conn->state = RDMX_CONN_CONNECTING;
+	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
+	spin_unlock(&sess->lock);
+
+	rdmx_conn_params(conn, &rep_p);
+	rep_p.features = req.features & RDMX_PROTO_F_MSG;
+	rdmx_conn_rep_pack(&rep, &rep_p);
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	param.flow_control = 1;
+	param.rnr_retry_count = 7;
+	param.responder_resources = min_t(u8, ev->param.conn.responder_resources,
+					  cm_id->device->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u8, ev->param.conn.initiator_depth,
+				      cm_id->device->attrs.max_qp_init_rd_atom);
+	ret = rdma_accept(cm_id, &param);
+	if (ret) {
+		spin_lock(&sess->lock);
+		rdmx_conn_fail(conn, ret);
+		spin_unlock(&sess->lock);
+	}
+	rdmx_sess_put(sess);
+	return 0;
+
+reject_conn:
+	rdmx_conn_destroy_ib(conn);
+	cm_id->context = NULL;
+	kfree(conn);
+	rdmx_sess_put(sess);	/* the connection's */
+reject_sess:
+	if (new_sess) {
+		spin_lock(&sess->lock);
+		rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+		rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
+		spin_unlock(&sess->lock);
+		rdmx_sess_unlink(sess);
+	}
+reject_put:
+	rdmx_sess_put(sess);
+reject:
+	pr_info_ratelimited("refused a connection from %pISpc: %s\n",
+			    &cm_id->route.addr.dst_addr,
+			    rdmx_rej_reason_str(reason));
+	rdmx_reject(cm_id, reason);
+	return -EINVAL;
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+static void rdmx_hb_work(struct work_struct *work)
+{
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, hb_work);
+	unsigned long interval = msecs_to_jiffies(rdmx_params.hb_interval_ms);
+	bool again = false;
+
+	spin_lock(&sess->lock);
+	if (sess->state == RDMX_SESS_CONNECTED && sess->conn &&
+	    sess->conn->state == RDMX_CONN_LIVE) {
+		again = true;
+		if (time_after(jiffies, sess->last_rx + interval)) {
+			sess->hb_missed++;
+			if (sess->hb_missed > rdmx_params.hb_miss_max) {
+				sess->stats.hb_misses++;
+				pr_info_ratelimited("session %u: %pISpc silent for %u heartbeats\n",
+						    sess->id, &sess->peer,
+						    sess->hb_missed - 1);
+				rdmx_conn_fail(sess->conn, -ETIMEDOUT);
+				again = false;
+			} else {
+				if (sess->hb_missed > 1)
+					sess->stats.hb_misses++;
+				rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT);
+			}
+		}
+	}
+	spin_unlock(&sess->lock);
+	if (again)
+		rdmx_sess_queue(sess, &sess->hb_work, interval);
+	rdmx_sess_put(sess);
+}
+
+static void rdmx_ack_work(struct work_struct *work)
+{
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, ack_work);
+
+	spin_lock(&sess->lock);
+	if (sess->rcv_nxt != sess->ack_sent ||
+	    (sess->rx_owed && !sess->rx_held))
+		rdmx_send_ctrl(sess, RDMX_MSG_ACK);
+	spin_unlock(&sess->lock);
+	rdmx_sess_put(sess);
+}
+
+/* Client: the next attempt. Server: the loss timeout. */
+static void rdmx_reconnect_work(struct work_struct *work)
+{
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, reconnect_work);
+	unsigned long deadline;
+	LIST_HEAD(to_free);
+	bool closed = false;
+	int ret;
+
+	mutex_lock(&sess->mutex);
+	spin_lock(&sess->lock);
+	if (sess->state != RDMX_SESS_RECONNECTING)
+		goto unlock;
+	deadline = sess->down_since + msecs_to_jiffies(rdmx_params.loss_timeout_ms);
+	if (time_after_eq(jiffies, deadline)) {
+		sess->error = sess->server ? ECONNRESET : ETIMEDOUT;
+		pr_info_ratelimited("session %u: %pISpc lost for good after %u ms\n",
+				    sess->id, &sess->peer,
+				    rdmx_params.loss_timeout_ms);
+		rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+		rdmx_sess_finish_close(sess, &to_free);
+		closed = true;
+		goto unlock;
+	}
+	if (sess->server) {
+		rdmx_sess_queue(sess, &sess->reconnect_work, deadline - jiffies);
+		goto unlock;
+	}
+	sess->attempts++;
+	spin_unlock(&sess->lock);
+	ret = rdmx_sess_start_connect(sess);
+	if (ret) {
+		spin_lock(&sess->lock);
+		rdmx_sess_queue(sess, &sess->reconnect_work, rdmx_backoff(sess));
+		goto unlock;
+	}
+	mutex_unlock(&sess->mutex);
+	goto out;
+unlock:
+	spin_unlock(&sess->lock);
+	mutex_unlock(&sess->mutex);
+out:
+	rdmx_txbuf_free_list(&to_free);
+	if (closed)
+		rdmx_sess_unlink(sess);
+	rdmx_sess_put(sess);
+}
+
+/* Close with @err (positive errno, 0 for an orderly close). */
+static void rdmx_sess_close(struct rdmx_sess *sess, int err)
+{
+	struct rdmx_conn *conn;
+	LIST_HEAD(to_free);
+	bool closed = false;
+
+	mutex_lock(&sess->mutex);
+	spin_lock(&sess->lock);
+	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED)
+		goto unlock;
+	if (!sess->error)
+		sess->error = err;
+	if (sess->state == RDMX_SESS_IDLE) {
+		rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+		rdmx_sess_finish_close(sess, &to_free);
+		closed = true;
+		goto unlock;
+	}
+	rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+	conn = sess->conn;
+	if (conn) {
+		if (!err && conn->state == RDMX_CONN_LIVE)
+			rdmx_send_ctrl(sess, RDMX_MSG_CLOSE);
+		rdmx_conn_fail(conn, -ECONNABORTED);
+	} else {
+		rdmx_sess_finish_close(sess, &to_free);
+		closed = true;
+	}
+unlock:
+	spin_unlock(&sess->lock);
+	mutex_unlock(&sess->mutex);
+	rdmx_txbuf_free_list(&to_free);
+	if (closed)
+		rdmx_sess_unlink(sess);
+}
+
+static void rdmx_close_work(struct work_struct *work)
+{
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, close_work);
+	bool close = false;
+
+	spin_lock(&sess->lock);
+	if (!sess->nr_chans && sess->state != RDMX_SESS_CLOSING &&
+	    sess->state != RDMX_SESS_CLOSED) {
+		if (!sess->tx_count)
+			close = true;
+		else
+			/* Linger until the peer has everything. */
+			rdmx_sess_queue(sess, &sess->close_work,
+					msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
+	}
+	spin_unlock(&sess->lock);
+	if (close)
+		rdmx_sess_close(sess, 0);
+	rdmx_sess_put(sess);
+}
+
+/* ---- client entry points ------------------------------------------------ */
+
+/**
+ * rdmx_sess_connect_get() - find or open a client session to a peer
+ * @dst: the peer's address and port
+ * @timeout_ms: how long the first connection may take
+ *
+ * Channels to the same address and port share a session. A new session's
+ * first connection must succeed within @timeout_ms: it is not retried.
+ *
+ * Context: process context; sleeps.
+ * Return: the session with a reference, or an ERR_PTR: -ECONNREFUSED,
+ * -ETIMEDOUT, -EHOSTUNREACH, -ENODEV, -ENOMEM, -EINTR.
+ */
+struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
+					unsigned int timeout_ms)
+{
+	struct rdmx_sess *sess, *found = NULL;
+	unsigned long id;
+	long left;
+	int ret;
+
+	mutex_lock(&rdmx_sess_mutex);
+	xa_lock(&rdmx_sessions);
+	xa_for_each(&rdmx_sessions, id, sess) {
+		if (sess->server ||
+		    !rdmx_addr_equal((struct sockaddr *)&sess->peer, dst))
+			continue;
+		spin_lock(&sess->lock);
+		if (sess->state != RDMX_SESS_CLOSING &&
+		    sess->state != RDMX_SESS_CLOSED) {
+			kref_get(&sess->ref);
+			found = sess;
+		}
+		spin_unlock(&sess->lock);
+		if (found)
+			break;
+	}
+	xa_unlock(&rdmx_sessions);
+
+	sess = found;
+	if (!sess) {
+		sess = rdmx_sess_alloc(false);
+		if (!sess) {
+			mutex_unlock(&rdmx_sess_mutex);
+			return ERR_PTR(-ENOMEM);
+		}
+		uuid_gen(&sess->uuid);
+		rdmx_addr_copy(&sess->peer, dst);
+		kref_get(&sess->ref);	/* the caller's; the table has the first */
+		if (rdmx_sysfs_sess_add(sess))
+			pr_warn_ratelimited("session %u: no sysfs directory\n",
+					    sess->id);
+		mutex_lock(&sess->mutex);
+		ret = rdmx_sess_start_connect(sess);
+		mutex_unlock(&sess->mutex);
+		if (ret) {
+			mutex_unlock(&rdmx_sess_mutex);
+			rdmx_sess_close(sess, -ret);
+			rdmx_sess_put(sess);
+			return ERR_PTR(ret);
+		}
+	}
+	mutex_unlock(&rdmx_sess_mutex);
+
+	left = wait_event_interruptible_timeout(sess->wait,
+				READ_ONCE(sess->state) != RDMX_SESS_CONNECTING &&
+				READ_ONCE(sess->state) != RDMX_SESS_IDLE,
+				msecs_to_jiffies(timeout_ms));
+	spin_lock(&sess->lock);
+	if (sess->state == RDMX_SESS_CONNECTED ||
+	    sess->state == RDMX_SESS_RECONNECTING) {
+		spin_unlock(&sess->lock);
+		return sess;
+	}
+	if (sess->state == RDMX_SESS_CLOSED || sess->state == RDMX_SESS_CLOSING)
+		ret = rdmx_sess_closed_err(sess);
+	else if (left < 0)
+		ret = -EINTR;
+	else
+		ret = -ETIMEDOUT;
+	spin_unlock(&sess->lock);
+	if (!found && ret != -EINTR)
+		rdmx_sess_close(sess, -ret);
+	else if (!found)
+		rdmx_sess_close(sess, EINTR);
+	rdmx_sess_put(sess);
+	return ERR_PTR(ret);
+}
+
+/**
+ * rdmx_sess_close_id() - close a session by its id (RDMX_IOC_SESS_CLOSE)
+ * @id: the session's id
+ *
+ * Context: process context.
+ * Return: 0, or -ENOENT when there is no such session.
+ */
+int rdmx_sess_close_id(u32 id)
+{
+	struct rdmx_sess *sess;
+
+	xa_lock(&rdmx_sessions);
+	sess = xa_load(&rdmx_sessions, id);
+	if (sess)
+		kref_get(&sess->ref);
+	xa_unlock(&rdmx_sessions);
+	if (!sess)
+		return -ENOENT;
+	pr_info("session %u: closed by an administrator\n", id);
+	rdmx_sess_close(sess, ECONNRESET);
+	rdmx_sess_put(sess);
+	return 0;
+}
+
+/**
+ * rdmx_sess_device_removed() - an RDMA device is going away
+ * @ibdev: the device
+ *
+ * Fails every connection on @ibdev; their teardown drops the device
+ * references the caller then waits for. Sessions reconnect (client) or
+ * wait for their peer (server) on whatever device remains.
+ *
+ * Context: process context (the ib_client remove callback).
+ */
+void rdmx_sess_device_removed(struct ib_device *ibdev)
+{
+	struct rdmx_sess *sess;
+	unsigned long id;
+
+	xa_lock(&rdmx_sessions);
+	xa_for_each(&rdmx_sessions, id, sess) {
+		spin_lock(&sess->lock);
+		if (sess->conn && sess->conn->rdev &&
+		    sess->conn->rdev->ibdev == ibdev)
+			rdmx_conn_fail(sess->conn, -ENODEV);
+		spin_unlock(&sess->lock);
+	}
+	xa_unlock(&rdmx_sessions);
+}
+
+/**
+ * rdmx_sess_init() - set up the session layer
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int rdmx_sess_init(void)
+{
+	rdmx_wq = alloc_workqueue("rdmx", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	return rdmx_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rdmx_sess_exit() - close every session and wait until they are gone
+ *
+ * Endpoints hold a reference on the module, so only sessions without
+ * channels (and server sessions whose channels were never accepted) are
+ * left here.
+ *
+ * Context: module exit.
+ */
+void rdmx_sess_exit(void)
+{
+	struct rdmx_sess *sess;
+	unsigned long id;
+
+	for (;;) {
+		id = 0;
+		xa_lock(&rdmx_sessions);
+		sess = xa_find(&rdmx_sessions, &id, ULONG_MAX, XA_PRESENT);
+		if (sess)
+			kref_get(&sess->ref);
+		xa_unlock(&rdmx_sessions);
+		if (!sess)
+			break;
+		rdmx_sess_close(sess, ECONNRESET);
+		flush_workqueue(rdmx_wq);
+		/* A session that would not close would loop forever here. */
+		spin_lock(&sess->lock);
+		WARN_ON(sess->state != RDMX_SESS_CLOSED);
+		spin_unlock(&sess->lock);
+		rdmx_sess_unlink(sess);
+		rdmx_sess_put(sess);
+	}
+	flush_workqueue(rdmx_wq);
+	destroy_workqueue(rdmx_wq);
+}

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx sessions, connections, channels and listeners: private structures.
+ *
+ * A session (struct rdmx_sess) is a reliable, ordered message stream
+ * between two hosts. It outlives its connections (struct rdmx_conn): each
+ * incarnation is one rdma_cm connection with one RC QP, and when it fails
+ * the client side reconnects with a higher generation and every sequenced
+ * message not yet acknowledged is sent again; the receiver drops what it
+ * already has. Channels (struct rdmx_ep, one per endpoint pair) are
+ * multiplexed on a session by channel id.
+ *
+ * Locking (outermost first):
+ *   rdmx_sess_mutex      (global) the session table and the client lookup
+ *   sess->mutex          connection setup and teardown of one session;
+ *                        never taken by a CM event handler or a completion
+ *   rdmx_lst_mutex       (global) the listener list
+ *   ep->mutex            ioctls on one endpoint (listen, connect, send)
+ *   sess->lock           (spinlock) everything on the data path of a
+ *                        session: state, conn pointer, sequence numbers,
+ *                        credits, the transmit list, the channel table
+ *   ep->lock             (spinlock) an endpoint's state and receive queue
+ *   rdmx_svc_lock        (spinlock) the table of listening endpoints
+ * Completion handlers run from the CQ pool's workqueue (IB_POLL_WORKQUEUE)
+ * and take sess->lock and ep->lock only. CM event handlers take sess->lock
+ * and never wait for a teardown, which runs from a work item and destroys
+ * the cm_id (rdma_destroy_id() waits for a running handler).
+ */
+#ifndef _RDMX_SESS_H
+#define _RDMX_SESS_H
+
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/rdma_cm.h>
+
+#include "proto.h"
+#include "rdmx_api.h"
+#include "state.h"
+
+struct rdmx_ep;
+struct rdmx_sess;
+
+/* What an rdma_cm id's context points to: a listener or a connection. */
+enum rdmx_cm_kind {
+	RDMX_CM_LISTENER = 1,
+	RDMX_CM_CONN,
+};
+
+struct rdmx_cm_ctx {
+	enum rdmx_cm_kind kind;
+};
+
+/* Session parameters; the defaults can be changed in /sys/kernel/rdmx. */
+struct rdmx_params {
+	unsigned int hb_interval_ms;	/* probe after this long with no traffic */
+	unsigned int hb_miss_max;	/* probes unanswered before the peer is dead */
+	unsigned int loss_timeout_ms;	/* give up reconnecting after this */
+	unsigned int connect_timeout_ms;	/* first connection */
+	unsigned int reconnect_max_ms;	/* largest backoff between attempts */
+	unsigned int queue_depth;	/* receive buffers posted per QP */
+};
+
+extern struct rdmx_params rdmx_params;
+
+#define RDMX_RESOLVE_TIMEOUT_MS		5000
+#define RDMX_RECONNECT_MIN_MS		100
+#define RDMX_SEG_SIZE			(32 * 1024)	/* payload per SEND, at most */
+#define RDMX_CTRL_BUFS			8	/* control messages in flight */
+#define RDMX_TX_WINDOW			256	/* sequenced SENDs kept for retransmit */
+#define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
+#define RDMX_CHAN_BACKLOG_DEFAULT	64
+
+/* A connection's state. */
+enum rdmx_conn_state {
+	RDMX_CONN_RESOLVING,	/* client: resolving address and route */
+	RDMX_CONN_CONNECTING,	/* waiting for ESTABLISHED */
+	RDMX_CONN_LIVE,		/* established: the session's current conn */
+	RDMX_CONN_DEAD,		/* failed; teardown queued */
+};
+
+/**
+ * struct rdmx_rxbuf - one posted receive buffer
+ * @cqe: completion entry
+ * @conn: owner
+ * @buf: header and payload
+ * @dma: @buf mapped for @conn's device
+ */
+struct rdmx_rxbuf {
+	struct ib_cqe cqe;
+	struct rdmx_conn *conn;
+	void *buf;
+	u64 dma;
+};
+
+/**
+ * struct rdmx_txbuf - one SEND: a sequenced message or a control message
+ * @node: on the session's transmit list (sequenced) or a free list (control)
+ * @cqe: completion entry
+ * @sess: owner
+ * @conn: the connection it is posted on, NULL when not posted
+ * @dma: mapping for @conn, valid while posted
+ * @seq: sequence number (sequenced only)
+ * @sequenced: kept until acknowledged and retransmitted after a reconnect
+ * @acked: acknowledged while still posted: freed by the completion
+ * @sent: posted at least once (a later post is a retransmission)
+ * @ctrl: one of a connection's control buffers
+ * @len: bytes to send, header included
+ * @buf: header and payload
+ */
+struct rdmx_txbuf {
+	struct list_head node;
+	struct ib_cqe cqe;
+	struct rdmx_sess *sess;
+	struct rdmx_conn *conn;
+	u64 dma;
+	u32 seq;
+	bool sequenced;
+	bool acked;
+	bool sent;
+	bool ctrl;
+	u32 len;
+	u8 buf[];
+};
+
+/**
+ * struct rdmx_conn - one incarnation of a session: a cm_id and its RC QP
+ * @cm_ctx: what the cm_id's context points to
+ * @sess: the session (holds a reference)
+ * @cm_id: rdma_cm identifier
+ * @rdev: the device it runs on (holds a reference), NULL before resolved
+ * @pd: protection domain
+ * @cq: completion queue from the CQ pool
+ * @cq_size: entries taken from the pool
+ * @qp: the RC queue pair
+ * @state: enum rdmx_conn_state, under the session's lock
+ * @generation: the session incarnation this connection carries
+ * @depth: receive buffers posted (our queue depth)
+ * @peer_depth: the peer's queue depth
+ * @seg_size: largest payload the peer accepts in one SEND
+ * @sq_size: send queue entries; @sq_posted counts those in use
+ * @sq_posted: SENDs posted and not yet completed
+ * @rx: receive buffers, @depth of them
+ * @ctrl: control buffers, RDMX_CTRL_BUFS
+ * @ctrl_free: control buffers not posted
+ * @err: why the connection ended, for logs and the session
+ * @teardown_work: tears it down (process context, may sleep)
+ * @torn_down: teardown ran (idempotence)
+ */
+struct rdmx_conn {
+	struct rdmx_cm_ctx cm_ctx;
+	struct rdmx_sess *sess;
+	struct rdma_cm_id *cm_id;
+	struct rdmx_device *rdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct ib_qp *qp;
+	enum rdmx_conn_state state;
+	u64 generation;
+	u32 depth;
+	u32 peer_depth;
+	u32 seg_size;
+	u32 sq_size;
+	u32 sq_posted;
+	struct rdmx_rxbuf *rx;
+	struct rdmx_txbuf *ctrl[RDMX_CTRL_BUFS];
+	struct list_head ctrl_free;
+	int err;
+	struct work_struct teardown_work;
+	bool torn_down;
+};
+
+/**
+ * struct rdmx_sess_stats - session counters, shown in sysfs
+ */
+struct rdmx_sess_stats {
+	u64 msgs_tx;
+	u64 msgs_rx;
+	u64 bytes_tx;
+	u64 bytes_rx;
+	u64 retransmits;
+	u64 reconnects;
+	u64 hb_misses;
+	u64 dropped;
+};
+
+/**
+ * struct rdmx_sess - a reliable, ordered message session with one peer
+ * @ref: references: the session table, each channel, each connection and
+ *	each queued work item hold one
+ * @id: number in /sys/kernel/rdmx/sessions
+ * @server: accepted from a listener rather than connected to
+ * @uuid: identity, stable across reconnects
+ * @peer: the peer's address and port
+ * @local: our address and port
+ * @node: on rdmx_sessions (under rdmx_sess_mutex)
+ * @kobj: /sys/kernel/rdmx/sessions/ID
+ * @kobj_inited: @kobj owns the memory (freed by its release)
+ * @kobj_added: @kobj is in sysfs
+ * @mutex: serialises connection setup and teardown
+ * @lock: the data path (see the locking rules at the top)
+ * @state: enum rdmx_sess_state; changed only by rdmx_sess_set_state()
+ * @error: why the session closed (positive errno), once CLOSED
+ * @generation: current incarnation
+ * @conn: the current connection, if any
+ * @ever_connected: reached CONNECTED once (reconnect rather than fail)
+ * @snd_nxt: next sequence number to assign
+ * @snd_una: oldest sequence number not acknowledged
+ * @rcv_nxt: next sequence number expected
+ * @ack_sent: the last @rcv_nxt told to the peer
+ * @tx_list: sequenced messages not yet acknowledged, in order
+ * @tx_post: next entry of @tx_list to post on this connection, or NULL
+ * @tx_count: entries on @tx_list
+ * @credits: SENDs the peer can take
+ * @rx_owed: receive buffers reposted and not yet granted to the peer
+ * @rx_queued: payload bytes queued in channels and not yet read
+ * @rx_held: credits are withheld because @rx_queued is over the limit
+ * @chans: channel id -> struct rdmx_ep
+ * @chan_next: for cyclic channel id allocation
+ * @nr_chans: open channels
+ * @wait: woken when the transmit window opens or the state changes
+ * @last_rx: jiffies of the last message received
+ * @hb_missed: probes sent since the last message received
+ * @hb_work: heartbeat timer
+ * @ack_work: delayed acknowledgment
+ * @reconnect_work: client: next connection attempt; server: loss timeout
+ * @close_work: closes a session that has no channel left
+ * @down_since: jiffies when the last connection was lost
+ * @attempts: reconnection attempts since then
+ * @stats: counters
+ */
+struct rdmx_sess {
+	struct kref ref;
+	u32 id;
+	bool server;
+	uuid_t uuid;
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
+	struct list_head node;
+	struct kobject kobj;
+	bool kobj_inited;
+	bool kobj_added;
+
+	struct mutex mutex;
+	spinlock_t lock;
+	enum rdmx_sess_state state;
+	int error;
+	u64 generation;
+	struct rdmx_conn *conn;
+	bool ever_connected;
+
+	u32 snd_nxt;
+	u32 snd_una;
+	u32 rcv_nxt;
+	u32 ack_sent;
+	struct list_head tx_list;
+	struct rdmx_txbuf *tx_post;
+	unsigned int tx_count;
+	struct rdmx_credits credits;
+	u32 rx_owed;
+	size_t rx_queued;
+	bool rx_held;
+
+	struct xarray chans;
+	u32 chan_next;
+	unsigned int nr_chans;
+	wait_queue_head_t wait;
+
+	unsigned long last_rx;
+	unsigned int hb_missed;
+	struct delayed_work hb_work;
+	struct delayed_work ack_work;
+	struct delayed_work reconnect_work;
+	struct delayed_work close_work;
+	unsigned long down_since;
+	unsigned int attempts;
+
+	struct rdmx_sess_stats stats;
+};
+
+/**
+ * struct rdmx_rxseg - one SEND's payload
+ * @node: on a channel's receive queue
+ * @len: bytes in @data; ep.c marks a message's last segment in bit 31
+ * @data: payload
+ */
+struct rdmx_rxseg {
+	struct list_head node;
+	u32 len;
+	u8 data[];
+};
+
+/**
+ * struct rdmx_listener - an rdma_cm listener on an address and port
+ * @cm_ctx: what the cm_id's context points to
+ * @node: on rdmx_listeners
+ * @id: number in /sys/kernel/rdmx/listeners
+ * @addr: the address and port
+ * @cm_id: the listening id; NULL while its device is gone (then retried
+ *	when a device is added)
+ * @users: endpoints listening through it
+ * @persistent: added with RDMX_IOC_LISTENER_ADD
+ * @kobj: /sys/kernel/rdmx/listeners/ID
+ * @kobj_added: @kobj is in sysfs
+ */
+struct rdmx_listener {
+	struct rdmx_cm_ctx cm_ctx;
+	struct list_head node;
+	u32 id;
+	struct sockaddr_storage addr;
+	struct rdma_cm_id *cm_id;
+	unsigned int users;
+	bool persistent;
+	struct kobject kobj;
+	bool kobj_added;
+};
+
+/**
+ * struct rdmx_ep - an endpoint: a listening service or one end of a channel
+ * @ref: references: its owner (a file or a kernel user), the session's
+ *	channel table, a listener's accept queue and the service table
+ * @mutex: serialises the calls that change what the endpoint is
+ * @send_mutex: keeps the segments of one message together
+ * @lock: @state, @error, the queues
+ * @state: RDMX_EP_*
+ * @error: positive errno once the channel failed
+ * @wait: woken on a message, a channel to accept, or a state change
+ * @sess: session of a channel (holds a reference)
+ * @chan: our channel id in @sess
+ * @rchan: the peer's channel id
+ * @service: service name
+ * @local: local address (listening: the listener's)
+ * @rxq: complete messages waiting for RECV
+ * @rxq_len: messages on @rxq
+ * @partial_len: bytes of a message whose last segment has not arrived
+ * @flags: RDMX_EP_F_*
+ * @acceptq: listening: channels waiting for ACCEPT
+ * @accept_node: on a listening endpoint's @acceptq
+ * @backlog: listening: most channels on @acceptq
+ * @nr_accept: listening: channels on @acceptq
+ * @svc_node: listening: on the service table
+ * @listener: listening: the address its listener was got with
+ * @ops: kernel users' callbacks, may be NULL
+ * @priv: for @ops
+ * @notify_work: calls @ops->data_ready
+ * @shut_sent: SHUT has been queued
+ * @broken: a message was cut short: no more sends
+ * @msgs_tx: counters
+ * @msgs_rx: counters
+ * @bytes_tx: counters
+ * @bytes_rx: counters
+ */
+struct rdmx_ep {
+	struct kref ref;
+	struct mutex mutex;
+	struct mutex send_mutex;
+	spinlock_t lock;
+	u32 state;
+	int error;
+	wait_queue_head_t wait;
+	struct rdmx_sess *sess;
+	u32 chan;
+	u32 rchan;
+	char service[RDMX_PROTO_SERVICE_LEN];
+	struct sockaddr_storage local;
+	struct list_head rxq;
+	unsigned int rxq_len;
+	size_t partial_len;
+	unsigned long flags;
+	struct list_head acceptq;
+	struct list_head accept_node;
+	unsigned int backlog;
+	unsigned int nr_accept;
+	struct list_head svc_node;
+	struct sockaddr_storage listener;
+	const struct rdmx_ep_ops *ops;
+	void *priv;
+	struct work_struct notify_work;
+	bool shut_sent;
+	bool broken;
+	u64 msgs_tx;
+	u64 msgs_rx;
+	u64 bytes_tx;
+	u64 bytes_rx;
+};
+
+#define RDMX_EP_F_RELEASED	0	/* rdmx_ep_release() ran */
+
+/* sess.c */
+int rdmx_sess_init(void);
+void rdmx_sess_exit(void);
+struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
+					unsigned int timeout_ms);
+void rdmx_sess_put(struct rdmx_sess *sess);
+int rdmx_sess_close_id(u32 id);
+int rdmx_sess_listener_event(struct rdma_cm_id *cm_id,
+			     struct rdma_cm_event *ev);
+void rdmx_sess_device_removed(struct ib_device *ibdev);
+int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep);
+void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep);
+int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
+		       const void *payload, size_t len, struct iov_iter *from,
+		       bool wait, bool nonblock);
+bool rdmx_sess_writable(struct rdmx_sess *sess);
+void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
+u32 rdmx_sess_credits(struct rdmx_sess *sess);
+
+/* listener.c */
+int rdmx_listeners_init(void);
+void rdmx_listeners_exit(void);
+int rdmx_listener_get(const struct sockaddr *addr, bool persistent);
+void rdmx_listener_put(const struct sockaddr *addr, bool persistent);
+void rdmx_listeners_kick(void);
+int rdmx_listener_del(const struct sockaddr *addr);
+void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len);
+int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+int rdmx_svc_add(struct rdmx_ep *ep);
+void rdmx_svc_del(struct rdmx_ep *ep);
+struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
+				  const char *service);
+
+/* ep.c */
+struct rdmx_ep *rdmx_ep_new_chan(struct rdmx_sess *sess, u32 rchan,
+				 const char *service);
+int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg,
+			 bool more);
+void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
+			   enum rdmx_open_status status);
+void rdmx_ep_chan_shut(struct rdmx_ep *ep);
+void rdmx_ep_chan_error(struct rdmx_ep *ep, int err);
+int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep);
+void rdmx_ep_kref_release(struct kref *ref);
+void rdmx_ep_notify(struct rdmx_ep *ep);
+ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep);
+int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, struct rdmx_ep **out);
+int rdmx_ep_init(void);
+void rdmx_ep_exit(void);
+
+/* sysfs.c */
+int rdmx_sysfs_init(void);
+void rdmx_sysfs_exit(void);
+int rdmx_sysfs_sess_add(struct rdmx_sess *sess);
+void rdmx_sysfs_sess_del(struct rdmx_sess *sess);
+int rdmx_sysfs_listener_add(struct rdmx_listener *lst);
+void rdmx_sysfs_listener_del(struct rdmx_listener *lst);
+void rdmx_sess_release_final(struct rdmx_sess *sess);
+
+/* Helpers for addresses. */
+int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
+			struct sockaddr_storage *ss, bool any_ok);
+void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua);
+void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src);
+bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
+u16 rdmx_addr_port(const struct sockaddr *sa);
+
+extern struct workqueue_struct *rdmx_wq;
+
+#endif /* _RDMX_SESS_H */

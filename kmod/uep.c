@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx: endpoint ioctls of /dev/rdmx (RDMX_IOC_EP_*) and poll.
+ *
+ * Every open file is an endpoint (file->private_data); ACCEPT hands out a
+ * new file for each channel. The calls map onto the kernel API in ep.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
+
+#include "rdmx.h"
+#include "sess.h"
+
+static_assert(sizeof(struct rdmx_ep_addr) == RDMX_EP_ADDR_SIZE_VER0);
+static_assert(sizeof(struct rdmx_ep_accept) == RDMX_EP_ACCEPT_SIZE_VER0);
+static_assert(sizeof(struct rdmx_ep_xfer) == RDMX_EP_XFER_SIZE_VER0);
+static_assert(sizeof(struct rdmx_msg_vec) == RDMX_MSG_VEC_SIZE_VER0);
+static_assert(sizeof(struct rdmx_ep_info) == RDMX_EP_INFO_SIZE_VER0);
+
+/*
+ * Checks shared by LISTEN and CONNECT: the name must be NUL-padded, as
+ * reserved bytes are zero.
+ */
+static int rdmx_ep_addr_check(const struct rdmx_ep_addr *a, bool listen,
+			      struct sockaddr_storage *ss)
+{
+	if (listen ? a->flags || a->timeout_ms :
+		     a->flags & ~RDMX_EP_ADDR_NONBLOCK || a->backlog)
+		return -EINVAL;
+	if (a->flags & RDMX_EP_ADDR_NONBLOCK)
+		return -EOPNOTSUPP;
+	if (!rdmx_service_name_valid(a->service, sizeof(a->service)))
+		return -EINVAL;
+	return rdmx_addr_from_user(&a->addr, ss, listen);
+}
+
+static long rdmx_uep_listen(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct sockaddr_storage ss;
+	struct rdmx_ep_addr a;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&a, sizeof(a), RDMX_EP_ADDR_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	ret = rdmx_ep_addr_check(&a, true, &ss);
+	if (ret)
+		return ret;
+	if (rdmx_addr_port((struct sockaddr *)&ss) < 1024 &&
+	    !capable(CAP_NET_BIND_SERVICE))
+		return -EACCES;
+	if (a.backlog > 4096)
+		return -EINVAL;
+	return rdmx_ep_listen(ep, (struct sockaddr *)&ss, a.service, a.backlog);
+}
+
+static long rdmx_uep_connect(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct sockaddr_storage ss;
+	struct rdmx_ep_addr a;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&a, sizeof(a), RDMX_EP_ADDR_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	ret = rdmx_ep_addr_check(&a, false, &ss);
+	if (ret)
+		return ret;
+	return rdmx_ep_connect(ep, (struct sockaddr *)&ss, a.service,
+			       a.timeout_ms);
+}
+
+static const struct file_operations *rdmx_uep_fops;
+
+static long rdmx_uep_accept(struct file *file, struct rdmx_ep *ep,
+			    void __user *uarg)
+{
+	struct rdmx_ep_accept acc;
+	struct rdmx_ep *nep;
+	struct file *nfile;
+	u32 usize;
+	int fd, ret;
+
+	ret = rdmx_copy_args_in(&acc, sizeof(acc), RDMX_EP_ACCEPT_SIZE_VER0,
+				uarg, &usize);
+	if (ret)
+		return ret;
+	if (acc.flags & ~(RDMX_ACCEPT_NONBLOCK | RDMX_ACCEPT_CLOEXEC) ||
+	    acc.reserved || acc.fd)
+		return -EINVAL;
+
+	fd = get_unused_fd_flags(acc.flags & RDMX_ACCEPT_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0)
+		return fd;
+	nep = rdmx_ep_accept(ep, file->f_flags & O_NONBLOCK);
+	if (IS_ERR(nep)) {
+		ret = PTR_ERR(nep);
+		goto out_put_fd;
+	}
+	nfile = anon_inode_getfile("[rdmx-chan]", rdmx_uep_fops, nep,
+				   O_RDWR | (acc.flags & RDMX_ACCEPT_NONBLOCK ?
+					     O_NONBLOCK : 0));
+	if (IS_ERR(nfile)) {
+		ret = PTR_ERR(nfile);
+		goto out_release;
+	}
+	memset(&acc, 0, sizeof(acc));
+	acc.fd = fd;
+	rdmx_addr_to_user((struct sockaddr *)&nep->sess->peer, &acc.peer);
+	ret = rdmx_copy_args_out(uarg, &acc, sizeof(acc), usize);
+	if (ret) {
+		fput(nfile);
+		put_unused_fd(fd);
+		return ret;
+	}
+	fd_install(fd, nfile);
+	return fd;
+
+out_release:
+	rdmx_ep_release(nep);
+out_put_fd:
+	put_unused_fd(fd);
+	return ret;
+}
+
+static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
+			  void __user *uarg, bool send)
+{
+	bool nonblock = file->f_flags & O_NONBLOCK;
+	struct rdmx_ep_xfer x;
+	struct rdmx_msg_vec v;
+	struct iov_iter it;
+	u32 usize, i, done = 0;
+	long ret;
+
+	ret = rdmx_copy_args_in(&x, sizeof(x), RDMX_EP_XFER_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (x.flags & ~RDMX_XFER_NONBLOCK || !x.count ||
+	    x.count > RDMX_XFER_MAX || x.vec_size < RDMX_MSG_VEC_SIZE_VER0 ||
+	    x.vec_size > RDMX_ENTRY_SIZE_MAX)
+		return -EINVAL;
+	nonblock |= x.flags & RDMX_XFER_NONBLOCK;
+
+	for (i = 0; i < x.count; i++) {
+		void __user *uv = u64_to_user_ptr(x.msgs + (u64)i * x.vec_size);
+
+		ret = copy_struct_from_user(&v, sizeof(v), uv, x.vec_size);
+		if (ret)
+			break;
+		if (v.flags || v.reserved) {
+			ret = -EINVAL;
+			break;
+		}
+		if (send) {
+			if (v.len > RDMX_MSG_MAX) {
+				ret = -EMSGSIZE;
+			} else {
+				iov_iter_ubuf(&it, ITER_SOURCE,
+					      u64_to_user_ptr(v.addr), v.len);
+				ret = rdmx_ep_send(ep, &it, nonblock || done);
+			}
+		} else {
+			iov_iter_ubuf(&it, ITER_DEST, u64_to_user_ptr(v.addr),
+				      v.len);
+			/* Wait for the first message only. */
+			ret = rdmx_ep_recv(ep, &it, nonblock || done);
+			if (ret == -EMSGSIZE) {
+				ssize_t need = rdmx_ep_recv_len(ep);
+
+				if (need >= 0)
+					v.len = need;
+			} else if (ret >= 0) {
+				v.len = ret;
+				ret = 0;
+			}
+		}
+		v.status = ret;
+		if (ret == -EAGAIN && done)
+			break;
+		if (ret == -ENODATA && !send) {
+			/* End of stream: reported as 0 messages. */
+			if (done)
+				break;
+			x.count = 0;
+			return rdmx_copy_args_out(uarg, &x, sizeof(x), usize) ?:
+			       0;
+		}
+		if (put_user(v.status, (s32 __user *)(uv + offsetof(struct rdmx_msg_vec, status))) ||
+		    (!send && put_user(v.len, (u32 __user *)(uv + offsetof(struct rdmx_msg_vec, len))))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (ret)
+			break;
+		done++;
+	}
+	if (!done)
+		return ret;
+	x.count = done;
+	ret = rdmx_copy_args_out(uarg, &x, sizeof(x), usize);
+	return ret ?: done;
+}
+
+static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct rdmx_ep_info info;
+	struct rdmx_sess *sess;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&info, sizeof(info), RDMX_EP_INFO_SIZE_VER0,
+				uarg, &usize);
+	if (ret)
+		return ret;
+	if (info.flags)
+		return -EINVAL;
+	memset(&info, 0, sizeof(info));
+
+	mutex_lock(&ep->mutex);
+	spin_lock(&ep->lock);
+	info.state = ep->state;
+	info.error = ep->error;
+	info.queued = ep->rxq_len;
+	info.msgs_tx = ep->msgs_tx;
+	info.msgs_rx = ep->msgs_rx;
+	info.bytes_tx = ep->bytes_tx;
+	info.bytes_rx = ep->bytes_rx;
+	memcpy(info.service, ep->service, sizeof(info.service));
+	sess = ep->sess;
+	spin_unlock(&ep->lock);
+	rdmx_addr_to_user((struct sockaddr *)&ep->local, &info.local);
+	if (sess) {
+		spin_lock(&sess->lock);
+		info.sess_id = sess->id;
+		info.sess_state = sess->state;
+		info.generation = sess->generation;
+		info.credits = sess->credits.avail;
+		rdmx_addr_to_user((struct sockaddr *)&sess->peer, &info.peer);
+		spin_unlock(&sess->lock);
+	}
+	mutex_unlock(&ep->mutex);
+	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);
+}
+
+static long rdmx_uep_shutdown(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct {
+		u32 size;
+		u32 flags;
+	} a;
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(&a, sizeof(a), sizeof(a), uarg, &usize);
+	if (ret)
+		return ret;
+	if (a.flags)
+		return -EINVAL;
+	return rdmx_ep_shutdown(ep);
+}
+
+/**
+ * rdmx_uep_ioctl() - an endpoint ioctl
+ * @file: the endpoint's file
+ * @cmd: ioctl number
+ * @uarg: the caller's argument
+ *
+ * Context: process context.
+ * Return: the result, or -ENOIOCTLCMD when @cmd is not an endpoint ioctl.
+ */
+long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
+{
+	struct rdmx_ep *ep = file->private_data;
+
+	switch (cmd) {
+	case RDMX_IOC_EP_LISTEN:
+		return rdmx_uep_listen(ep, uarg);
+	case RDMX_IOC_EP_ACCEPT:
+		return rdmx_uep_accept(file, ep, uarg);
+	case RDMX_IOC_EP_CONNECT:
+		return rdmx_uep_connect(ep, uarg);
+	case RDMX_IOC_EP_SEND:
+		return rdmx_uep_xfer(file, ep, uarg, true);
+	case RDMX_IOC_EP_RECV:
+		return rdmx_uep_xfer(file, ep, uarg, false);
+	case RDMX_IOC_EP_SHUTDOWN:
+		return rdmx_uep_shutdown(ep, uarg);
+	case RDMX_IOC_EP_INFO:
+		return rdmx_uep_info(ep, uarg);
+	default:
+		return -ENOIOCTLCMD;
+	}
+}
+
+/**
+ * rdmx_uep_poll() - readiness of an endpoint
+ * @file: the endpoint's file
+ * @wait: poll table
+ *
+ * EPOLLIN: a message, a channel to accept, the end of the stream or an
+ * error. EPOLLOUT: a send would not block. EPOLLHUP once the peer shut
+ * down; EPOLLERR once the channel failed.
+ *
+ * Context: process context.
+ * Return: the mask.
+ */
+__poll_t rdmx_uep_poll(struct file *file, poll_table *wait)
+{
+	struct rdmx_ep *ep = file->private_data;
+	struct rdmx_sess *sess;
+	__poll_t mask = 0;
+	u32 state;
+
+	poll_wait(file, &ep->wait, wait);
+	spin_lock(&ep->lock);
+	state = ep->state;
+	sess = ep->sess;
+	if (ep->rxq_len || !list_empty(&ep->acceptq))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	spin_unlock(&ep->lock);
+
+	switch (state) {
+	case RDMX_EP_CONNECTED:
+		poll_wait(file, &sess->wait, wait);
+		if (rdmx_sess_writable(sess))
+			mask |= EPOLLOUT | EPOLLWRNORM;
+		break;
+	case RDMX_EP_CLOSED:
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLHUP;
+		break;
+	case RDMX_EP_ERROR:
+		mask |= EPOLLIN | EPOLLERR | EPOLLHUP;
+		break;
+	default:
+		break;
+	}
+	return mask;
+}
+
+/**
+ * rdmx_uep_set_fops() - the file operations ACCEPT gives new files
+ * @fops: /dev/rdmx's
+ *
+ * Context: module init.
+ */
+void rdmx_uep_set_fops(const struct file_operations *fops)
+{
+	rdmx_uep_fops = fops;
+}

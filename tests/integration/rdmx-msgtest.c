@@ -1,0 +1,1592 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx-msgtest: check that the message service (RDMX_IOC_EP_*) delivers
+ * reliably, in order and exactly once.
+ *
+ *   rdmx-msgtest recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [options]
+ *   rdmx-msgtest send [-p PORT] -S SERVICE -n COUNT [options] HOST
+ *   rdmx-msgtest stream [-p PORT] -S SERVICE [options] HOST
+ *
+ * The sender's message i (0-based) has a length and content that follow
+ * from (seed, i) alone, so the receiver regenerates what message k must be
+ * and compares it byte for byte: a loss, a duplicate, a reordering or a
+ * corruption is reported with the message's index. Messages of 16 bytes or
+ * more start with a header {magic, index, len, crc32 of the rest} (all
+ * little-endian) that identifies them; shorter ones are identified by
+ * matching them against the messages near the expected one.
+ *
+ * "stream" connects and sends small messages until a SEND or RECV fails,
+ * then reports the errno and how long after the last successful operation
+ * (or the last SIGUSR1, whichever is later) the failure came: the test of
+ * dead-peer detection sends SIGUSR1 when it kills the peer.
+ *
+ * Exit status: 0 all good, 1 failure, 2 bad arguments.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include <linux/rdmx.h>
+
+#define PROG		"rdmx-msgtest"
+#define HDR_LEN		16
+#define MSG_MAGIC	0x47534d52u	/* "RMSG" in little-endian bytes */
+#define SEARCH_WINDOW	64		/* how far to look for a headerless message */
+#define MAX_SHOWN	20		/* error lines printed before going quiet */
+#define STREAM_MSG_LEN	64
+#define STREAM_BUF	(64u << 10)
+#define NSEC		1000000000LL
+
+/* Salts that keep the length, body and short-message streams apart. */
+#define TAG_LEN		0x6c656e677468ULL
+#define TAG_BODY	0x626f6479ULL
+#define TAG_SHORT	0x73686f7274ULL
+
+enum mode { M_RECV = 1, M_SEND = 2, M_STREAM = 4 };
+
+struct opts {
+	enum mode mode;
+	const char *mode_name;
+	const char *dev;
+	const char *addr;		/* recv: -a */
+	const char *host;		/* send, stream */
+	unsigned int port;
+	char service[RDMX_SERVICE_LEN];
+	bool have_service;
+	uint64_t count;
+	bool have_count;
+	uint64_t seed;
+	uint32_t max_size;
+	uint32_t buf_size;
+	bool have_buf_size;
+	unsigned int batch;
+	uint64_t pace_us;
+	bool have_pace;
+	const char *json;
+	double idle_timeout;		/* seconds, 0 = none */
+	double wait;			/* seconds to retry CONNECT */
+	bool poll;
+	bool nonblock;
+};
+
+struct result {
+	uint64_t count;			/* recv: intact messages; send/stream: sent */
+	uint64_t bytes;
+	uint64_t errors;
+	char first_error[512];
+	int err;			/* errno of the failure, 0 if none */
+	int64_t t0, t1;			/* CLOCK_MONOTONIC ns */
+	uint64_t spurious;		/* poll said ready, the xfer said EAGAIN */
+	bool eos;			/* recv: saw the sender's end of stream */
+	/* stream */
+	uint64_t received;
+	int64_t detect_ms;
+	const char *op;
+};
+
+/* ---------------------------------------------------------------- misc */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static const struct {
+	int num;
+	const char *name;
+} errno_names[] = {
+#define E(x) { x, #x }
+	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
+	E(EBADF), E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY),
+	E(EEXIST), E(ENODEV), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
+	E(ENOSPC), E(EPIPE), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG),
+	E(ENOSYS), E(ENOMSG), E(EIDRM), E(ENODATA), E(ETIME), E(ENOLINK),
+	E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(ENOTSOCK), E(EDESTADDRREQ),
+	E(EMSGSIZE), E(EPROTOTYPE), E(ENOPROTOOPT), E(EPROTONOSUPPORT),
+	E(EOPNOTSUPP), E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL),
+	E(ENETDOWN), E(ENETUNREACH), E(ENETRESET), E(ECONNABORTED),
+	E(ECONNRESET), E(ENOBUFS), E(EISCONN), E(ENOTCONN), E(ESHUTDOWN),
+	E(ETIMEDOUT), E(ECONNREFUSED), E(EHOSTDOWN), E(EHOSTUNREACH),
+	E(EALREADY), E(EINPROGRESS), E(ESTALE), E(ECANCELED), E(ENOKEY),
+	E(EKEYEXPIRED), E(EREMOTEIO), E(ENOMEDIUM),
+#undef E
+};
+
+static const char *errno_name(int e)
+{
+	static char buf[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+		if (errno_names[i].num == e)
+			return errno_names[i].name;
+	snprintf(buf, sizeof(buf), "E%d", e);
+	return buf;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static uint32_t crc_table[256];
+
+static void crc32_init(void)
+{
+	uint32_t i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+/* CRC-32 (IEEE 802.3, as zlib's crc32()). */
+static uint32_t crc32(const uint8_t *p, size_t len)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (len--)
+		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* ------------------------------------------------------------ messages */
+
+static inline uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t mix2(uint64_t a, uint64_t b)
+{
+	uint64_t s = a ^ (b * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL);
+
+	return splitmix64(&s);
+}
+
+static void fill_random(uint8_t *p, size_t len, uint64_t state)
+{
+	uint64_t v;
+
+	while (len >= 8) {
+		v = htole64(splitmix64(&state));
+		memcpy(p, &v, 8);
+		p += 8;
+		len -= 8;
+	}
+	if (len) {
+		v = htole64(splitmix64(&state));
+		memcpy(p, &v, len);
+	}
+}
+
+/*
+ * The length of message @idx. Every 512 messages, slots 1-5 are the edge
+ * cases (0, 15, 16, @max and 1 bytes); the rest are 5% empty, 10% 1-15
+ * bytes (no header), 45% 16-256, 39% 257 bytes-64 KiB and 1% up to
+ * RDMX_MSG_MAX; a length above @max is folded into 0..@max.
+ */
+static uint32_t msg_len(uint64_t seed, uint64_t idx, uint32_t max)
+{
+	uint64_t s = mix2(seed ^ TAG_LEN, idx);
+	uint64_t r = splitmix64(&s) % 1000, v = splitmix64(&s);
+	uint64_t len;
+
+	switch (idx % 512) {
+	case 1: return 0;
+	case 2: return max < 15 ? max : 15;
+	case 3: return max < 16 ? max : 16;
+	case 4: return max;
+	case 5: return max < 1 ? max : 1;
+	}
+	if (r < 50)
+		len = 0;
+	else if (r < 150)
+		len = 1 + v % 15;
+	else if (r < 600)
+		len = 16 + v % (256 - 16 + 1);
+	else if (r < 990)
+		len = 257 + v % (65536 - 257 + 1);
+	else
+		len = 65537 + v % (RDMX_MSG_MAX - 65537 + 1);
+	if (len > max)
+		len = splitmix64(&s) % ((uint64_t)max + 1);
+	return (uint32_t)len;
+}
+
+/* Write message @idx, of length @len (from msg_len()), to @p. */
+static void fill_msg(uint8_t *p, uint64_t seed, uint64_t idx, uint32_t len)
+{
+	if (len < HDR_LEN) {
+		fill_random(p, len, mix2(mix2(seed ^ TAG_SHORT, idx), len));
+		return;
+	}
+	fill_random(p + HDR_LEN, len - HDR_LEN, mix2(seed ^ TAG_BODY, idx));
+	put_le32(p, MSG_MAGIC);
+	put_le32(p + 4, (uint32_t)idx);
+	put_le32(p + 8, len);
+	put_le32(p + 12, crc32(p + HDR_LEN, len - HDR_LEN));
+}
+
+/* ------------------------------------------------------------- results */
+
+static void fail(struct result *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record one error: the first is kept for the result line and the JSON. */
+static void fail(struct result *r, int err, const char *fmt, ...)
+{
+	char buf[sizeof(r->first_error)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!r->errors++)
+		memcpy(r->first_error, buf, sizeof(buf));
+	if (err && !r->err)
+		r->err = err;
+	if (r->errors <= MAX_SHOWN)
+		fprintf(stderr, PROG ": %s\n", buf);
+	else if (r->errors == MAX_SHOWN + 1)
+		fprintf(stderr, PROG ": further errors not shown\n");
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static int64_t elapsed_ms(const struct result *r)
+{
+	return r->t0 && r->t1 > r->t0 ? (r->t1 - r->t0) / 1000000 : 0;
+}
+
+static int write_json(const struct opts *o, const struct result *r)
+{
+	FILE *f = fopen(o->json, "w");
+
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", o->json, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"role\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64
+		",\"errors\":%" PRIu64 ",\"first_error\":",
+		o->mode_name, r->count, r->bytes, r->errors);
+	json_string(f, r->errors ? r->first_error : NULL);
+	fprintf(f, ",\"elapsed_ms\":%" PRId64 ",\"errno\":%d,\"errno_name\":",
+		elapsed_ms(r), r->err);
+	json_string(f, r->err ? errno_name(r->err) : NULL);
+	if (o->mode == M_STREAM) {
+		fprintf(f, ",\"detect_ms\":%" PRId64 ",\"sent\":%" PRIu64
+			",\"received\":%" PRIu64 ",\"op\":",
+			r->detect_ms, r->count, r->received);
+		json_string(f, r->op);
+	} else {
+		fprintf(f, ",\"expected\":%" PRIu64 ",\"seed\":%" PRIu64
+			",\"max_size\":%" PRIu32 ",\"spurious_wakeups\":%" PRIu64,
+			o->count, o->seed, o->max_size, r->spurious);
+		if (o->mode == M_RECV)
+			fprintf(f, ",\"eos\":%s", r->eos ? "true" : "false");
+	}
+	fputs("}\n", f);
+	if (fclose(f)) {
+		fprintf(stderr, PROG ": %s: %s\n", o->json, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* One line on stdout, for recv and send. */
+static void print_result(const struct opts *o, const struct result *r, bool ok)
+{
+	int64_t ms = elapsed_ms(r);
+
+	printf("%s: %s: %" PRIu64 "/%" PRIu64 " messages, %" PRIu64
+	       " bytes, %" PRId64 " ms, %.1f MB/s, seed %" PRIu64,
+	       o->mode_name, ok ? "ok" : "FAILED", r->count, o->count,
+	       r->bytes, ms, ms ? r->bytes / 1000.0 / ms : 0.0, o->seed);
+	if (o->mode == M_RECV)
+		printf(", %s", r->eos ? "end of stream" : "no end of stream");
+	if (r->spurious)
+		printf(", %" PRIu64 " spurious wakeups", r->spurious);
+	if (r->errors)
+		printf(", %" PRIu64 " errors, first: %s", r->errors, r->first_error);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------- signals, time */
+
+static volatile sig_atomic_t alarm_fired;
+static _Atomic int64_t usr1_ns;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_fired = 1;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	atomic_store(&usr1_ns, now_ns());
+}
+
+static void install_handlers(bool usr1)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_alarm;	/* no SA_RESTART: interrupt the ioctl */
+	sigaction(SIGALRM, &sa, NULL);
+	if (usr1) {
+		sa.sa_handler = on_usr1;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGUSR1, &sa, NULL);
+	}
+}
+
+static void arm_timer(int64_t ns)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	alarm_fired = 0;
+	if (ns <= 0)
+		ns = 1000;
+	it.it_value.tv_sec = ns / NSEC;
+	it.it_value.tv_usec = (ns % NSEC) / 1000;
+	if (!it.it_value.tv_sec && !it.it_value.tv_usec)
+		it.it_value.tv_usec = 1;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void disarm_timer(void)
+{
+	struct itimerval it;
+
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static int64_t deadline_after(double sec)
+{
+	return sec > 0 ? now_ns() + (int64_t)(sec * NSEC) : 0;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / NSEC, ns % NSEC };
+
+	while (ns > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * Wait until @fd is ready for @events or @deadline (0: never) passes.
+ * Returns 1 when ready, 0 on timeout, -1 with errno on a poll() error.
+ */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+	struct timespec ts, *tsp;
+	int64_t left;
+	int ret;
+
+	for (;;) {
+		tsp = NULL;
+		if (deadline) {
+			left = deadline - now_ns();
+			if (left <= 0)
+				return 0;
+			ts.tv_sec = left / NSEC;
+			ts.tv_nsec = left % NSEC;
+			tsp = &ts;
+		}
+		ret = ppoll(&pfd, 1, tsp, NULL);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			return 1;
+	}
+}
+
+/* ---------------------------------------------------------- endpoints */
+
+static int xfer(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
+		unsigned int n, uint32_t flags)
+{
+	struct rdmx_ep_xfer x;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v[i].status = 0;
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.flags = flags;
+	x.count = n;
+	x.vec_size = sizeof(*v);
+	x.msgs = (uintptr_t)v;
+	return ioctl(fd, cmd, &x);
+}
+
+/*
+ * SEND or RECV @n messages, waiting at most until @deadline (0: forever);
+ * ETIMEDOUT when it passes. @mode_poll: poll() first, then a non-blocking
+ * xfer (recv --poll); @mode_nonblock: a non-blocking xfer first, poll() on
+ * EAGAIN (send --nonblock); neither: a blocking xfer cut short by SIGALRM.
+ * For RECV the caller resets each vec's len before calling.
+ */
+static int xfer_wait(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
+		     unsigned int n, bool mode_poll, bool mode_nonblock,
+		     int64_t deadline, struct result *r)
+{
+	short events = cmd == RDMX_IOC_EP_SEND ? POLLOUT : POLLIN;
+	bool polled = false;
+	int ret, e;
+
+	for (;;) {
+		if (mode_poll || (mode_nonblock && polled)) {
+			ret = wait_fd(fd, events, deadline);
+			if (ret == 0) {
+				errno = ETIMEDOUT;
+				return -1;
+			}
+			if (ret < 0)
+				return -1;
+		}
+		if (mode_poll || mode_nonblock) {
+			ret = xfer(fd, cmd, v, n, RDMX_XFER_NONBLOCK);
+			if (ret >= 0 || (errno != EAGAIN && errno != EINTR))
+				return ret;
+			if (errno == EAGAIN && (mode_poll || polled))
+				r->spurious++;
+			polled = true;
+			continue;
+		}
+		if (deadline)
+			arm_timer(deadline - now_ns());
+		ret = xfer(fd, cmd, v, n, 0);
+		e = errno;
+		if (deadline)
+			disarm_timer();
+		if (ret >= 0 || e != EINTR) {
+			errno = e;
+			return ret;
+		}
+		if (deadline && (alarm_fired || now_ns() >= deadline)) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+	}
+}
+
+/* Returns 0, or a getaddrinfo() error for gai_strerror(). */
+static int resolve(const char *host, struct rdmx_sockaddr *sa)
+{
+	struct addrinfo hints, *ai;
+	int ret;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	ret = getaddrinfo(host, NULL, &hints, &ai);
+	if (ret)
+		return ret;
+	memset(sa, 0, sizeof(*sa));
+	sa->family = ai->ai_family;
+	if (ai->ai_family == AF_INET) {
+		memcpy(sa->addr, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ai->ai_addr;
+
+		memcpy(sa->addr, &s6->sin6_addr, 16);
+		sa->scope_id = s6->sin6_scope_id;
+	}
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static bool connect_retryable(int e)
+{
+	switch (e) {
+	case EINVAL: case E2BIG: case EFAULT: case ENOTTY: case EBADF:
+	case EPERM: case EACCES: case ENOMEM: case EMFILE: case ENFILE:
+		return false;
+	}
+	return true;
+}
+
+/* CONNECT to HOST; with --wait, retry failures for that long. */
+static int connect_ep(const struct opts *o, struct result *r)
+{
+	int64_t deadline = deadline_after(o->wait);
+	struct rdmx_sockaddr peer;
+	struct rdmx_ep_addr a;
+	int fd, e;
+
+	e = resolve(o->host, &peer);
+	if (e) {
+		fail(r, 0, "%s: %s", o->host, gai_strerror(e));
+		return -1;
+	}
+	peer.port = o->port;
+	for (;;) {
+		fd = open(o->dev, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			e = errno;
+			fail(r, e, "%s: %s", o->dev, strerror(e));
+			return -1;
+		}
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.addr = peer;
+		memcpy(a.service, o->service, sizeof(a.service));
+		if (ioctl(fd, RDMX_IOC_EP_CONNECT, &a) >= 0)
+			return fd;
+		e = errno;
+		close(fd);
+		if (e == EINTR)
+			continue;
+		if (!connect_retryable(e) || !deadline || now_ns() >= deadline) {
+			fail(r, e, "CONNECT to %s port %u service %s failed: %s",
+			     o->host, o->port, o->service, strerror(e));
+			return -1;
+		}
+		sleep_ns(200000000);
+	}
+}
+
+/* Grow every RECV buffer to at least @need bytes. */
+static int grow_bufs(uint8_t **buf, uint32_t *cap, unsigned int n,
+		     uint32_t need)
+{
+	unsigned int i;
+	uint8_t *p;
+
+	for (i = 0; i < n; i++) {
+		if (cap[i] >= need)
+			continue;
+		p = realloc(buf[i], need);
+		if (!p)
+			return -1;
+		buf[i] = p;
+		cap[i] = need;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- recv */
+
+struct rx {
+	const struct opts *o;
+	struct result *r;
+	uint64_t next;			/* index of the message expected next */
+	uint8_t *seen;			/* bitmap of intact messages received */
+	uint8_t *scratch;		/* an expected message, regenerated */
+};
+
+static bool seen_get(const struct rx *st, uint64_t i)
+{
+	return st->seen[i / 8] & (1u << (i % 8));
+}
+
+static void seen_set(struct rx *st, uint64_t i)
+{
+	st->seen[i / 8] |= 1u << (i % 8);
+}
+
+/* Is @p (@len bytes) exactly message @idx? */
+static bool is_msg(struct rx *st, uint64_t idx, const uint8_t *p, uint32_t len)
+{
+	const struct opts *o = st->o;
+
+	if (idx >= o->count || msg_len(o->seed, idx, o->max_size) != len)
+		return false;
+	fill_msg(st->scratch, o->seed, idx, len);
+	return !memcmp(st->scratch, p, len);
+}
+
+/*
+ * Which message near the expected one is this headerless one, or -1. In
+ * order: the expected one; an earlier one not seen yet (reordered); a later
+ * one (lost), but not for an empty message, which would match any empty
+ * one; an earlier one seen already (duplicated). The ones that keep the
+ * expected index where it is come first, so that one ambiguous short
+ * message cannot make every message after it look reordered.
+ */
+static int64_t find_short(struct rx *st, const uint8_t *p, uint32_t len)
+{
+	uint64_t k = st->next, d;
+
+	if (is_msg(st, k, p, len))
+		return k;
+	for (d = 1; d <= SEARCH_WINDOW && d <= k; d++)
+		if (!seen_get(st, k - d) && is_msg(st, k - d, p, len))
+			return k - d;
+	for (d = 1; len && d <= SEARCH_WINDOW; d++)
+		if (is_msg(st, k + d, p, len))
+			return k + d;
+	for (d = 1; d <= SEARCH_WINDOW && d <= k; d++)
+		if (seen_get(st, k - d) && is_msg(st, k - d, p, len))
+			return k - d;
+	return -1;
+}
+
+/* Report a message that is not an intact copy of any message as corrupt. */
+static void report_corrupt(struct rx *st, const uint8_t *p, uint32_t len)
+{
+	const struct opts *o = st->o;
+	uint64_t k = st->next, diff = 0, first = 0;
+	char hdr[128] = "";
+	uint32_t want, i;
+
+	if (len >= HDR_LEN) {
+		if (get_le32(p) == MSG_MAGIC)
+			snprintf(hdr, sizeof(hdr),
+				 " (header: index %" PRIu32 ", len %" PRIu32
+				 ", crc %s)", get_le32(p + 4), get_le32(p + 8),
+				 get_le32(p + 12) == crc32(p + HDR_LEN, len - HDR_LEN) ?
+				 "ok" : "mismatch");
+		else
+			snprintf(hdr, sizeof(hdr), " (bad magic 0x%08" PRIx32 ")",
+				 get_le32(p));
+	}
+	if (k >= o->count) {
+		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected end of "
+		     "stream, got an unidentifiable %" PRIu32 "-byte message%s",
+		     k, len, hdr);
+		return;
+	}
+	want = msg_len(o->seed, k, o->max_size);
+	if (want != len) {
+		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected len %"
+		     PRIu32 ", got len %" PRIu32 "%s%s", k, want, len, hdr,
+		     want > 65536 || len > 65536 ?
+		     " (is --max-size the sender's?)" : "");
+	} else {
+		fill_msg(st->scratch, o->seed, k, len);
+		for (i = 0; i < len; i++) {
+			if (st->scratch[i] == p[i])
+				continue;
+			if (!diff++)
+				first = i;
+		}
+		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected byte 0x%02x"
+		     " at offset %" PRIu64 " of %" PRIu32 ", got 0x%02x; %" PRIu64
+		     " bytes differ%s", k, st->scratch[first], first, len,
+		     p[first], diff, hdr);
+	}
+	seen_set(st, k);
+	st->next++;
+}
+
+static const char *expect_str(const struct rx *st, char *buf, size_t size)
+{
+	if (st->next >= st->o->count)
+		return "end of stream";
+	snprintf(buf, size, "index %" PRIu64, st->next);
+	return buf;
+}
+
+/* Check one received message against the one expected next. */
+static void rx_check(struct rx *st, const uint8_t *p, uint32_t len)
+{
+	uint64_t k = st->next;
+	int64_t h = -1;
+	char exp[48];
+
+	if (len >= HDR_LEN && get_le32(p) == MSG_MAGIC) {
+		if (is_msg(st, get_le32(p + 4), p, len))
+			h = get_le32(p + 4);
+	} else if (len < HDR_LEN) {
+		h = find_short(st, p, len);
+	}
+	if (h < 0) {
+		report_corrupt(st, p, len);
+		return;
+	}
+	if ((uint64_t)h == k) {
+		seen_set(st, k);
+		st->r->count++;
+		st->next++;
+	} else if ((uint64_t)h > k) {
+		fail(st->r, 0, "lost at message %" PRIu64 ": expected index %"
+		     PRIu64 ", got index %" PRId64 " (%" PRIu64 " missing)",
+		     k, k, h, (uint64_t)h - k);
+		seen_set(st, h);
+		st->r->count++;
+		st->next = h + 1;
+	} else if (seen_get(st, h)) {
+		fail(st->r, 0, "duplicated at message %" PRIu64 ": expected %s, "
+		     "got index %" PRId64 " again", k, expect_str(st, exp, sizeof(exp)), h);
+	} else {
+		fail(st->r, 0, "reordered at message %" PRIu64 ": expected %s, "
+		     "got index %" PRId64 " (late)", k, expect_str(st, exp, sizeof(exp)), h);
+		seen_set(st, h);
+		st->r->count++;
+	}
+}
+
+static int run_recv(const struct opts *o, struct result *r)
+{
+	struct rdmx_msg_vec vec[RDMX_XFER_MAX];
+	uint8_t *buf[RDMX_XFER_MAX] = { NULL };
+	uint32_t cap[RDMX_XFER_MAX] = { 0 };
+	struct rdmx_ep_accept acc;
+	struct rdmx_ep_addr a;
+	struct rx st;
+	int lfd = -1, fd = -1, e, i, n;
+	unsigned int grows = 0;
+	bool fatal = false;
+	int64_t deadline;
+	char peer[INET6_ADDRSTRLEN] = "?";
+
+	memset(&st, 0, sizeof(st));
+	st.o = o;
+	st.r = r;
+	st.seen = calloc(o->count / 8 + 1, 1);
+	st.scratch = malloc((size_t)o->max_size + HDR_LEN);
+	if (!st.seen || !st.scratch || grow_bufs(buf, cap, o->batch,
+						 o->buf_size ? o->buf_size : 1)) {
+		fail(r, ENOMEM, "out of memory");
+		goto out;
+	}
+
+	lfd = open(o->dev, O_RDWR | O_CLOEXEC);
+	if (lfd < 0) {
+		e = errno;
+		fail(r, e, "%s: %s", o->dev, strerror(e));
+		goto out;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	if (o->addr) {
+		e = resolve(o->addr, &a.addr);
+		if (e) {
+			fail(r, 0, "%s: %s", o->addr, gai_strerror(e));
+			goto out;
+		}
+	} else {
+		a.addr.family = AF_INET;
+	}
+	a.addr.port = o->port;
+	memcpy(a.service, o->service, sizeof(a.service));
+	if (ioctl(lfd, RDMX_IOC_EP_LISTEN, &a) < 0) {
+		e = errno;
+		fail(r, e, "LISTEN on %s port %u service %s failed: %s",
+		     o->addr ? o->addr : "any address", o->port, o->service,
+		     strerror(e));
+		goto out;
+	}
+
+	/* ACCEPT blocks; the idle timeout cuts it short with SIGALRM. */
+	deadline = deadline_after(o->idle_timeout);
+	for (;;) {
+		memset(&acc, 0, sizeof(acc));
+		acc.size = sizeof(acc);
+		acc.flags = RDMX_ACCEPT_CLOEXEC;
+		if (deadline)
+			arm_timer(deadline - now_ns());
+		fd = ioctl(lfd, RDMX_IOC_EP_ACCEPT, &acc);
+		e = errno;
+		if (deadline)
+			disarm_timer();
+		if (fd >= 0)
+			break;
+		if (e == EINTR && !(deadline && (alarm_fired || now_ns() >= deadline)))
+			continue;
+		if (e == EINTR)
+			e = ETIMEDOUT;
+		fail(r, e, "ACCEPT failed: %s", strerror(e));
+		goto out;
+	}
+	if (acc.peer.family == AF_INET || acc.peer.family == AF_INET6)
+		inet_ntop(acc.peer.family, acc.peer.addr, peer, sizeof(peer));
+	fprintf(stderr, PROG ": recv: channel from %s port %u\n", peer,
+		acc.peer.port);
+	/*
+	 * The listening endpoint stays open until the end: while it listens
+	 * the host accepts the session's reconnects.
+	 */
+
+	r->t0 = now_ns();
+	for (;;) {
+		if (st.next >= o->count && r->eos)
+			break;
+		for (i = 0; i < (int)o->batch; i++) {
+			memset(&vec[i], 0, sizeof(vec[i]));
+			vec[i].addr = (uintptr_t)buf[i];
+			vec[i].len = cap[i];
+		}
+		deadline = deadline_after(o->idle_timeout);
+		n = xfer_wait(fd, RDMX_IOC_EP_RECV, vec, o->batch, o->poll, false,
+			      deadline, r);
+		if (n < 0 && errno == EMSGSIZE && vec[0].len > cap[0] &&
+		    vec[0].len <= RDMX_MSG_MAX && grows++ < 32) {
+			if (grow_bufs(buf, cap, o->batch, vec[0].len)) {
+				fail(r, ENOMEM, "out of memory");
+				break;
+			}
+			continue;
+		}
+		if (n < 0) {
+			e = errno;
+			if (e == ETIMEDOUT && st.next >= o->count) {
+				fprintf(stderr, PROG ": recv: no end of stream within"
+					" %g s after the last message; closing\n",
+					o->idle_timeout);
+				break;
+			}
+			if (e == ETIMEDOUT)
+				fail(r, e, "lost at message %" PRIu64 ": expected index %"
+				     PRIu64 ", got nothing for %g s", st.next, st.next,
+				     o->idle_timeout);
+			else if (e == EMSGSIZE)
+				fail(r, e, "RECV at message %" PRIu64 " failed: %s "
+				     "(buffer %" PRIu32 " bytes, needs %" PRIu32 ")",
+				     st.next, strerror(e), cap[0], vec[0].len);
+			else
+				fail(r, e, "RECV at message %" PRIu64 " failed: %s",
+				     st.next, strerror(e));
+			break;
+		}
+		if (n == 0) {
+			r->eos = true;
+			if (st.next < o->count)
+				fail(r, 0, "lost at message %" PRIu64 ": expected index %"
+				     PRIu64 ", got end of stream (%" PRIu64 " missing)",
+				     st.next, st.next, o->count - st.next);
+			break;
+		}
+		if (n > (int)o->batch) {
+			fail(r, EPROTO, "RECV returned %d for %u buffers", n, o->batch);
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (vec[i].status == -EMSGSIZE && vec[i].len > cap[i] &&
+			    vec[i].len <= RDMX_MSG_MAX && grows++ < 32) {
+				/* Not taken: it comes first next time. */
+				if (grow_bufs(buf, cap, o->batch, vec[i].len)) {
+					fail(r, ENOMEM, "out of memory");
+					fatal = true;
+				}
+				break;
+			}
+			if (vec[i].status) {
+				fail(r, -vec[i].status, "RECV at message %" PRIu64
+				     ": status %s", st.next, errno_name(-vec[i].status));
+				fatal = true;
+				break;
+			}
+			if (vec[i].len > cap[i]) {
+				fail(r, EPROTO, "RECV at message %" PRIu64 ": len %"
+				     PRIu32 " exceeds the buffer's %" PRIu32,
+				     st.next, vec[i].len, cap[i]);
+				fatal = true;
+				break;
+			}
+			r->bytes += vec[i].len;
+			rx_check(&st, buf[i], vec[i].len);
+		}
+		if (fatal)
+			break;
+	}
+	r->t1 = now_ns();
+	if (ioctl(fd, RDMX_IOC_EP_SHUTDOWN, NULL) < 0)
+		fprintf(stderr, PROG ": recv: SHUTDOWN: %s\n", strerror(errno));
+out:
+	if (!r->t1)
+		r->t1 = now_ns();
+	if (r->count < o->count && !r->errors)
+		fail(r, 0, "only %" PRIu64 " of %" PRIu64 " messages received",
+		     r->count, o->count);
+	if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd);
+	for (i = 0; i < (int)o->batch; i++)
+		free(buf[i]);
+	free(st.seen);
+	free(st.scratch);
+	return r->errors ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- send */
+
+/* After SHUTDOWN: wait for the receiver's end of stream. */
+static void wait_eos(const struct opts *o, struct result *r, int fd)
+{
+	uint8_t *buf = malloc(STREAM_BUF);
+	uint32_t cap = STREAM_BUF;
+	struct rdmx_msg_vec v;
+	int64_t deadline = deadline_after(o->idle_timeout);
+	int n, e;
+
+	for (;;) {
+		if (!buf) {
+			fail(r, ENOMEM, "out of memory");
+			break;
+		}
+		memset(&v, 0, sizeof(v));
+		v.addr = (uintptr_t)buf;
+		v.len = cap;
+		n = xfer_wait(fd, RDMX_IOC_EP_RECV, &v, 1, false, o->nonblock,
+			      deadline, r);
+		if (n == 0)
+			break;
+		if (n > 0) {
+			fail(r, 0, "unexpected %" PRIu32 "-byte message from the "
+			     "receiver", v.len);
+			continue;
+		}
+		e = errno;
+		if (e == EMSGSIZE && v.len > cap && v.len <= RDMX_MSG_MAX) {
+			uint8_t *p = realloc(buf, v.len);
+
+			if (!p)
+				free(buf);
+			buf = p;
+			cap = v.len;
+			continue;
+		}
+		if (e == ETIMEDOUT)
+			fail(r, e, "no end of stream from the receiver within %g s",
+			     o->idle_timeout);
+		else
+			fail(r, e, "RECV (waiting for end of stream) failed: %s",
+			     strerror(e));
+		break;
+	}
+	free(buf);
+}
+
+static int run_send(const struct opts *o, struct result *r)
+{
+	struct rdmx_msg_vec vec[RDMX_XFER_MAX];
+	uint8_t *buf[RDMX_XFER_MAX] = { NULL };
+	uint32_t cap[RDMX_XFER_MAX] = { 0 };
+	uint64_t i = 0;
+	unsigned int j, n, done;
+	int fd, ret, e;
+
+	fd = connect_ep(o, r);
+	if (fd < 0)
+		goto out;
+	r->t0 = now_ns();
+	while (i < o->count) {
+		n = o->count - i < o->batch ? (unsigned int)(o->count - i) : o->batch;
+		for (j = 0; j < n; j++) {
+			uint32_t len = msg_len(o->seed, i + j, o->max_size);
+
+			if (grow_bufs(&buf[j], &cap[j], 1, len ? len : 1)) {
+				fail(r, ENOMEM, "out of memory");
+				goto shut;
+			}
+			fill_msg(buf[j], o->seed, i + j, len);
+			memset(&vec[j], 0, sizeof(vec[j]));
+			vec[j].addr = (uintptr_t)buf[j];
+			vec[j].len = len;
+		}
+		for (done = 0; done < n; ) {
+			ret = xfer_wait(fd, RDMX_IOC_EP_SEND, vec + done, n - done,
+					false, o->nonblock,
+					deadline_after(o->idle_timeout), r);
+			if (ret < 0 || ret == 0 || (unsigned int)ret > n - done) {
+				e = ret < 0 ? errno : EPROTO;
+				if (ret >= 0)
+					fail(r, e, "SEND of %u messages at message %"
+					     PRIu64 " returned %d", n - done,
+					     i + done, ret);
+				else
+					fail(r, e, "SEND at message %" PRIu64
+					     " failed: %s", i + done, strerror(e));
+				goto shut;
+			}
+			for (j = done; j < done + (unsigned int)ret; j++) {
+				if (vec[j].status) {
+					fail(r, -vec[j].status, "SEND at message %"
+					     PRIu64 ": status %s", i + j,
+					     errno_name(-vec[j].status));
+					goto shut;
+				}
+				r->count++;
+				r->bytes += vec[j].len;
+			}
+			done += ret;
+		}
+		i += n;
+		if (o->pace_us && i < o->count)
+			sleep_ns((int64_t)o->pace_us * 1000);
+	}
+	if (ioctl(fd, RDMX_IOC_EP_SHUTDOWN, NULL) < 0) {
+		e = errno;
+		fail(r, e, "SHUTDOWN failed: %s", strerror(e));
+		goto done;
+	}
+	wait_eos(o, r, fd);
+	goto done;
+shut:
+	ioctl(fd, RDMX_IOC_EP_SHUTDOWN, NULL);
+done:
+	r->t1 = now_ns();
+	close(fd);
+out:
+	if (!r->t1)
+		r->t1 = now_ns();
+	for (j = 0; j < o->batch; j++)
+		free(buf[j]);
+	return r->errors ? 1 : 0;
+}
+
+/* -------------------------------------------------------------- stream */
+
+static int run_stream(const struct opts *o, struct result *r)
+{
+	struct rdmx_msg_vec sv, vec[16];
+	uint8_t msg[STREAM_MSG_LEN], *buf[16] = { NULL };
+	uint32_t cap[16] = { 0 };
+	struct pollfd pfd;
+	int64_t last_ok, t, mark, pace_end, left;
+	struct timespec ts;
+	uint64_t seq = 0;
+	bool eos = false;
+	int fd, n, e = 0, i;
+	const char *what = NULL;
+
+	fd = connect_ep(o, r);
+	if (fd < 0) {
+		r->t1 = now_ns();
+		printf("stream: %s (%s)\n", r->err ? errno_name(r->err) : "failed",
+		       r->first_error);
+		return 1;
+	}
+	if (grow_bufs(buf, cap, 16, STREAM_BUF)) {
+		fail(r, ENOMEM, "out of memory");
+		close(fd);
+		return 1;
+	}
+	r->t0 = last_ok = now_ns();
+	fprintf(stderr, PROG ": stream: connected to %s; sending until the "
+		"channel fails\n", o->host);
+	for (;;) {
+		fill_msg(msg, o->seed, seq, sizeof(msg));
+		memset(&sv, 0, sizeof(sv));
+		sv.addr = (uintptr_t)msg;
+		sv.len = sizeof(msg);
+		n = xfer(fd, RDMX_IOC_EP_SEND, &sv, 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || sv.status) {
+			e = n < 0 ? errno : sv.status ? -sv.status : EPROTO;
+			what = "SEND";
+			break;
+		}
+		last_ok = now_ns();
+		seq++;
+		r->count++;
+		r->bytes += sizeof(msg);
+
+		/* Take whatever came in, for --pace-us (at least once). */
+		pace_end = now_ns() + (int64_t)o->pace_us * 1000;
+		for (;;) {
+			for (i = 0; i < 16; i++) {
+				memset(&vec[i], 0, sizeof(vec[i]));
+				vec[i].addr = (uintptr_t)buf[i];
+				vec[i].len = cap[i];
+			}
+			n = xfer(fd, RDMX_IOC_EP_RECV, vec, 16, RDMX_XFER_NONBLOCK);
+			if (n > 0) {
+				last_ok = now_ns();
+				r->received += n;
+				if (last_ok < pace_end)
+					continue;
+				break;
+			}
+			if (n == 0) {
+				eos = true;
+				break;
+			}
+			e = errno;
+			if (e == EINTR)
+				continue;
+			if (e == EMSGSIZE && vec[0].len > cap[0] &&
+			    vec[0].len <= RDMX_MSG_MAX) {
+				if (grow_bufs(buf, cap, 16, vec[0].len)) {
+					what = "RECV";
+					e = ENOMEM;
+					break;
+				}
+				continue;
+			}
+			if (e != EAGAIN) {
+				what = "RECV";
+				break;
+			}
+			e = 0;
+			left = pace_end - now_ns();
+			if (left <= 0)
+				break;
+			pfd.fd = fd;
+			pfd.events = POLLIN;
+			pfd.revents = 0;
+			ts.tv_sec = left / NSEC;
+			ts.tv_nsec = left % NSEC;
+			if (ppoll(&pfd, 1, &ts, NULL) <= 0)
+				continue;
+		}
+		if (eos || what)
+			break;
+	}
+	t = r->t1 = now_ns();
+	mark = atomic_load(&usr1_ns);
+	if (mark < last_ok)
+		mark = last_ok;
+	r->detect_ms = (t - mark) / 1000000;
+	r->op = eos ? "RECV" : what;
+	if (eos) {
+		fail(r, 0, "end of stream (the peer shut down) after %" PRId64
+		     " ms", r->detect_ms);
+		printf("stream: EOS after %" PRId64 " ms (end of stream; sent %"
+		       PRIu64 ", received %" PRIu64 ")\n",
+		       r->detect_ms, r->count, r->received);
+	} else {
+		r->err = e;
+		printf("stream: %s after %" PRId64 " ms (%s failed: %s; sent %"
+		       PRIu64 ", received %" PRIu64 ")\n", errno_name(e),
+		       r->detect_ms, what, strerror(e), r->count, r->received);
+		if (e != ETIMEDOUT && e != ECONNRESET)
+			fail(r, e, "%s failed: %s", what, strerror(e));
+		else
+			snprintf(r->first_error, sizeof(r->first_error),
+				 "%s failed: %s", what, strerror(e));
+	}
+	fflush(stdout);
+	close(fd);
+	for (i = 0; i < 16; i++)
+		free(buf[i]);
+	return r->errors ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: " PROG " recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [--seed S]\n"
+"                    [--max-size BYTES] [--buf-size BYTES] [--batch B] [--poll]\n"
+"                    [--idle-timeout SEC] [--json FILE] [--dev PATH]\n"
+"       " PROG " send [-p PORT] -S SERVICE -n COUNT [--seed S] [--max-size BYTES]\n"
+"                    [--batch B] [--pace-us US] [--nonblock] [--wait SEC]\n"
+"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST\n"
+"       " PROG " stream [-p PORT] -S SERVICE [--pace-us US] [--wait SEC]\n"
+"                    [--json FILE] [--dev PATH] HOST\n"
+"\n"
+"Checks that the rdmx message service delivers reliably, in order and\n"
+"exactly once. Message i has a length and content that follow from the seed\n"
+"and i; the receiver regenerates them and reports each lost, duplicated,\n"
+"reordered or corrupt message with its index.\n"
+"\n"
+"  recv      LISTEN, ACCEPT one channel, check COUNT messages, then wait for\n"
+"            the sender's end of stream, SHUTDOWN and close\n"
+"  send      CONNECT to HOST, SEND COUNT messages, SHUTDOWN, wait for the\n"
+"            receiver's end of stream\n"
+"  stream    CONNECT to HOST and send small messages (receiving whatever\n"
+"            comes) until a SEND or RECV fails; print the errno and the ms\n"
+"            since the last success or SIGUSR1, whichever is later; exit 0\n"
+"            only for ETIMEDOUT or ECONNRESET\n"
+"\n"
+"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
+"                         '::' for any IPv6)\n"
+"  -p, --port PORT        rdma_cm port (default 0: RDMX_DEFAULT_PORT, %d)\n"
+"  -S, --service NAME     service name, 1-%d of [A-Za-z0-9._-]\n"
+"  -n, --count COUNT      messages to send or expect\n"
+"      --seed S           PRNG seed, the same on both sides (default 1)\n"
+"      --max-size BYTES   largest message, K/M suffixes (default 4M =\n"
+"                         RDMX_MSG_MAX); recv needs the sender's value\n"
+"      --buf-size BYTES   recv: initial buffer size, grown on EMSGSIZE\n"
+"                         (default --max-size)\n"
+"      --batch B          messages per SEND/RECV, 1-%d (default 16)\n"
+"      --pace-us US       send: pause between batches (default 0);\n"
+"                         stream: between messages (default 1000)\n"
+"      --poll             recv: poll() for EPOLLIN, then non-blocking RECV\n"
+"      --nonblock         send: RDMX_XFER_NONBLOCK, poll() for EPOLLOUT on EAGAIN\n"
+"      --idle-timeout SEC recv, send: fail after SEC s without progress\n"
+"                         (default 60, 0 = never)\n"
+"      --wait SEC         send, stream: retry a failing CONNECT for SEC s\n"
+"      --json FILE        also write the result as a JSON object to FILE\n"
+"      --dev PATH         device node (default /dev/rdmx)\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 all good, 1 a failure, 2 bad arguments.\n",
+		RDMX_DEFAULT_PORT, RDMX_SERVICE_LEN - 1, RDMX_XFER_MAX);
+}
+
+static int bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_arg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(try '" PROG " --help')\n", stderr);
+	return 2;
+}
+
+/* An unsigned number in [min, max], with K/M/G suffixes if @suffix. */
+static bool parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
+		      uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return false;
+	if (suffix && *end) {
+		switch (*end) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		default: return false;
+		}
+		end++;
+		if (*end == 'i' || *end == 'I')
+			end++;
+		if (*end == 'b' || *end == 'B')
+			end++;
+		if (v > (ULLONG_MAX >> shift))
+			return false;
+		v <<= shift;
+	}
+	if (*end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e6)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool valid_service(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n < 1 || n > RDMX_SERVICE_LEN - 1)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ||
+		      s[i] == '-'))
+			return false;
+	return true;
+}
+
+enum {
+	OPT_SEED = 256, OPT_MAX_SIZE, OPT_BUF_SIZE, OPT_BATCH, OPT_PACE,
+	OPT_JSON, OPT_IDLE, OPT_POLL, OPT_NONBLOCK, OPT_WAIT, OPT_DEV,
+};
+
+static const struct option long_opts[] = {
+	{ "addr", required_argument, NULL, 'a' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "service", required_argument, NULL, 'S' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "buf-size", required_argument, NULL, OPT_BUF_SIZE },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "pace-us", required_argument, NULL, OPT_PACE },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ "poll", no_argument, NULL, OPT_POLL },
+	{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Which modes take each option. */
+static unsigned int opt_modes(int c)
+{
+	switch (c) {
+	case 'a': case OPT_POLL: case OPT_BUF_SIZE:
+		return M_RECV;
+	case 'n': case OPT_SEED: case OPT_MAX_SIZE: case OPT_BATCH:
+	case OPT_IDLE:
+		return M_RECV | M_SEND;
+	case OPT_NONBLOCK:
+		return M_SEND;
+	case OPT_PACE: case OPT_WAIT:
+		return M_SEND | M_STREAM;
+	}
+	return M_RECV | M_SEND | M_STREAM;
+}
+
+static const char *opt_name(int c)
+{
+	const struct option *lo;
+
+	for (lo = long_opts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->dev = "/dev/rdmx";
+	o->seed = 1;
+	o->max_size = RDMX_MSG_MAX;
+	o->batch = 16;
+	o->idle_timeout = 60;
+
+	if (argc < 2)
+		return bad_arg("missing mode: recv, send or stream");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	o->mode_name = argv[1];
+	if (!strcmp(argv[1], "recv"))
+		o->mode = M_RECV;
+	else if (!strcmp(argv[1], "send"))
+		o->mode = M_SEND;
+	else if (!strcmp(argv[1], "stream"))
+		o->mode = M_STREAM;
+	else
+		return bad_arg("unknown mode '%s': recv, send or stream", argv[1]);
+
+	argc--;
+	argv++;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":a:p:S:n:h", long_opts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == '?') {
+			if (optopt)
+				return bad_arg("unknown option '-%c'", optopt);
+			return bad_arg("unknown option '%s'", argv[optind - 1]);
+		}
+		if (c == ':')
+			return bad_arg("option '%s' needs an argument",
+				       argv[optind - 1]);
+		if (!(opt_modes(c) & o->mode))
+			return bad_arg("option --%s is not for %s", opt_name(c),
+				       o->mode_name);
+		switch (c) {
+		case 'a':
+			o->addr = optarg;
+			break;
+		case 'p':
+			if (!parse_u64(optarg, false, 0, 65535, &v))
+				return bad_arg("bad port '%s' (0-65535)", optarg);
+			o->port = v;
+			break;
+		case 'S':
+			if (!valid_service(optarg))
+				return bad_arg("bad service '%s': 1-%d of "
+					       "[A-Za-z0-9._-]", optarg,
+					       RDMX_SERVICE_LEN - 1);
+			memset(o->service, 0, sizeof(o->service));
+			memcpy(o->service, optarg, strlen(optarg));
+			o->have_service = true;
+			break;
+		case 'n':
+			if (!parse_u64(optarg, false, 0, UINT32_MAX, &v))
+				return bad_arg("bad count '%s' (0-%u)", optarg,
+					       UINT32_MAX);
+			o->count = v;
+			o->have_count = true;
+			break;
+		case OPT_SEED:
+			if (!parse_u64(optarg, false, 0, UINT64_MAX, &v))
+				return bad_arg("bad seed '%s'", optarg);
+			o->seed = v;
+			break;
+		case OPT_MAX_SIZE:
+			if (!parse_u64(optarg, true, 0, RDMX_MSG_MAX, &v))
+				return bad_arg("bad --max-size '%s' (0-%u)", optarg,
+					       RDMX_MSG_MAX);
+			o->max_size = v;
+			break;
+		case OPT_BUF_SIZE:
+			if (!parse_u64(optarg, true, 0, RDMX_MSG_MAX, &v))
+				return bad_arg("bad --buf-size '%s' (0-%u)", optarg,
+					       RDMX_MSG_MAX);
+			o->buf_size = v;
+			o->have_buf_size = true;
+			break;
+		case OPT_BATCH:
+			if (!parse_u64(optarg, false, 1, RDMX_XFER_MAX, &v))
+				return bad_arg("bad --batch '%s' (1-%d)", optarg,
+					       RDMX_XFER_MAX);
+			o->batch = v;
+			break;
+		case OPT_PACE:
+			if (!parse_u64(optarg, false, 0, 3600000000ULL, &v))
+				return bad_arg("bad --pace-us '%s'", optarg);
+			o->pace_us = v;
+			o->have_pace = true;
+			break;
+		case OPT_JSON:
+			if (!*optarg)
+				return bad_arg("empty --json file name");
+			o->json = optarg;
+			break;
+		case OPT_IDLE:
+			if (!parse_seconds(optarg, &o->idle_timeout))
+				return bad_arg("bad --idle-timeout '%s'", optarg);
+			break;
+		case OPT_WAIT:
+			if (!parse_seconds(optarg, &o->wait))
+				return bad_arg("bad --wait '%s'", optarg);
+			break;
+		case OPT_POLL:
+			o->poll = true;
+			break;
+		case OPT_NONBLOCK:
+			o->nonblock = true;
+			break;
+		case OPT_DEV:
+			o->dev = optarg;
+			break;
+		}
+	}
+	if (!o->have_service)
+		return bad_arg("%s needs -S SERVICE", o->mode_name);
+	if (o->mode != M_STREAM && !o->have_count)
+		return bad_arg("%s needs -n COUNT", o->mode_name);
+	if (o->mode == M_RECV) {
+		if (optind < argc)
+			return bad_arg("recv takes no HOST ('%s')", argv[optind]);
+		if (!o->have_buf_size)
+			o->buf_size = o->max_size;
+	} else {
+		if (optind >= argc)
+			return bad_arg("%s needs HOST", o->mode_name);
+		if (optind + 1 < argc)
+			return bad_arg("unexpected argument '%s'", argv[optind + 1]);
+		o->host = argv[optind];
+	}
+	if (o->mode == M_STREAM && !o->have_pace)
+		o->pace_us = 1000;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct result r;
+	struct opts o;
+	int ret;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	crc32_init();
+	memset(&r, 0, sizeof(r));
+	install_handlers(true);
+
+	switch (o.mode) {
+	case M_RECV:
+		ret = run_recv(&o, &r);
+		print_result(&o, &r, !ret);
+		break;
+	case M_SEND:
+		ret = run_send(&o, &r);
+		print_result(&o, &r, !ret);
+		break;
+	case M_STREAM:
+		ret = run_stream(&o, &r);
+		break;
+	}
+	if (o.json && write_json(&o, &r))
+		ret = 1;
+	return ret;
+}
