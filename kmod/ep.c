@@ -273,9 +273,9 @@ int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep)
 	int ret = 0;
 
 	spin_lock(&lep->lock);
-	if (lep->state != RDMX_EP_LISTENING || lep->nr_accept >= lep->backlog)
+	if (lep->state != RDMX_EP_LISTENING || lep->nr_accept >= lep->backlog) {
 		ret = -EBUSY;
-	else {
+	} else {
 		list_add_tail(&ep->accept_node, &lep->acceptq);
 		lep->nr_accept++;
 	}
@@ -454,15 +454,14 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *addr,
 						rdmx_ep_connect_done(ep),
 						max(left, 1L));
 	spin_lock(&ep->lock);
-	if (ep->state == RDMX_EP_CONNECTED) {
+	if (ep->state == RDMX_EP_CONNECTED)
 		ret = 0;
-	} else if (ep->state == RDMX_EP_ERROR) {
+	else if (ep->state == RDMX_EP_ERROR)
 		ret = -ep->error;
-	} else if (ep->state == RDMX_EP_CLOSED) {
+	else if (ep->state == RDMX_EP_CLOSED)
 		ret = -ECONNRESET;
-	} else {
+	else
 		ret = left < 0 ? -EINTR : -ETIMEDOUT;
-	}
 	spin_unlock(&ep->lock);
 	if (!ret)
 		goto out_unlock;

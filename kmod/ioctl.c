@@ -54,7 +54,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
  * @ksize and the extra bytes are not all zero.
  */
 int rdmx_copy_args_in(void *karg, size_t ksize, size_t min_size,
-				       const void __user *uarg, u32 *usize)
+		      const void __user *uarg, u32 *usize)
 {
 	if (get_user(*usize, (const u32 __user *)uarg))
 		return -EFAULT;
@@ -77,7 +77,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_copy_args_in);
  * Return: 0 or -EFAULT.
  */
 int rdmx_copy_args_out(void __user *uarg, void *karg, size_t ksize,
-			      u32 usize)
+		       u32 usize)
 {
 	u32 n = min_t(size_t, usize, ksize);
 

@@ -36,6 +36,7 @@ struct workqueue_struct *rdmx_wq;
 
 static void rdmx_conn_fail(struct rdmx_conn *conn, int err);
 static void rdmx_tx_kick(struct rdmx_sess *sess);
+static void rdmx_conn_go_live(struct rdmx_conn *conn);
 static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 				  const char *service);
 static void rdmx_sess_close(struct rdmx_sess *sess, int err);
@@ -703,6 +704,8 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 
 	spin_lock(&sess->lock);
+	if (sess->server && conn->state == RDMX_CONN_CONNECTING)
+		rdmx_conn_go_live(conn);
 	if (conn->state != RDMX_CONN_LIVE || sess->conn != conn) {
 		/* An older incarnation: whatever it carried is dropped. */
 		spin_unlock(&sess->lock);
@@ -1063,24 +1066,29 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 	p->generation = conn->generation;
 }
 
-/* The connection is established: it becomes the session's current one. */
-static void rdmx_conn_established(struct rdmx_conn *conn,
-				  const struct rdmx_conn_params *peer)
+/*
+ * The connection becomes the session's live one: credits start afresh and
+ * every unacknowledged message is sent again. Under the session lock.
+ *
+ * Who speaks first: the client goes live on ESTABLISHED and at once sends
+ * an ACK; the server goes live when that (or anything) arrives, never on
+ * its own ESTABLISHED event. So neither side receives on a connection it
+ * has not yet made live, whatever order the CM events come in.
+ */
+static void rdmx_conn_go_live(struct rdmx_conn *conn)
 {
 	struct rdmx_sess *sess = conn->sess;
 	bool reconnect;
 
-	spin_lock(&sess->lock);
-	if (conn->state == RDMX_CONN_DEAD || sess->conn != conn) {
-		spin_unlock(&sess->lock);
+	lockdep_assert_held(&sess->lock);
+
+	if (conn->state == RDMX_CONN_DEAD || conn->state == RDMX_CONN_LIVE ||
+	    sess->conn != conn)
 		return;
-	}
-	conn->peer_depth = peer->queue_depth;
-	conn->seg_size = min_t(u32, peer->max_msg_size, RDMX_SEG_SIZE);
-	if (rdmx_credits_init(&sess->credits, min(conn->peer_depth,
-						  conn->sq_size - RDMX_CTRL_BUFS))) {
+	if (rdmx_credits_init(&sess->credits,
+			      min(conn->peer_depth,
+				  conn->sq_size - RDMX_CTRL_BUFS))) {
 		rdmx_conn_fail(conn, -EPROTO);
-		spin_unlock(&sess->lock);
 		return;
 	}
 	conn->state = RDMX_CONN_LIVE;
@@ -1098,19 +1106,19 @@ static void rdmx_conn_established(struct rdmx_conn *conn,
 	if (reconnect)
 		sess->stats.reconnects++;
 	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTED);
+	if (!sess->server)
+		rdmx_send_ctrl(sess, RDMX_MSG_ACK);
 	rdmx_tx_kick(sess);
-	spin_unlock(&sess->lock);
 
 	if (reconnect)
-		pr_info_ratelimited("session %u: reconnected to %pISpc on %s (generation %llu)\n",
-				    sess->id, &sess->peer,
-				    dev_name(&conn->cm_id->device->dev),
+		pr_info_ratelimited("session %u: reconnected %s %pISpc on %s (generation %llu)\n",
+				    sess->id, sess->server ? "from" : "to",
+				    &sess->peer, conn->cm_id->device->name,
 				    conn->generation);
 	else
 		pr_info_ratelimited("session %u: connected %s %pISpc on %s\n",
 				    sess->id, sess->server ? "from" : "to",
-				    &sess->peer,
-				    dev_name(&conn->cm_id->device->dev));
+				    &sess->peer, conn->cm_id->device->name);
 	rdmx_sess_queue(sess, &sess->hb_work,
 			msecs_to_jiffies(rdmx_params.hb_interval_ms));
 }
@@ -1268,11 +1276,15 @@ static int rdmx_sess_start_connect(struct rdmx_sess *sess)
 
 	spin_lock(&sess->lock);
 	conn->generation = ++sess->generation;
+	conn->started = jiffies;
 	conn->state = RDMX_CONN_RESOLVING;
 	sess->conn = conn;
 	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
 	spin_unlock(&sess->lock);
 
+	/* An attempt that hangs (a lost CM REQ) is abandoned and retried. */
+	rdmx_sess_queue(sess, &sess->hb_work,
+			msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
 	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&sess->peer,
 				RDMX_RESOLVE_TIMEOUT_MS);
 	if (ret) {
@@ -1323,13 +1335,9 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 {
 	struct rdmx_conn_params mine, peer;
 
-	if (conn->sess->server) {
-		/* The request was checked when it arrived. */
-		peer.queue_depth = conn->peer_depth;
-		peer.max_msg_size = conn->seg_size;
-		rdmx_conn_established(conn, &peer);
+	/* The server goes live on the client's first message instead. */
+	if (conn->sess->server)
 		return 0;
-	}
 	rdmx_conn_params(conn, &mine);
 	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &mine, &peer)) {
@@ -1337,7 +1345,11 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 				   conn->sess->id, &conn->sess->peer);
 		return -EPROTO;
 	}
-	rdmx_conn_established(conn, &peer);
+	spin_lock(&conn->sess->lock);
+	conn->peer_depth = peer.queue_depth;
+	conn->seg_size = min_t(u32, peer.max_msg_size, RDMX_SEG_SIZE);
+	rdmx_conn_go_live(conn);
+	spin_unlock(&conn->sess->lock);
 	return 0;
 }
 
@@ -1632,6 +1644,20 @@ static void rdmx_hb_work(struct work_struct *work)
 				rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT);
 			}
 		}
+	} else if (sess->state == RDMX_SESS_CONNECTING && sess->conn &&
+		   sess->conn->state != RDMX_CONN_LIVE && !sess->server) {
+		unsigned long limit = sess->conn->started +
+				      msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS);
+
+		if (time_after_eq(jiffies, limit)) {
+			pr_info_ratelimited("session %u: no answer from %pISpc in %u ms\n",
+					    sess->id, &sess->peer,
+					    RDMX_CONNECT_ATTEMPT_MS);
+			rdmx_conn_fail(sess->conn, -ETIMEDOUT);
+		} else {
+			interval = limit - jiffies;
+			again = true;
+		}
 	}
 	spin_unlock(&sess->lock);
 	if (again)
@@ -1762,6 +1788,13 @@ static void rdmx_close_work(struct work_struct *work)
 
 /* ---- client entry points ------------------------------------------------ */
 
+static bool rdmx_sess_connect_done(struct rdmx_sess *sess)
+{
+	enum rdmx_sess_state state = READ_ONCE(sess->state);
+
+	return state != RDMX_SESS_CONNECTING && state != RDMX_SESS_IDLE;
+}
+
 /**
  * rdmx_sess_connect_get() - find or open a client session to a peer
  * @dst: the peer's address and port
@@ -1826,9 +1859,8 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 	mutex_unlock(&rdmx_sess_mutex);
 
 	left = wait_event_interruptible_timeout(sess->wait,
-				READ_ONCE(sess->state) != RDMX_SESS_CONNECTING &&
-				READ_ONCE(sess->state) != RDMX_SESS_IDLE,
-				msecs_to_jiffies(timeout_ms));
+						rdmx_sess_connect_done(sess),
+						msecs_to_jiffies(timeout_ms));
 	spin_lock(&sess->lock);
 	if (sess->state == RDMX_SESS_CONNECTED ||
 	    sess->state == RDMX_SESS_RECONNECTING) {

@@ -69,6 +69,7 @@ struct rdmx_params {
 extern struct rdmx_params rdmx_params;
 
 #define RDMX_RESOLVE_TIMEOUT_MS		5000
+#define RDMX_CONNECT_ATTEMPT_MS		8000	/* one connection attempt, at most */
 #define RDMX_RECONNECT_MIN_MS		100
 #define RDMX_SEG_SIZE			(32 * 1024)	/* payload per SEND, at most */
 #define RDMX_CTRL_BUFS			8	/* control messages in flight */
@@ -150,7 +151,7 @@ struct rdmx_txbuf {
  * @ctrl_free: control buffers not posted
  * @err: why the connection ended, for logs and the session
  * @teardown_work: tears it down (process context, may sleep)
- * @torn_down: teardown ran (idempotence)
+ * @started: jiffies when the attempt began (client)
  */
 struct rdmx_conn {
 	struct rdmx_cm_ctx cm_ctx;
@@ -173,7 +174,7 @@ struct rdmx_conn {
 	struct list_head ctrl_free;
 	int err;
 	struct work_struct teardown_work;
-	bool torn_down;
+	unsigned long started;
 };
 
 /**
@@ -247,8 +248,8 @@ struct rdmx_sess {
 	bool kobj_inited;
 	bool kobj_added;
 
-	struct mutex mutex;
-	spinlock_t lock;
+	struct mutex mutex;		/* connection setup and teardown */
+	spinlock_t lock;		/* the data path */
 	enum rdmx_sess_state state;
 	int error;
 	u64 generation;
@@ -358,9 +359,9 @@ struct rdmx_listener {
  */
 struct rdmx_ep {
 	struct kref ref;
-	struct mutex mutex;
-	struct mutex send_mutex;
-	spinlock_t lock;
+	struct mutex mutex;		/* listen, connect, recv */
+	struct mutex send_mutex;	/* one message's segments together */
+	spinlock_t lock;		/* state, queues */
 	u32 state;
 	int error;
 	wait_queue_head_t wait;

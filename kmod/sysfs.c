@@ -56,20 +56,26 @@ static ssize_t rdmx_param_store(struct kobject *kobj, struct kobj_attribute *a,
 	return count;
 }
 
-#define RDMX_PARAM(_name, _min, _max)					\
-	static struct rdmx_param_attr rdmx_param_##_name = {		\
-		.attr = __ATTR(_name, 0644, rdmx_param_show, rdmx_param_store), \
-		.val = &rdmx_params._name,				\
-		.min = _min,						\
-		.max = _max,						\
+/* VAR: the attribute; NAME: its file; FIELD: the rdmx_params member. */
+#define RDMX_PARAM(VAR, NAME, FIELD, MIN, MAX)				\
+	static struct rdmx_param_attr VAR = {				\
+		.attr = __ATTR(NAME, 0644, rdmx_param_show, rdmx_param_store), \
+		.val = &rdmx_params.FIELD,				\
+		.min = MIN,						\
+		.max = MAX,						\
 	}
 
-RDMX_PARAM(hb_interval_ms, 100, 60000);
-RDMX_PARAM(hb_miss_max, 1, 100);
-RDMX_PARAM(loss_timeout_ms, 0, 3600000);
-RDMX_PARAM(connect_timeout_ms, 100, 600000);
-RDMX_PARAM(reconnect_max_ms, 100, 600000);
-RDMX_PARAM(queue_depth, RDMX_CREDITS_RESERVED + 1, RDMX_PROTO_MAX_QUEUE_DEPTH);
+RDMX_PARAM(rdmx_param_hb_interval_ms, hb_interval_ms, hb_interval_ms,
+	   100, 60000);
+RDMX_PARAM(rdmx_param_hb_miss_max, hb_miss_max, hb_miss_max, 1, 100);
+RDMX_PARAM(rdmx_param_loss_timeout_ms, loss_timeout_ms, loss_timeout_ms,
+	   0, 3600000);
+RDMX_PARAM(rdmx_param_connect_timeout_ms, connect_timeout_ms,
+	   connect_timeout_ms, 100, 600000);
+RDMX_PARAM(rdmx_param_reconnect_max_ms, reconnect_max_ms, reconnect_max_ms,
+	   100, 600000);
+RDMX_PARAM(rdmx_param_queue_depth, queue_depth, queue_depth,
+	   RDMX_CREDITS_RESERVED + 1, RDMX_PROTO_MAX_QUEUE_DEPTH);
 
 static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_hb_interval_ms.attr.attr,

@@ -23,6 +23,9 @@ static_assert(sizeof(struct rdmx_ep_addr) == RDMX_EP_ADDR_SIZE_VER0);
 static_assert(sizeof(struct rdmx_ep_accept) == RDMX_EP_ACCEPT_SIZE_VER0);
 static_assert(sizeof(struct rdmx_ep_xfer) == RDMX_EP_XFER_SIZE_VER0);
 static_assert(sizeof(struct rdmx_msg_vec) == RDMX_MSG_VEC_SIZE_VER0);
+
+#define RDMX_VEC_STATUS	offsetof(struct rdmx_msg_vec, status)
+#define RDMX_VEC_LEN	offsetof(struct rdmx_msg_vec, len)
 static_assert(sizeof(struct rdmx_ep_info) == RDMX_EP_INFO_SIZE_VER0);
 
 /*
@@ -199,8 +202,8 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 			return rdmx_copy_args_out(uarg, &x, sizeof(x), usize) ?:
 			       0;
 		}
-		if (put_user(v.status, (s32 __user *)(uv + offsetof(struct rdmx_msg_vec, status))) ||
-		    (!send && put_user(v.len, (u32 __user *)(uv + offsetof(struct rdmx_msg_vec, len))))) {
+		if (put_user(v.status, (s32 __user *)(uv + RDMX_VEC_STATUS)) ||
+		    (!send && put_user(v.len, (u32 __user *)(uv + RDMX_VEC_LEN)))) {
 			ret = -EFAULT;
 			break;
 		}
@@ -256,19 +259,10 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);
 }
 
+/* SHUTDOWN takes no argument: it must be 0, so one can be added later. */
 static long rdmx_uep_shutdown(struct rdmx_ep *ep, void __user *uarg)
 {
-	struct {
-		u32 size;
-		u32 flags;
-	} a;
-	u32 usize;
-	int ret;
-
-	ret = rdmx_copy_args_in(&a, sizeof(a), sizeof(a), uarg, &usize);
-	if (ret)
-		return ret;
-	if (a.flags)
+	if (uarg)
 		return -EINVAL;
 	return rdmx_ep_shutdown(ep);
 }

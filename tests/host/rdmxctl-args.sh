@@ -4,8 +4,11 @@
 # rdmxctl-args.sh BINARY: host test of rdmxctl, needing neither the rdmx
 # module nor RDMA hardware. Checks the command line (help, unknown words,
 # exit statuses), "version" and "dev" without a module, and "doctor" against
-# fake sysfs trees built here (RDMX_SYSFS). If a C compiler is present, "dev"
-# is also run against a fake module: an LD_PRELOAD shim answering the ioctls.
+# fake sysfs trees built here (RDMX_SYSFS); the arguments of "listen",
+# "session", "msg" and "ping", and "session" and "listen list" against a
+# fake sysfs. If a C compiler is present, "dev" and the message service are
+# also run against a fake module: an LD_PRELOAD shim answering the ioctls,
+# with a fake peer behind it (echo, sink and source).
 #
 # Prints "ok N - ..." or "not ok N - ..." per check, then "N passed, N failed";
 # exits 1 if any check failed, 2 on bad usage.
@@ -62,6 +65,8 @@ rc_is() { [ "$rc" -eq "$1" ]; }
 out_has() { grep -qE -- "$1" "$T/out"; }
 not_out_has() { ! out_has "$1"; }
 err_has() { grep -qE -- "$1" "$T/err"; }
+not_err_has() { ! err_has "$1"; }
+first_line_is() { [ "$(head -n 1 "$T/out")" = "$1" ]; }
 out_empty() { [ ! -s "$T/out" ]; }
 is_json() { python3 -m json.tool "$T/out" >/dev/null 2>&1; }
 
@@ -175,6 +180,229 @@ check "-j version is JSON" is_json
 check "-j version: module is null" json_true 'd["module"] is None and d["rdmxctl"]'
 run -j -p version
 check "-j -p version is JSON" is_json
+
+# ---- listen, session, msg, ping: the command line ----
+
+run help
+check "help lists listen, msg, ping and session" out_has 'OBJECT := \{ dev \| doctor \| listen \| msg \| ping \| session \| version \}'
+for obj in listen session msg ping; do
+	run "$obj" help
+	check "$obj help exits 0" rc_is 0
+	check "$obj help prints usage" out_has "^Usage: rdmxctl $obj"
+done
+run msg send -h
+check "msg send -h exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl msg send"'
+run msg recv --help
+check "msg recv --help exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl msg recv"'
+run ping -h
+check "ping -h exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl ping"'
+run listen del -h
+check "listen del -h exits 0" rc_is 0
+
+# usage_err DESC ARGS...: exits 2, says why on stderr, hints at help, no stdout
+usage_err() {
+	local desc=$1
+	shift
+	run "$@"
+	check "$desc: exits 2" rc_is 2
+	check "$desc: hints at help" err_has "^Try 'rdmxctl [a-z]+ help'"
+	check "$desc: nothing on stdout" out_empty
+}
+
+usage_err "listen unknown command" listen frob
+check "listen unknown command: names it" err_has "unknown listen command 'frob'"
+usage_err "listen port 0" listen -p 0
+check "listen port 0: says bad port" err_has "bad port '0'"
+usage_err "listen port 65536" listen add --port 65536
+usage_err "listen port not a number" listen add -p 7471x
+usage_err "listen port negative" listen -p -1
+usage_err "listen port empty" listen --port=
+usage_err "listen -p without value" listen -p
+check "listen -p without value: says so" err_has "'-p' needs a value"
+usage_err "listen bad address" listen -a 10.0.0.300
+check "listen bad address: names it" err_has "bad address '10.0.0.300'"
+usage_err "listen address is no name" listen -a localhost
+usage_err "listen unknown option" listen add -x
+check "listen unknown option: names it" err_has "unknown option '-x'"
+usage_err "listen add extra word" listen add 7471
+usage_err "listen del extra word" listen del -p 7471 now
+usage_err "listen list extra word" listen list all
+
+usage_err "session unknown command" session frob
+usage_err "session show bad id" session show abc
+check "session show bad id: names it" err_has "bad session id 'abc'"
+usage_err "session show id 0" session show 0
+usage_err "session show id too big" session show 4294967296
+usage_err "session show two ids" session show 1 2
+usage_err "session close without id" session close
+usage_err "session close bad id" session close -3
+usage_err "session close extra word" session close 3 4
+usage_err "session list extra word" session list 3
+
+usage_err "msg without command" msg
+check "msg without command: says send or recv" err_has 'send or recv'
+usage_err "msg unknown command" msg frob
+usage_err "msg send without HOST" msg send
+check "msg send without HOST: says so" err_has 'missing HOST'
+usage_err "msg send without SERVICE" msg send host1
+check "msg send without SERVICE: says so" err_has 'missing SERVICE'
+usage_err "msg send without FILE" msg send host1 files
+check "msg send without FILE: says so" err_has 'missing FILE'
+usage_err "msg send bad service" msg send host1 'my files' /etc/hostname
+check "msg send bad service: names it" err_has "bad service name 'my files'"
+usage_err "msg send service of 64 bytes" msg send host1 "$(printf 'x%.0s' $(seq 64))" /etc/hostname
+usage_err "msg send bad port" msg send -p 0 host1 files /etc/hostname
+usage_err "msg send bad timeout" msg send --timeout 0 host1 files /etc/hostname
+usage_err "msg send timeout not a number" msg send --timeout 1.5 host1 files /etc/hostname
+usage_err "msg send stdin twice" msg send host1 files - -
+check "msg send stdin twice: says so" err_has "standard input"
+usage_err "msg recv without SERVICE" msg recv --count 1 --dir "$T"
+usage_err "msg recv without --count" msg recv files --dir "$T"
+check "msg recv without --count: says so" err_has 'missing --count'
+usage_err "msg recv without --dir" msg recv files --count 1
+check "msg recv without --dir: says so" err_has 'missing --dir'
+usage_err "msg recv count 0" msg recv files --count 0 --dir "$T"
+check "msg recv count 0: says bad count" err_has "bad count '0'"
+usage_err "msg recv count not a number" msg recv files -c ten -d "$T"
+usage_err "msg recv count too big" msg recv files -c 4294967296 -d "$T"
+usage_err "msg recv two services" msg recv files more -c 1 -d "$T"
+usage_err "msg recv bad port" msg recv -p 99999 files -c 1 -d "$T"
+usage_err "msg recv bad address" msg recv -a ::g files -c 1 -d "$T"
+
+usage_err "ping without HOST" ping
+check "ping without HOST: says so" err_has 'missing HOST'
+usage_err "ping two hosts" ping host1 host2
+usage_err "ping count 0" ping -c 0 host1
+check "ping count 0: says bad count" err_has "bad count '0'"
+usage_err "ping count not a number" ping -c many host1
+usage_err "ping count too big" ping -c 10000001 host1
+usage_err "ping size too big" ping -s 4194305 host1
+check "ping size too big: says bad size" err_has "bad size '4194305'"
+usage_err "ping bad interval" ping -i -5 host1
+usage_err "ping bad port" ping -p 65536 host1
+usage_err "ping bad timeout" ping --timeout 0 host1
+usage_err "ping unknown option" ping -f host1
+
+# ---- listen, session, msg, ping without the module ----
+
+run listen
+check "listen without the module exits 1" rc_is 1
+check "listen without the module suggests modprobe" err_has "modprobe rdmx"
+run session close 3
+check "session close without the module exits 1" rc_is 1
+run ping -c 1 127.0.0.1
+check "ping without the module exits 1" rc_is 1
+check "ping without the module suggests modprobe" err_has "modprobe rdmx"
+run -j ping 127.0.0.1
+check "-j ping without the module prints no JSON" out_empty
+run msg send 127.0.0.1 files /etc/hostname
+check "msg send without the module exits 1" rc_is 1
+run msg send 127.0.0.1 files "$T/no-such-file"
+check "msg send of a missing file exits 1" rc_is 1
+check "msg send of a missing file names it" err_has "no-such-file: No such file"
+run msg send 127.0.0.1 files "$T"
+check "msg send of a directory exits 1" rc_is 1
+check "msg send of a directory says so" err_has "Is a directory"
+truncate -s $((4 * 1024 * 1024 + 1)) "$T/big"
+run msg send 127.0.0.1 files /etc/hostname "$T/big"
+check "msg send of a file over RDMX_MSG_MAX exits 1" rc_is 1
+check "msg send of a file over RDMX_MSG_MAX says so" err_has "big: 4194305 bytes, more than the largest message \(4194304 bytes\)"
+check "msg send of a file over RDMX_MSG_MAX fails before the module" not_err_has 'modprobe'
+run msg recv files --count 1 --dir "$T/no-such-dir"
+check "msg recv into a missing dir exits 1" rc_is 1
+check "msg recv into a missing dir names it" err_has "no-such-dir: No such file"
+run msg recv files --count 1 --dir "$T"
+check "msg recv without the module exits 1" rc_is 1
+run listen list
+check "listen list without the module exits 1" rc_is 1
+check "listen list without the module suggests modprobe" err_has "modprobe rdmx"
+run session
+check "session without the module exits 1" rc_is 1
+run -j session list
+check "-j session list without the module prints no JSON" out_empty
+S=$T/sys-nomsg
+mkdir -p "$S/kernel/rdmx" "$S/module/rdmx"
+RDMX_SYSFS=$S run session list
+check "session list, module without sessions in sysfs: exits 1" rc_is 1
+check "session list, module without sessions in sysfs: says no message service" err_has "no message service"
+
+# ---- session and listen list from a fake sysfs ----
+
+# fake_session ROOT ID ROLE STATE LOCAL PEER DEVICE: with every counter
+fake_session() {
+	local d=$1/kernel/rdmx/sessions/$2 a v=1
+	put "$d/role" "$3"
+	put "$d/state" "$4"
+	put "$d/local" "$5"
+	put "$d/peer" "$6"
+	put "$d/device" "$7"
+	put "$d/uuid" "6f1c2a3e-0b7d-4c5e-9a8b-1c2d3e4f5a6$2"
+	for a in generation qps queue_depth credits channels msgs_tx msgs_rx \
+		 bytes_tx bytes_rx retransmits reconnects hb_misses unacked; do
+		put "$d/$a" "$v"
+		v=$((v + 1))
+	done
+}
+
+S=$T/sys-sess
+fake_session "$S" 1 client connected 10.0.0.1:40000 10.0.0.2:7471 rxe0
+fake_session "$S" 10 server closing 10.0.0.2:7471 10.0.0.3:40001 siw0
+fake_session "$S" 2 server reconnecting '[fe80::1]:7471' '[fe80::2]:51000' ""
+put "$S/kernel/rdmx/sessions/1/bytes_tx" 12345678901234
+rm "$S/kernel/rdmx/sessions/10/credits"
+put "$S/kernel/rdmx/sessions/10/local" ""
+mkdir -p "$S/kernel/rdmx/sessions/.hidden" "$S/kernel/rdmx/sessions/notanid"
+put "$S/kernel/rdmx/listeners/1/addr" '[::]:7471'
+put "$S/kernel/rdmx/listeners/1/persistent" 1
+put "$S/kernel/rdmx/listeners/1/device" ""
+put "$S/kernel/rdmx/listeners/3/addr" 10.0.0.1:9000
+put "$S/kernel/rdmx/listeners/3/persistent" 0
+put "$S/kernel/rdmx/listeners/3/device" rxe0
+
+RDMX_SYSFS=$S run session list
+check "session list exits 0" rc_is 0
+check "session list: first line of session 1" out_has '^1: client connected local 10\.0\.0\.1:40000 peer 10\.0\.0\.2:7471 device rxe0 generation 1 uuid 6f1c2a3e-0b7d-4c5e-9a8b-1c2d3e4f5a61$'
+check "session list: counters of session 1" out_has '^    qps 2 queue_depth 3 credits 4 channels 5 msgs_tx 6 msgs_rx 7 bytes_tx 12345678901234 bytes_rx 9 retransmits 10 reconnects 11 hb_misses 12 unacked 13$'
+check "session list: an empty address is '-'" out_has '^10: server closing local - peer 10\.0\.0\.3:40001 device siw0'
+check "session list: IPv6 session without device" out_has '^2: server reconnecting local \[fe80::1\]:7471 peer \[fe80::2\]:51000 generation 1 uuid'
+check "session list: a missing counter is '-'" out_has '^    qps 2 queue_depth 3 credits - channels 5'
+check "session list: in id order, 1 2 10" eval '[ "$(grep -oE "^[0-9]+:" "$T/out" | tr -d "\n")" = "1:2:10:" ]'
+check "session list: entries not named by an id are left out" not_out_has 'notanid|hidden'
+RDMX_SYSFS=$S run session
+check "session alone lists too" out_has '^10: server closing'
+RDMX_SYSFS=$S run -j session list
+check "-j session list is JSON" is_json
+check "-j session list: an array of 3 in id order" json_true '[s["id"] for s in d] == [1, 2, 10]'
+check "-j session list: keys" json_true 'set(d[0]) == {"id", "role", "state", "local", "peer", "device", "uuid", "generation", "qps", "queue_depth", "credits", "channels", "msgs_tx", "msgs_rx", "bytes_tx", "bytes_rx", "retransmits", "reconnects", "hb_misses", "unacked"}'
+check "-j session list: values" json_true 'd[0]["role"] == "client" and d[0]["state"] == "connected" and d[0]["peer"] == "10.0.0.2:7471" and d[0]["device"] == "rxe0" and d[0]["bytes_tx"] == 12345678901234 and d[0]["hb_misses"] == 12'
+check "-j session list: no device is null, IPv6 kept" json_true 'd[1]["device"] is None and d[1]["local"] == "[fe80::1]:7471"'
+check "-j session list: a missing counter is null" json_true 'd[2]["credits"] is None and d[2]["channels"] == 5'
+check "-j session list: an empty address is null" json_true 'd[2]["local"] is None and d[2]["peer"] == "10.0.0.3:40001"'
+RDMX_SYSFS=$S run -j -p session list
+check "-j -p session list is JSON" is_json
+RDMX_SYSFS=$S run -j session show 10
+check "-j session show 10: only session 10" json_true 'len(d) == 1 and d[0]["id"] == 10'
+RDMX_SYSFS=$S run session show 2
+check "session show 2: only session 2" eval 'out_has "^2: " && not_out_has "^1: |^10: "'
+RDMX_SYSFS=$S run session show 99
+check "session show of an unknown id exits 1" rc_is 1
+check "session show of an unknown id says so" err_has 'no session 99'
+S2=$T/sys-nosess
+mkdir -p "$S2/kernel/rdmx/sessions" "$S2/kernel/rdmx/listeners"
+RDMX_SYSFS=$S2 run -j session list
+check "-j session list with no sessions: []" json_true 'd == []'
+RDMX_SYSFS=$S2 run session list
+check "session list with no sessions: exits 0, prints nothing" eval 'rc_is 0 && out_empty'
+
+RDMX_SYSFS=$S run listen list
+check "listen list exits 0" rc_is 0
+check "listen list: the wildcard persistent one" out_has '^1: \[::\]:7471 persistent$'
+check "listen list: the implicit one with its device" out_has '^3: 10\.0\.0\.1:9000 implicit device rxe0$'
+RDMX_SYSFS=$S run -j listen list
+check "-j listen list is JSON" is_json
+check "-j listen list: values" json_true 'd == [{"id": 1, "addr": "[::]:7471", "persistent": True, "device": None}, {"id": 3, "addr": "10.0.0.1:9000", "persistent": False, "device": "rxe0"}]'
+RDMX_SYSFS=$S run listen show
+check "listen show is listen list" out_has '^3: '
 
 # ---- dev without the module ----
 
@@ -292,11 +520,17 @@ check "-j doctor eth0 and eth1: siw0 port ok" json_true 'level("port") == ["ok",
 write_shim() {
 	cat >"$T/shim.c" <<'EOF'
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 #include <linux/rdmx.h>
 
 static void port(struct rdmx_device_info *d, const char *name, unsigned int idx,
@@ -319,6 +553,194 @@ static void port(struct rdmx_device_info *d, const char *name, unsigned int idx,
 	d->cap_flags = RDMX_DEV_CAP_MEM_MGT_EXTENSIONS;
 }
 
+/* SHIM_LOG: one line per message-service ioctl, for the test to grep. */
+static void shim_log(const char *fmt, ...)
+{
+	const char *path = getenv("SHIM_LOG");
+	va_list ap;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "a")))
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* SHIM_FAIL=NAME:ERRNO makes ioctl NAME fail with ERRNO. */
+static int shim_fail(const char *name)
+{
+	const char *f = getenv("SHIM_FAIL");
+	size_t len = strlen(name);
+
+	if (!f || strncmp(f, name, len) || f[len] != ':')
+		return 0;
+	errno = atoi(f + len + 1);
+	shim_log("%s failed %d", name, errno);
+	return 1;
+}
+
+static const char *shim_addr(const struct rdmx_sockaddr *sa)
+{
+	static char buf[64];
+
+	if (!inet_ntop(sa->family, sa->addr, buf, sizeof(buf)))
+		strcpy(buf, "?");
+	return buf;
+}
+
+static int shim_sockaddr_ok(const struct rdmx_sockaddr *sa)
+{
+	return (sa->family == AF_INET || sa->family == AF_INET6) && sa->port;
+}
+
+static int shim_service_ok(const __u8 *s)
+{
+	size_t len = strnlen((const char *)s, RDMX_SERVICE_LEN);
+
+	return len && len < RDMX_SERVICE_LEN;
+}
+
+/*
+ * The fake peer. CONNECT to rdmx.echo: RECV returns what SEND sent
+ * (SHIM_CORRUPT flips a byte of the third echo). CONNECT to another
+ * service: SEND writes messages to SHIM_OUT/1, 2, ... (SHIM_SEND_MAX takes
+ * at most that many per call); RECV ends the stream once SHUTDOWN was
+ * called (after one 5000-byte reply with SHIM_REPLY; never with SHIM_HANG).
+ * LISTEN: RECV gives messages of the sizes in SHIM_RECV_SIZES, byte j of
+ * message k being 'a' + (k + j) % 26, then ends the stream.
+ */
+enum { NONE, ECHO, SINK, SOURCE };
+static int mode, shut, replied;
+static unsigned int sent, echoes, produced;
+static struct { char *buf; __u32 len; } queue[64];
+static unsigned int q_head, q_tail;
+
+static int shim_size(unsigned int k, __u32 *size)
+{
+	const char *s = getenv("SHIM_RECV_SIZES");
+	unsigned int i;
+
+	for (i = 0; s && *s; i++) {
+		if (i == k) {
+			*size = strtoul(s, NULL, 10);
+			return 1;
+		}
+		s = strchr(s, ',');
+		s = s ? s + 1 : NULL;
+	}
+	return 0;
+}
+
+static int shim_xfer_ok(const struct rdmx_ep_xfer *x)
+{
+	const struct rdmx_msg_vec *v = (const void *)(uintptr_t)x->msgs;
+	unsigned int i;
+
+	if (x->size != sizeof(*x) || (x->flags & ~RDMX_XFER_NONBLOCK) ||
+	    x->vec_size != sizeof(*v) || !x->count ||
+	    x->count > RDMX_XFER_MAX || !v)
+		return 0;
+	for (i = 0; i < x->count; i++)
+		if (v[i].flags || v[i].reserved || v[i].status ||
+		    (v[i].len && !v[i].addr))
+			return 0;
+	return 1;
+}
+
+static int shim_send(struct rdmx_ep_xfer *x)
+{
+	struct rdmx_msg_vec *v = (void *)(uintptr_t)x->msgs;
+	const char *max = getenv("SHIM_SEND_MAX"), *out = getenv("SHIM_OUT");
+	unsigned int i, n = x->count;
+	char path[4096];
+	FILE *f;
+
+	if (max && n > strtoul(max, NULL, 10))
+		n = strtoul(max, NULL, 10);
+	shim_log("SEND count=%u took=%u", x->count, n);
+	for (i = 0; i < n; i++) {
+		if (v[i].len > RDMX_MSG_MAX)
+			return errno = EMSGSIZE, -1;
+		if (mode == ECHO) {
+			char *b = malloc(v[i].len + 1);
+
+			memcpy(b, (void *)(uintptr_t)v[i].addr, v[i].len);
+			if (getenv("SHIM_CORRUPT") && ++echoes == 3 && v[i].len)
+				b[v[i].len / 2] ^= 1;
+			queue[q_tail % 64].buf = b;
+			queue[q_tail % 64].len = v[i].len;
+			q_tail++;
+			continue;
+		}
+		sent++;
+		if (!out)
+			continue;
+		snprintf(path, sizeof(path), "%s/%u", out, sent);
+		f = fopen(path, "w");
+		fwrite((void *)(uintptr_t)v[i].addr, 1, v[i].len, f);
+		fclose(f);
+	}
+	x->count = n;
+	return n;
+}
+
+static int shim_recv(struct rdmx_ep_xfer *x)
+{
+	struct rdmx_msg_vec *v = (void *)(uintptr_t)x->msgs;
+	int nonblock = x->flags & RDMX_XFER_NONBLOCK;
+	unsigned int i;
+	__u32 size, j;
+
+	shim_log("RECV count=%u%s", x->count, nonblock ? " nonblock" : "");
+	if (mode == ECHO) {
+		if (q_head == q_tail)
+			return nonblock ? (errno = EAGAIN, -1) : 0;
+		if (queue[q_head % 64].len > v[0].len) {
+			v[0].len = queue[q_head % 64].len;
+			return errno = EMSGSIZE, -1;
+		}
+		memcpy((void *)(uintptr_t)v[0].addr, queue[q_head % 64].buf,
+		       queue[q_head % 64].len);
+		v[0].len = queue[q_head % 64].len;
+		free(queue[q_head++ % 64].buf);
+		return x->count = 1;
+	}
+	if (mode == SINK) {
+		if (getenv("SHIM_HANG") || !shut)
+			return errno = EAGAIN, -1;
+		if (getenv("SHIM_REPLY") && !replied) {
+			if (v[0].len < 5000) {
+				v[0].len = 5000;
+				shim_log("RECV emsgsize 5000");
+				return errno = EMSGSIZE, -1;
+			}
+			memset((void *)(uintptr_t)v[0].addr, 'r', 5000);
+			v[0].len = 5000;
+			replied = 1;
+			return x->count = 1;
+		}
+		return x->count = 0;
+	}
+	for (i = 0; i < x->count && shim_size(produced, &size); i++) {
+		if (size > v[i].len) {
+			v[i].len = size;
+			shim_log("RECV emsgsize %u at %u", size, i);
+			if (!i)
+				return errno = EMSGSIZE, -1;
+			v[i].status = -EMSGSIZE;
+			break;
+		}
+		produced++;
+		for (j = 0; j < size; j++)
+			((char *)(uintptr_t)v[i].addr)[j] = 'a' + (produced + j) % 26;
+		v[i].len = size;
+	}
+	return x->count = i;
+}
+
 /* Two ports; SHIM_GROW adds a third between the count and the fetch. */
 int ioctl(int fd, unsigned long req, ...)
 {
@@ -327,7 +749,6 @@ int ioctl(int fd, unsigned long req, ...)
 	va_list ap;
 	void *arg;
 
-	(void)fd;
 	va_start(ap, req);
 	arg = va_arg(ap, void *);
 	va_end(ap);
@@ -339,6 +760,8 @@ int ioctl(int fd, unsigned long req, ...)
 		info->abi_version = RDMX_ABI_VERSION;
 		info->nr_ports = n;
 		info->features = RDMX_FEATURE_LIST_DEVICES;
+		if (!getenv("SHIM_NO_MSG"))
+			info->features |= RDMX_FEATURE_MSG;
 		strcpy((char *)info->version, "9.9.9");
 		return 0;
 	}
@@ -357,7 +780,101 @@ int ioctl(int fd, unsigned long req, ...)
 		ld->count = n;
 		return 0;
 	}
+	if (req == RDMX_IOC_EP_CONNECT || req == RDMX_IOC_EP_LISTEN) {
+		struct rdmx_ep_addr *ea = arg;
+		int listen = req == RDMX_IOC_EP_LISTEN;
+
+		if (ea->size != sizeof(*ea) || ea->flags ||
+		    !shim_sockaddr_ok(&ea->addr) || !shim_service_ok(ea->service) ||
+		    ea->backlog || (listen && ea->timeout_ms))
+			return errno = EINVAL, -1;
+		shim_log("%s family=%u port=%u addr=%s service=%s timeout=%u",
+			 listen ? "LISTEN" : "CONNECT", ea->addr.family,
+			 ea->addr.port, shim_addr(&ea->addr), ea->service,
+			 ea->timeout_ms);
+		if (shim_fail(listen ? "LISTEN" : "CONNECT"))
+			return -1;
+		mode = listen ? SOURCE :
+		       strcmp((char *)ea->service, RDMX_SERVICE_ECHO) ? SINK : ECHO;
+		return 0;
+	}
+	if (req == RDMX_IOC_EP_ACCEPT) {
+		struct rdmx_ep_accept *acc = arg;
+
+		if (acc->size != sizeof(*acc) ||
+		    (acc->flags & ~(RDMX_ACCEPT_NONBLOCK | RDMX_ACCEPT_CLOEXEC)) ||
+		    acc->reserved || acc->fd || mode != SOURCE)
+			return errno = EINVAL, -1;
+		shim_log("ACCEPT");
+		if (shim_fail("ACCEPT"))
+			return -1;
+		memset(&acc->peer, 0, sizeof(acc->peer));
+		acc->peer.family = AF_INET;
+		acc->peer.port = 40000;
+		inet_pton(AF_INET, "192.0.2.7", acc->peer.addr);
+		acc->fd = dup(fd);
+		return acc->fd;
+	}
+	if (req == RDMX_IOC_EP_SEND || req == RDMX_IOC_EP_RECV) {
+		int send = req == RDMX_IOC_EP_SEND;
+
+		if (!shim_xfer_ok(arg) || mode == NONE || (send && shut))
+			return errno = EINVAL, -1;
+		if (shim_fail(send ? "SEND" : "RECV"))
+			return -1;
+		return send ? shim_send(arg) : shim_recv(arg);
+	}
+	if (req == RDMX_IOC_EP_SHUTDOWN) {
+		shim_log("SHUTDOWN");
+		if (shim_fail("SHUTDOWN"))
+			return -1;
+		shut = 1;
+		return 0;
+	}
+	if (req == RDMX_IOC_LISTENER_ADD || req == RDMX_IOC_LISTENER_DEL) {
+		struct rdmx_listener_arg *la = arg;
+		int add = req == RDMX_IOC_LISTENER_ADD;
+
+		if (la->size != sizeof(*la) || la->flags ||
+		    !shim_sockaddr_ok(&la->addr))
+			return errno = EINVAL, -1;
+		shim_log("%s family=%u port=%u addr=%s",
+			 add ? "LISTENER_ADD" : "LISTENER_DEL", la->addr.family,
+			 la->addr.port, shim_addr(&la->addr));
+		return shim_fail(add ? "LISTENER_ADD" : "LISTENER_DEL") ? -1 : 0;
+	}
+	if (req == RDMX_IOC_SESS_CLOSE) {
+		struct rdmx_sess_close *sc = arg;
+
+		if (sc->size != sizeof(*sc) || sc->flags || sc->reserved ||
+		    !sc->sess_id)
+			return errno = EINVAL, -1;
+		shim_log("SESS_CLOSE id=%u", sc->sess_id);
+		return shim_fail("SESS_CLOSE") ? -1 : 0;
+	}
 	return errno = ENOTTY, -1;
+}
+
+/* Readable at once; with SHIM_HANG, nothing ever comes. */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	struct timespec ts = { timeout / 1000, (timeout % 1000) * 1000000L };
+	nfds_t i;
+
+	if (getenv("SHIM_HANG")) {
+		if (timeout >= 0)
+			nanosleep(&ts, NULL);
+		return 0;
+	}
+	for (i = 0; i < nfds; i++)
+		fds[i].revents = fds[i].events & (POLLIN | POLLOUT);
+	return nfds;
+}
+
+int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t len)
+{
+	(void)len;
+	return poll(fds, nfds, timeout);
 }
 EOF
 }
@@ -371,7 +888,7 @@ CC=${CC:-cc}
 if build_shim; then
 	shim() { RDMX_DEVNODE=/dev/null LD_PRELOAD="$T/shim.so" run "$@"; }
 	shim version
-	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices$'
+	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg$'
 	shim dev
 	check "shim: dev exits 0" rc_is 0
 	check "shim: dev line like rdma dev" out_has '^0/1: rxe0 port 1 roce ACTIVE phys LINK_UP netdev eth0 mtu 1024/4096 guid 0250:56ff:fe8a:1234$'
@@ -393,8 +910,185 @@ if build_shim; then
 	shim -j dev
 	check "shim: -j dev is a JSON array" json_true 'isinstance(d, list) and len(d) == 2'
 	check "shim: -j dev keys" json_true 'd[0]["name"] == "rxe0" and d[0]["state"] == "ACTIVE" and d[0]["phys_state"] == "LINK_UP" and d[0]["atomics"] == "hca" and d[0]["caps"] == ["mem_mgt_extensions"] and d[1]["netdev"] is None'
+
+	# ---- the message service against the fake module ----
+
+	export SHIM_LOG=$T/shim.log
+	log_has() { grep -qE -- "$1" "$SHIM_LOG"; }
+	not_log_has() { ! log_has "$1"; }
+	# mshim ARGS...: shim with a fresh log
+	mshim() { : >"$SHIM_LOG"; shim "$@"; }
+
+	SHIM_NO_MSG=1 mshim ping 127.0.0.1
+	check "shim: ping on a module without RDMX_FEATURE_MSG exits 1" rc_is 1
+	check "shim: ... says it has no message service" err_has 'no message service'
+
+	mshim listen
+	check "shim: listen exits 0" rc_is 0
+	check "shim: listen adds the IPv4 wildcard on port 7471" log_has '^LISTENER_ADD family=2 port=7471 addr=0\.0\.0\.0$'
+	mshim listen add -a 10.1.2.3 -p 9000
+	check "shim: listen add -a -p passes them on" log_has '^LISTENER_ADD family=2 port=9000 addr=10\.1\.2\.3$'
+	mshim listen -p 9001 -a '[fe80::1]'
+	check "shim: listen -a ::" eval 'shim listen -a :: && log_has "^LISTENER_ADD family=10 port=7471 addr=::$"'
+	check "shim: listen with options only adds" log_has '^LISTENER_ADD family=10 port=9001 addr=fe80::1$'
+	mshim listen del -p 9000
+	check "shim: listen del exits 0" rc_is 0
+	check "shim: listen del deletes" log_has '^LISTENER_DEL family=2 port=9000 addr=0\.0\.0\.0$'
+	SHIM_FAIL=LISTENER_ADD:98 mshim listen
+	check "shim: listen add EADDRINUSE exits 1" rc_is 1
+	check "shim: listen add EADDRINUSE: strerror" err_has 'Address already in use'
+	check "shim: listen add EADDRINUSE: hint" err_has "^hint: .*rdmxctl listen list"
+	SHIM_FAIL=LISTENER_ADD:1 mshim listen
+	check "shim: listen add EPERM: hint names CAP_NET_ADMIN" err_has '^hint: .*CAP_NET_ADMIN'
+	SHIM_FAIL=LISTENER_DEL:2 mshim listen del -a 0.0.0.0
+	check "shim: listen del of none exits 1" rc_is 1
+	check "shim: listen del of none says so" err_has 'no listener on 0\.0\.0\.0:7471'
+
+	mshim session close 3
+	check "shim: session close exits 0" rc_is 0
+	check "shim: session close passes the id" log_has '^SESS_CLOSE id=3$'
+	SHIM_FAIL=SESS_CLOSE:2 mshim session close 3
+	check "shim: session close of an unknown id exits 1" rc_is 1
+	check "shim: session close of an unknown id says so" err_has 'no session 3'
+	SHIM_FAIL=SESS_CLOSE:1 mshim session close 3
+	check "shim: session close EPERM: strerror and hint" eval 'err_has "Operation not permitted" && err_has "^hint: .*CAP_NET_ADMIN"'
+
+	# ping against the fake echo service
+	PING_HEAD=' #bytes   #iterations   t_min[usec]   t_max[usec]   t_typical[usec]   t_avg[usec]   t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]'
+	mshim ping -c 50 -s 100 127.0.0.1
+	check "shim: ping exits 0" rc_is 0
+	check "shim: ping prints two lines" eval '[ "$(wc -l <"$T/out")" -eq 2 ]'
+	check "shim: ping header as ib_send_lat's" first_line_is "$PING_HEAD"
+	check "shim: ping data row" eval 'tail -n 1 "$T/out" | grep -qE "^ 100 +50 +([0-9]+\.[0-9]{2} +){6}[0-9]+\.[0-9]{2}$"'
+	check "shim: ping connects to rdmx.echo on 7471" log_has '^CONNECT family=2 port=7471 addr=127\.0\.0\.1 service=rdmx\.echo timeout=30000$'
+	check "shim: ping sends 50, one at a time" eval '[ "$(grep -c "^SEND count=1 " "$SHIM_LOG")" -eq 50 ]'
+	check "shim: ping shuts down at the end" log_has '^SHUTDOWN$'
+	mshim -j ping -c 200 -s 0 -p 9000 --timeout 5 '[::1]'
+	check "shim: -j ping exits 0" rc_is 0
+	check "shim: -j ping is JSON" is_json
+	check "shim: -j ping keys are floats" json_true 'all(isinstance(d[k], float) for k in ("min", "max", "p50", "avg", "stdev", "p99", "p99_9"))'
+	check "shim: -j ping stats in order" json_true 'd["min"] <= d["p50"] <= d["p99"] <= d["p99_9"] <= d["max"] and d["min"] <= d["avg"] <= d["max"] and d["stdev"] >= 0'
+	check "shim: -j ping size, count, peer" json_true 'd["bytes"] == 0 and d["iterations"] == 200 and d["peer"] == "[::1]:9000" and d["host"] == "[::1]"'
+	check "shim: ping -p --timeout to IPv6" log_has '^CONNECT family=10 port=9000 addr=::1 service=rdmx\.echo timeout=5000$'
+	mshim ping -c 3 -i 10 127.0.0.1
+	check "shim: ping -i exits 0" rc_is 0
+	SHIM_CORRUPT=1 mshim ping -c 10 127.0.0.1
+	check "shim: ping with a corrupt echo exits 1" rc_is 1
+	check "shim: ping with a corrupt echo says which" err_has 'echo 3 .* differs from the message sent, first at byte 32'
+	check "shim: ping with a corrupt echo prints no result" out_empty
+	SHIM_FAIL=CONNECT:111 mshim ping 127.0.0.1
+	check "shim: ping refused exits 1" rc_is 1
+	check "shim: ping refused: strerror" err_has 'Connection refused'
+	check "shim: ping refused: hint to add a listener" err_has "^hint: nothing listens on 127\.0\.0\.1 port 7471: run 'rdmxctl listen add -p 7471' there"
+	SHIM_FAIL=CONNECT:110 mshim ping 127.0.0.1
+	check "shim: ping timed out: strerror and hint" eval 'err_has "Connection timed out" && err_has "^hint: .*did not answer in time"'
+	SHIM_FAIL=RECV:104 mshim ping 127.0.0.1
+	check "shim: ping reset exits 1" rc_is 1
+	check "shim: ping reset: strerror and hint" eval 'err_has "Connection reset by peer" && err_has "^hint: .*session list"'
+
+	# msg send to the fake receiver
+	mkdir -p "$T/sent"
+	printf 'hello' >"$T/f1"
+	: >"$T/f2"
+	head -c 100000 /dev/urandom >"$T/f3"
+	printf 'from stdin' >"$T/stdin"
+	SHIM_OUT=$T/sent mshim msg send 127.0.0.1 files "$T/f1" "$T/f2" - "$T/f3" <"$T/stdin"
+	check "shim: msg send exits 0" rc_is 0
+	check "shim: msg send summary" out_has '^sent 4 messages, 100015 bytes, to 127\.0\.0\.1:7471 service files in [0-9.]+ s$'
+	check "shim: msg send: messages are the files, in order" eval 'cmp -s "$T/sent/1" "$T/f1" && cmp -s "$T/sent/2" "$T/f2" && cmp -s "$T/sent/3" "$T/stdin" && cmp -s "$T/sent/4" "$T/f3"'
+	check "shim: msg send: connect, send, shut down, wait" eval '[ "$(cut -d" " -f1 "$SHIM_LOG" | uniq | tr "\n" " ")" = "CONNECT SEND SHUTDOWN RECV " ]'
+	check "shim: msg send waits without blocking in RECV" log_has '^RECV count=1 nonblock$'
+	mshim -j msg send --port=9000 -t 7 localhost files "$T/f1" "$T/f3"
+	check "shim: -j msg send is JSON" is_json
+	check "shim: -j msg send summary" json_true 'd["messages"] == 2 and d["bytes"] == 100005 and d["host"] == "localhost" and d["peer"].endswith(":9000") and d["service"] == "files" and isinstance(d["seconds"], float)'
+	check "shim: msg send -p -t reach CONNECT" log_has '^CONNECT family=[0-9]+ port=9000 .* service=files timeout=7000$'
+
+	# 150 files, the fake kernel taking at most 7 per SEND
+	rm -rf "$T/sent" "$T/many"
+	mkdir -p "$T/sent" "$T/many"
+	for i in $(seq 150); do echo "file $i" >"$T/many/$i"; done
+	SHIM_OUT=$T/sent SHIM_SEND_MAX=7 mshim msg send 127.0.0.1 files $(seq -f "$T/many/%g" 150)
+	check "shim: msg send of 150 files exits 0" rc_is 0
+	check "shim: msg send of 150 files: all there, in order" eval 'for i in $(seq 150); do cmp -s "$T/sent/$i" "$T/many/$i" || exit 1; done'
+	check "shim: msg send batches up to 64 per SEND" log_has '^SEND count=64 took=7$'
+	check "shim: msg send resumes after a short SEND" log_has '^SEND count=57 took=7$'
+
+	truncate -s $((4 * 1024 * 1024)) "$T/max"
+	mshim msg send 127.0.0.1 files "$T/max"
+	check "shim: msg send of exactly RDMX_MSG_MAX bytes exits 0" rc_is 0
+	mshim msg send 127.0.0.1 files "$T/f1" "$T/big"
+	check "shim: msg send of a file too big exits 1" rc_is 1
+	check "shim: msg send of a file too big does not connect" not_log_has CONNECT
+	head -c $((4 * 1024 * 1024 + 1)) /dev/zero >"$T/bigstdin"
+	mshim msg send 127.0.0.1 files - <"$T/bigstdin"
+	check "shim: msg send of stdin (a file) too big exits 1" rc_is 1
+	check "shim: msg send of stdin (a file) too big says so" err_has '\(standard input\): 4194305 bytes, more than the largest message'
+	check "shim: msg send of stdin (a file) too big does not connect" not_log_has CONNECT
+	mshim msg send 127.0.0.1 files - < <(cat "$T/bigstdin")
+	check "shim: msg send of stdin (a pipe) too big exits 1" rc_is 1
+	check "shim: msg send of stdin (a pipe) too big says so" err_has '\(standard input\): more than the largest message'
+	check "shim: msg send of stdin (a pipe) too big does not connect" not_log_has CONNECT
+	mshim msg send 127.0.0.1 files - < <(cat "$T/f3")
+	check "shim: msg send of stdin (a pipe) exits 0" eval 'rc_is 0 && out_has "^sent 1 messages?, 100000 bytes"'
+
+	SHIM_FAIL=CONNECT:111 mshim msg send 127.0.0.1 files "$T/f1"
+	check "shim: msg send refused exits 1" rc_is 1
+	check "shim: msg send refused: hint names the receiver command" err_has "^hint: nothing on 127\.0\.0\.1 port 7471 serves 'files': run 'rdmxctl msg recv -p 7471 files \.\.\.' there"
+	SHIM_FAIL=SEND:104 mshim -j msg send 127.0.0.1 files "$T/f1"
+	check "shim: msg send reset exits 1" rc_is 1
+	check "shim: msg send reset: names the file, strerror, hint" eval 'err_has "send .*f1 \(message 1\).*Connection reset by peer" && err_has "^hint: "'
+	check "shim: msg send reset: no summary" out_empty
+	SHIM_HANG=1 mshim msg send --timeout 1 127.0.0.1 files "$T/f1"
+	check "shim: msg send, receiver never ends its stream: exits 1" rc_is 1
+	check "shim: msg send, receiver never ends its stream: says so" err_has 'did not end its stream within 1 s'
+	SHIM_REPLY=1 mshim msg send 127.0.0.1 files "$T/f1"
+	check "shim: msg send, receiver replies: exits 0" rc_is 0
+	check "shim: msg send, receiver replies: warns" err_has 'sent 1 message back; dropped'
+	check "shim: msg send, receiver replies: grows the buffer" log_has '^RECV emsgsize 5000$'
+
+	# msg recv from the fake sender
+	# recv_ok DIR SIZE...: DIR holds 000001... of those sizes, as the shim makes them
+	recv_ok() {
+		python3 - "$@" <<'EOF'
+import os, sys
+d, sizes = sys.argv[1], [int(s) for s in sys.argv[2:]]
+names = sorted(os.listdir(d))
+if names != ["%06d" % (k + 1) for k in range(len(sizes))]:
+    sys.exit(1)
+for k, size in enumerate(sizes, 1):
+    want = bytes(ord("a") + (k + j) % 26 for j in range(size))
+    if open(os.path.join(d, "%06d" % k), "rb").read() != want:
+        sys.exit(1)
+EOF
+	}
+	mkdir -p "$T/in"
+	SHIM_RECV_SIZES=5,70000,0,3 mshim msg recv files --count 4 --dir "$T/in"
+	check "shim: msg recv exits 0" rc_is 0
+	check "shim: msg recv summary" out_has "^received 4 messages, 70008 bytes, from 192\.0\.2\.7:40000 service files into $T/in\$"
+	check "shim: msg recv writes 000001..000004, whole, no temporary files left" recv_ok "$T/in" 5 70000 0 3
+	check "shim: msg recv listens on the IPv4 wildcard, port 7471" log_has '^LISTEN family=2 port=7471 addr=0\.0\.0\.0 service=files timeout=0$'
+	check "shim: msg recv grows its buffer on EMSGSIZE" log_has '^RECV emsgsize 70000 at 0$'
+	check "shim: msg recv shuts down after the last" log_has '^SHUTDOWN$'
+	rm -rf "$T/in"; mkdir -p "$T/in"
+	SHIM_RECV_SIZES=1,2,3,4 mshim -j msg recv -a 10.1.2.3 -p 9000 -c 2 -d "$T/in" files
+	check "shim: -j msg recv is JSON" is_json
+	check "shim: -j msg recv summary" json_true 'd == {"messages": 2, "bytes": 3, "peer": "192.0.2.7:40000", "service": "files", "dir": "'"$T/in"'"}'
+	check "shim: msg recv -c 2 takes 2 of 4" recv_ok "$T/in" 1 2
+	check "shim: msg recv -a -p reach LISTEN" log_has '^LISTEN family=2 port=9000 addr=10\.1\.2\.3 service=files'
+	rm -rf "$T/in"; mkdir -p "$T/in"
+	SHIM_RECV_SIZES=5,6 mshim msg recv files -c 3 -d "$T/in"
+	check "shim: msg recv, stream ends early: exits 1" rc_is 1
+	check "shim: msg recv, stream ends early: says after how many" err_has 'ended the stream after 2 of 3 messages'
+	check "shim: msg recv, stream ends early: the 2 are written" recv_ok "$T/in" 5 6
+	SHIM_FAIL=LISTEN:98 mshim msg recv files -c 1 -d "$T/in"
+	check "shim: msg recv, service taken: exits 1 with strerror" eval 'rc_is 1 && err_has "Address already in use"'
+	SHIM_FAIL=LISTEN:13 mshim msg recv -p 80 files -c 1 -d "$T/in"
+	check "shim: msg recv on a port below 1024 without the right: hint" eval 'rc_is 1 && err_has "^hint: ports below 1024 need CAP_NET_BIND_SERVICE"'
+	SHIM_FAIL=RECV:104 mshim msg recv files -c 1 -d "$T/in"
+	check "shim: msg recv reset: strerror and hint" eval 'rc_is 1 && err_has "Connection reset by peer" && err_has "^hint: "'
+	unset SHIM_LOG
 else
-	skip "no C compiler or uapi headers: dev against a fake module not tested"
+	skip "no C compiler or uapi headers: dev and the message service against a fake module not tested"
 fi
 
 echo "$passed passed, $failed failed"

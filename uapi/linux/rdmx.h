@@ -220,6 +220,11 @@ struct rdmx_list_devices {
  * to the same host and port share one session (RDMA connection).
  */
 
+/*
+ * RDMX_IOC_EP_SHUTDOWN takes no argument (pass 0; anything else is
+ * EINVAL): the peer receives what was sent, then the end of the stream.
+ */
+
 /* Default rdma_cm port (TCP port space) of listeners. */
 #define RDMX_DEFAULT_PORT	7471
 

@@ -135,3 +135,19 @@ void jsonw_null(struct json_writer *jw)
 	jsonw_begin_value(jw);
 	fputs("null", jw->out);
 }
+
+void jsonw_bool(struct json_writer *jw, bool v)
+{
+	jsonw_begin_value(jw);
+	fputs(v ? "true" : "false", jw->out);
+}
+
+/* Three decimals; JSON has no NaN or infinity, so those become null. */
+void jsonw_float(struct json_writer *jw, double v)
+{
+	jsonw_begin_value(jw);
+	if (v != v || v > 1e300 || v < -1e300)
+		fputs("null", jw->out);
+	else
+		fprintf(jw->out, "%.3f", v);
+}

@@ -33,5 +33,7 @@ void jsonw_end_array(struct json_writer *jw);
 void jsonw_string(struct json_writer *jw, const char *s);
 void jsonw_uint(struct json_writer *jw, uint64_t v);
 void jsonw_null(struct json_writer *jw);
+void jsonw_bool(struct json_writer *jw, bool v);
+void jsonw_float(struct json_writer *jw, double v);
 
 #endif /* RDMXCTL_JSON_WRITER_H */

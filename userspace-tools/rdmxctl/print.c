@@ -72,6 +72,27 @@ void print_u64(struct rd *rd, const char *key, const char *fmt, uint64_t val)
 	}
 }
 
+void print_bool(struct rd *rd, const char *key, const char *fmt, bool val)
+{
+	if (rd->json) {
+		json_key(rd, key);
+		jsonw_bool(&rd->jw, val);
+	} else if (fmt) {
+		print_text(rd, fmt, val ? "yes" : "no");
+	}
+}
+
+/* @fmt takes the double, as "%.2f" */
+void print_float(struct rd *rd, const char *key, const char *fmt, double val)
+{
+	if (rd->json) {
+		json_key(rd, key);
+		jsonw_float(&rd->jw, val);
+	} else if (fmt) {
+		print_text(rd, fmt, val);
+	}
+}
+
 /* JSON null; @text, if not NULL, is printed as is in text mode. */
 void print_null(struct rd *rd, const char *key, const char *text)
 {

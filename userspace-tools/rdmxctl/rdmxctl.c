@@ -135,11 +135,16 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { dev | doctor | version }\n"
+		"where  OBJECT := { dev | doctor | listen | msg | ping | session | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
+		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
+		"  msg { send | recv }           send files as messages, receive them into a directory\n"
+		"  ping HOST                     round-trip latency to the echo service on HOST\n"
+		"  session [ list | show ID | close ID ]\n"
+		"                                sessions to peers, with their counters\n"
 		"  version                       versions of " RD_PROG " and of the rdmx module\n"
 		"\n"
 		"Commands may be abbreviated to a unique prefix.\n"
@@ -166,6 +171,10 @@ static const struct rd_cmd rd_cmds[] = {
 	{ "dev",	cmd_dev },
 	{ "doctor",	cmd_doctor },
 	{ "help",	cmd_help },
+	{ "listen",	cmd_listen },
+	{ "msg",	cmd_msg },
+	{ "ping",	cmd_ping },
+	{ "session",	cmd_session },
 	{ "version",	cmd_version },
 	{ NULL,		NULL },
 };

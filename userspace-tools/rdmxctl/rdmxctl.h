@@ -5,6 +5,7 @@
 #ifndef RDMXCTL_H
 #define RDMXCTL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@ enum {
  * @want_version: -V was given
  * @text_midline: text output: something is on the current line already,
  *	so the next item needs a separating space
+ * @opts_done: a command's "--" was seen: the words left are no options
  * @jw: the JSON writer, when @json
  */
 struct rd {
@@ -51,6 +53,7 @@ struct rd {
 	bool want_help;
 	bool want_version;
 	bool text_midline;
+	bool opts_done;
 	struct json_writer jw;
 };
 
@@ -102,6 +105,9 @@ void print_str(struct rd *rd, const char *key, const char *fmt,
 void print_uint(struct rd *rd, const char *key, const char *fmt,
 		unsigned int val);
 void print_u64(struct rd *rd, const char *key, const char *fmt, uint64_t val);
+/* print_bool: @fmt takes a string, "yes" or "no"; print_float: a double */
+void print_bool(struct rd *rd, const char *key, const char *fmt, bool val);
+void print_float(struct rd *rd, const char *key, const char *fmt, double val);
 void print_null(struct rd *rd, const char *key, const char *text);
 void print_flags(struct rd *rd, const char *key,
 		 const struct rd_flag_name *names, size_t nr_names,
@@ -138,6 +144,7 @@ int rd_get_info(int fd, struct rdmx_info *info);
 int rd_list_devices(int fd, struct rdmx_device_info **devs,
 		    unsigned int *count);
 int rd_open_checked(struct rdmx_info *info);
+int rd_open_checked_flags(struct rdmx_info *info, int oflags);
 
 /* sysfs.c: bounded reads of small files, sorted directory listings */
 struct dirent;
@@ -147,12 +154,97 @@ int rd_pathf(char *buf, size_t size, const char *fmt, ...)
 bool rd_exists(const char *path);
 int rd_read_file(const char *path, char *buf, size_t size);
 int rd_read_ulong(const char *path, unsigned long *val);
+int rd_read_u64(const char *path, uint64_t *val);
 int rd_scandir(const char *path, struct dirent ***list);
 void rd_freedir(struct dirent **list, int n);
+int rd_rdmx_objects(const char *kind, char *path, size_t size,
+		    struct dirent ***list);
+int rd_object_id(const char *name, unsigned int *id);
+int rd_object_attr(const char *dir, const char *attr, char *buf, size_t size);
+
+/* args.c: options and values of one command's own words */
+
+/**
+ * struct rd_opt - an option a command takes after its name
+ * @id: what rd_getopt() returns for it, >= 0
+ * @short_name: the letter of "-x VALUE", or 0 for none
+ * @long_name: the name of "--name VALUE" (also "--name=VALUE")
+ * @value: the option takes a value
+ *
+ * A table of them ends with an entry whose @long_name is NULL.
+ */
+struct rd_opt {
+	int id;
+	char short_name;
+	const char *long_name;
+	bool value;
+};
+
+enum {
+	RD_OPT_END	= -1,	/* no words left */
+	RD_OPT_WORD	= -2,	/* a word that is no option */
+	RD_OPT_HELP	= -3,	/* -h or --help */
+	RD_OPT_ERR	= -4,	/* a usage error, already reported */
+};
+
+int rd_getopt(struct rd *rd, const char *object, const struct rd_opt *opts,
+	      const char **val);
+int rd_parse_ulong(const char *s, unsigned long min, unsigned long max,
+		   unsigned long *val);
+int rd_parse_port(const char *object, const char *s, unsigned int *port);
+int rd_check_service(const char *object, const char *name);
+
+/* addr.c: addresses of the message service */
+
+/* "[ffff:...:ffff%ifname]:65535" and a NUL */
+#define RD_ADDRSTRLEN	96
+
+int rd_addr_parse(const char *s, unsigned int port, struct rdmx_sockaddr *sa);
+void rd_addr_any(unsigned int port, struct rdmx_sockaddr *sa);
+int rd_addr_resolve(const char *host, unsigned int port,
+		    struct rdmx_sockaddr **addrs, unsigned int *count);
+const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,
+			size_t size);
+
+/* ep.c: endpoints of the message service on /dev/rdmx */
+
+/**
+ * struct rd_peer - what an endpoint talks to, for messages and hints
+ * @host: the host as the user gave it; NULL on the accepting side
+ * @port: the port (host byte order)
+ * @service: the service name
+ * @addr: the peer's address once connected or accepted
+ * @addr_str: @addr as "ADDR:PORT"
+ */
+struct rd_peer {
+	const char *host;
+	unsigned int port;
+	const char *service;
+	struct rdmx_sockaddr addr;
+	char addr_str[RD_ADDRSTRLEN];
+};
+
+extern volatile sig_atomic_t rd_ep_stop;
+
+void rd_ep_err(int err, const struct rd_peer *peer, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int rd_ep_open(void);
+int rd_ep_connect(struct rd_peer *peer, unsigned int timeout_ms);
+int rd_ep_listen(const struct rdmx_sockaddr *local, const char *service);
+int rd_ep_accept(int lfd, struct rd_peer *peer);
+int rd_ep_send(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
+	       unsigned int *done);
+int rd_ep_recv(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
+	       bool nonblock);
+int rd_ep_shutdown(int fd);
 
 /* Objects */
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
+int cmd_listen(struct rd *rd);
+int cmd_msg(struct rd *rd);
+int cmd_ping(struct rd *rd);
+int cmd_session(struct rd *rd);
 int cmd_version(struct rd *rd);
 int version_show(struct rd *rd);
 

@@ -119,6 +119,32 @@ int rd_read_ulong(const char *path, unsigned long *val)
 	return 0;
 }
 
+/**
+ * rd_read_u64() - read a file holding one 64-bit counter
+ * @path: the file
+ * @val: out: the number, in decimal; untouched on error
+ *
+ * Return: 0, or -errno (-EINVAL if it is not a decimal number).
+ */
+int rd_read_u64(const char *path, uint64_t *val)
+{
+	char buf[32], *end;
+	unsigned long long v;
+	int err;
+
+	err = rd_read_file(path, buf, sizeof(buf));
+	if (err < 0)
+		return err;
+	if (buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || *end)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
 static int rd_not_hidden(const struct dirent *d)
 {
 	return d->d_name[0] != '.';
@@ -147,4 +173,80 @@ void rd_freedir(struct dirent **list, int n)
 	for (i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
+}
+
+/**
+ * rd_rdmx_objects() - list one kind of rdmx object in sysfs
+ * @kind: "sessions" or "listeners", under kernel/rdmx in rd_sysfs()
+ * @path: out: the directory
+ * @size: bytes at @path
+ * @list: out: its entries, for rd_freedir(); only those named by a
+ *	number (an id) count
+ *
+ * Says on stderr what is wrong when the directory cannot be read: the
+ * module not loaded, or a module without the message service.
+ *
+ * Return: number of entries, or -1.
+ */
+int rd_rdmx_objects(const char *kind, char *path, size_t size,
+		    struct dirent ***list)
+{
+	char mod[4096];
+	int n;
+
+	if (rd_pathf(path, size, "%s/kernel/rdmx/%s", rd_sysfs(), kind)) {
+		rd_err("%s/kernel/rdmx/%s: %s", rd_sysfs(), kind,
+		       strerror(ENAMETOOLONG));
+		return -1;
+	}
+	n = rd_scandir(path, list);
+	if (n >= 0)
+		return n;
+	if (n == -ENOENT &&
+	    !rd_pathf(mod, sizeof(mod), "%s/kernel/rdmx", rd_sysfs()) &&
+	    !rd_exists(mod))
+		rd_err("%s: the rdmx module is not loaded: try: modprobe rdmx",
+		       mod);
+	else if (n == -ENOENT)
+		rd_err("%s: not found: this rdmx module has no message service (see '" RD_PROG " version')",
+		       path);
+	else
+		rd_err("%s: %s", path, strerror(-n));
+	return -1;
+}
+
+/**
+ * rd_object_id() - the id an entry of rd_rdmx_objects() is named by
+ * @name: the entry's name
+ * @id: out: 1 to UINT32_MAX
+ *
+ * Return: 0, or -EINVAL for an entry that is no object.
+ */
+int rd_object_id(const char *name, unsigned int *id)
+{
+	unsigned long v;
+
+	if (rd_parse_ulong(name, 1, UINT32_MAX, &v))
+		return -EINVAL;
+	*id = v;
+	return 0;
+}
+
+/**
+ * rd_object_attr() - read one attribute of an rdmx object in sysfs
+ * @dir: the object's directory
+ * @attr: the attribute
+ * @buf: out: its value, trailing whitespace removed; empty on error
+ * @size: bytes at @buf
+ *
+ * Return: length of the value, or -errno.
+ */
+int rd_object_attr(const char *dir, const char *attr, char *buf, size_t size)
+{
+	char path[4096];
+	int err;
+
+	buf[0] = '\0';
+	err = rd_pathf(path, sizeof(path), "%s/%s", dir, attr);
+	return err ? err : rd_read_file(path, buf, size);
 }

@@ -179,21 +179,22 @@ int rd_list_devices(int fd, struct rdmx_device_info **devs,
 }
 
 /**
- * rd_open_checked() - open /dev/rdmx for a command that needs the module
+ * rd_open_checked_flags() - open /dev/rdmx for a command that needs the module
  * @info: out: the module's GET_INFO answer
+ * @oflags: O_RDONLY, or O_RDWR for an endpoint that sends
  *
  * Says on stderr what is wrong if the node is missing, the ioctl fails or
  * the module speaks another ABI.
  *
  * Return: an open file descriptor, or -1.
  */
-int rd_open_checked(struct rdmx_info *info)
+int rd_open_checked_flags(struct rdmx_info *info, int oflags)
 {
 	int fd, err;
 
-	fd = rd_devnode_open();
+	fd = open(rd_devnode(), oflags | O_CLOEXEC);
 	if (fd < 0) {
-		rd_devnode_err(-fd);
+		rd_devnode_err(errno);
 		return -1;
 	}
 	err = rd_get_info(fd, info);
@@ -211,4 +212,10 @@ int rd_open_checked(struct rdmx_info *info)
 out_close:
 	close(fd);
 	return -1;
+}
+
+/* rd_open_checked_flags() read-only, for the commands that only ask. */
+int rd_open_checked(struct rdmx_info *info)
+{
+	return rd_open_checked_flags(info, O_RDONLY);
 }

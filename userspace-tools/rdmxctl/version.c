@@ -11,6 +11,7 @@
 
 static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_LIST_DEVICES,	"list_devices" },
+	{ RDMX_FEATURE_MSG,		"msg" },
 };
 
 static void version_print_absent(struct rd *rd, int err)

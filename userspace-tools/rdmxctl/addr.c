@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Addresses of the message service: from the command line (literals and
+ * host names) to struct rdmx_sockaddr, and back to "ADDR:PORT" text as
+ * sysfs writes it ("[ADDR]:PORT" for IPv6).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "rdmxctl.h"
+
+/* Return: 0, or -EAFNOSUPPORT for a family rdmx does not carry. */
+static int rd_addr_from(const struct sockaddr *s, unsigned int port,
+			struct rdmx_sockaddr *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->port = port;
+	if (s->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)s;
+
+		sa->family = AF_INET;
+		memcpy(sa->addr, &in->sin_addr, sizeof(in->sin_addr));
+		return 0;
+	}
+	if (s->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const void *)s;
+
+		sa->family = AF_INET6;
+		sa->scope_id = in6->sin6_scope_id;
+		memcpy(sa->addr, &in6->sin6_addr, sizeof(in6->sin6_addr));
+		return 0;
+	}
+	return -EAFNOSUPPORT;
+}
+
+/* Copy @s without the brackets of "[ADDR]" into @buf. */
+static int rd_unbracket(const char *s, char *buf, size_t size)
+{
+	size_t len = strlen(s);
+
+	if (len >= 2 && s[0] == '[' && s[len - 1] == ']') {
+		s++;
+		len -= 2;
+	}
+	if (!len || len >= size)
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+/**
+ * rd_addr_parse() - an IPv4 or IPv6 literal, as "-a ADDR" takes it
+ * @s: "192.0.2.1", "2001:db8::1", "[2001:db8::1]" or "fe80::1%eth0"
+ * @port: the port to put in @sa
+ * @sa: out: the address
+ *
+ * Return: 0, or -EINVAL if @s is no address literal.
+ */
+int rd_addr_parse(const char *s, unsigned int port, struct rdmx_sockaddr *sa)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+	};
+	struct addrinfo *res;
+	char buf[RD_ADDRSTRLEN];
+	int err;
+
+	if (rd_unbracket(s, buf, sizeof(buf)))
+		return -EINVAL;
+	if (getaddrinfo(buf, NULL, &hints, &res))
+		return -EINVAL;
+	err = rd_addr_from(res->ai_addr, port, sa);
+	freeaddrinfo(res);
+	return err ? -EINVAL : 0;
+}
+
+/**
+ * rd_addr_any() - the wildcard address of listeners
+ * @port: the port
+ * @sa: out: the IPv4 wildcard 0.0.0.0. The kernel binds a listener on the
+ *	IPv6 wildcard "::" for IPv6 only, and the family must be given, so
+ *	"any" is IPv4's, the family RoCE and iWARP peers mostly use; "-a ::"
+ *	asks for IPv6.
+ */
+void rd_addr_any(unsigned int port, struct rdmx_sockaddr *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->family = AF_INET;
+	sa->port = port;
+}
+
+/**
+ * rd_addr_resolve() - the addresses of a peer
+ * @host: an IPv4 or IPv6 literal (IPv6 also in brackets) or a host name
+ * @port: the port to put in each address
+ * @addrs: out: the addresses, in getaddrinfo() order, for free()
+ * @count: out: entries in @addrs, at least 1
+ *
+ * Says on stderr why when @host does not resolve.
+ *
+ * Return: 0, or -1.
+ */
+int rd_addr_resolve(const char *host, unsigned int port,
+		    struct rdmx_sockaddr **addrs, unsigned int *count)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM,
+	};
+	struct addrinfo *res, *ai;
+	char buf[256];
+	unsigned int n = 0;
+	int err;
+
+	if (rd_unbracket(host, buf, sizeof(buf))) {
+		rd_err("bad host '%s'", host);
+		return -1;
+	}
+	err = getaddrinfo(buf, NULL, &hints, &res);
+	if (err) {
+		rd_err("cannot resolve '%s': %s", host,
+		       err == EAI_SYSTEM ? strerror(errno) : gai_strerror(err));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next)
+		n++;
+	*addrs = calloc(n, sizeof(**addrs));
+	if (!*addrs) {
+		freeaddrinfo(res);
+		rd_err("out of memory");
+		return -1;
+	}
+	n = 0;
+	for (ai = res; ai; ai = ai->ai_next)
+		if (!rd_addr_from(ai->ai_addr, port, &(*addrs)[n]))
+			n++;
+	freeaddrinfo(res);
+	if (!n) {
+		free(*addrs);
+		rd_err("'%s' has no IPv4 or IPv6 address", host);
+		return -1;
+	}
+	*count = n;
+	return 0;
+}
+
+/**
+ * rd_addr_str() - an address as text, as sysfs writes it
+ * @sa: the address
+ * @buf: out
+ * @size: bytes at @buf, RD_ADDRSTRLEN is enough
+ *
+ * Return: @buf: "192.0.2.1:7471", "[2001:db8::1]:7471" or, with a scope,
+ * "[fe80::1%eth0]:7471".
+ */
+const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,
+			size_t size)
+{
+	char ip[INET6_ADDRSTRLEN], scope[IF_NAMESIZE + 1] = "";
+	char ifname[IF_NAMESIZE];
+
+	if (sa->family == AF_INET &&
+	    inet_ntop(AF_INET, sa->addr, ip, sizeof(ip))) {
+		snprintf(buf, size, "%s:%u", ip, sa->port);
+		return buf;
+	}
+	if (sa->family == AF_INET6 &&
+	    inet_ntop(AF_INET6, sa->addr, ip, sizeof(ip))) {
+		if (sa->scope_id && if_indextoname(sa->scope_id, ifname))
+			snprintf(scope, sizeof(scope), "%%%s", ifname);
+		else if (sa->scope_id)
+			snprintf(scope, sizeof(scope), "%%%u", sa->scope_id);
+		snprintf(buf, size, "[%s%s]:%u", ip, scope, sa->port);
+		return buf;
+	}
+	snprintf(buf, size, "(family %u):%u", sa->family, sa->port);
+	return buf;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The words after a command's name: its options ("-p 7471", "--port 7471",
+ * "--port=7471", "-p7471"), numbers, ports and service names.
+ *
+ * Options and other words may come in any order; "--" ends the options and
+ * a lone "-" is a word (standard input, to "msg send").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rdmxctl.h"
+
+static const struct rd_opt *rd_find_long(const struct rd_opt *opts,
+					 const char *name, size_t len)
+{
+	for (; opts->long_name; opts++)
+		if (strlen(opts->long_name) == len &&
+		    !strncmp(opts->long_name, name, len))
+			return opts;
+	return NULL;
+}
+
+static const struct rd_opt *rd_find_short(const struct rd_opt *opts, char c)
+{
+	for (; opts->long_name; opts++)
+		if (opts->short_name && opts->short_name == c)
+			return opts;
+	return NULL;
+}
+
+/* The value of option @o: attached (@attached, may be NULL) or the next word. */
+static int rd_opt_value(struct rd *rd, const char *object, const char *word,
+			const struct rd_opt *o, const char *attached,
+			const char **val)
+{
+	if (!o->value) {
+		if (attached) {
+			rd_usage_err(object, "option '%s' takes no value", word);
+			return RD_OPT_ERR;
+		}
+		*val = NULL;
+		return o->id;
+	}
+	if (attached) {
+		*val = attached;
+		return o->id;
+	}
+	if (rd_no_arg(rd)) {
+		rd_usage_err(object, "option '%s' needs a value", word);
+		return RD_OPT_ERR;
+	}
+	*val = rd_argv(rd);
+	rd_arg_inc(rd);
+	return o->id;
+}
+
+/**
+ * rd_getopt() - take the next word of a command
+ * @rd: context; the word (and an option's value) is consumed
+ * @object: the command, for messages ("msg")
+ * @opts: the options it takes; -h and --help are always known
+ * @val: out: the option's value (NULL if it takes none), or the word
+ *
+ * Return: the option's id, RD_OPT_WORD for a word that is no option,
+ * RD_OPT_HELP, RD_OPT_END when no word is left, or RD_OPT_ERR after
+ * reporting an unknown option or a missing value.
+ */
+int rd_getopt(struct rd *rd, const char *object, const struct rd_opt *opts,
+	      const char **val)
+{
+	const struct rd_opt *o;
+	const char *word, *eq;
+
+	*val = NULL;
+	if (rd_no_arg(rd))
+		return RD_OPT_END;
+	word = rd_argv(rd);
+	rd_arg_inc(rd);
+	if (rd->opts_done || word[0] != '-' || !word[1]) {
+		*val = word;
+		return RD_OPT_WORD;
+	}
+	if (!strcmp(word, "--")) {
+		rd->opts_done = true;
+		return rd_getopt(rd, object, opts, val);
+	}
+	if (!strcmp(word, "-h") || !strcmp(word, "--help"))
+		return RD_OPT_HELP;
+	if (word[1] == '-') {
+		eq = strchr(word + 2, '=');
+		o = rd_find_long(opts, word + 2,
+				 eq ? (size_t)(eq - word - 2) : strlen(word + 2));
+		if (o)
+			return rd_opt_value(rd, object, word, o,
+					    eq ? eq + 1 : NULL, val);
+	} else {
+		o = rd_find_short(opts, word[1]);
+		if (o)
+			return rd_opt_value(rd, object, word, o,
+					    word[2] ? word + 2 : NULL, val);
+	}
+	rd_usage_err(object, "unknown option '%s'", word);
+	return RD_OPT_ERR;
+}
+
+/**
+ * rd_parse_ulong() - a decimal number in a range
+ * @s: the text: digits only, no sign, no spaces
+ * @min: smallest value allowed
+ * @max: largest value allowed
+ * @val: out: the number; untouched on error
+ *
+ * Return: 0, or -EINVAL.
+ */
+int rd_parse_ulong(const char *s, unsigned long min, unsigned long max,
+		   unsigned long *val)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}
+
+/**
+ * rd_parse_port() - a port of the rdma_cm (TCP) port space
+ * @object: the command, for the message
+ * @s: the text
+ * @port: out: 1 to 65535
+ *
+ * Return: 0, or RD_EXIT_USAGE after saying what is wrong.
+ */
+int rd_parse_port(const char *object, const char *s, unsigned int *port)
+{
+	unsigned long v;
+
+	if (rd_parse_ulong(s, 1, 65535, &v))
+		return rd_usage_err(object, "bad port '%s': expected 1 to 65535",
+				    s);
+	*port = v;
+	return 0;
+}
+
+static bool rd_service_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/**
+ * rd_check_service() - check a service name as the kernel will
+ * @object: the command, for the message
+ * @name: the name: 1 to RDMX_SERVICE_LEN - 1 bytes of [A-Za-z0-9._-]
+ *
+ * Return: 0, or RD_EXIT_USAGE after saying what is wrong.
+ */
+int rd_check_service(const char *object, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (!len || len >= RDMX_SERVICE_LEN)
+		return rd_usage_err(object, "bad service name '%s': expected 1 to %d characters",
+				    name, RDMX_SERVICE_LEN - 1);
+	for (i = 0; i < len; i++)
+		if (!rd_service_char(name[i]))
+			return rd_usage_err(object, "bad service name '%s': only letters, digits, '.', '_' and '-'",
+					    name);
+	return 0;
+}
