@@ -24,9 +24,16 @@
 static void rdmx_ep_notify_work(struct work_struct *work)
 {
 	struct rdmx_ep *ep = container_of(work, struct rdmx_ep, notify_work);
+	const struct rdmx_ep_ops *ops;
+	void *priv;
 
-	if (ep->ops && ep->ops->data_ready)
-		ep->ops->data_ready(ep, ep->priv);
+	spin_lock(&ep->lock);
+	ops = ep->ops;
+	priv = ep->priv;
+	spin_unlock(&ep->lock);
+	/* Once released, the owner's callbacks are not called again. */
+	if (ops && ops->data_ready && !test_bit(RDMX_EP_F_RELEASED, &ep->flags))
+		ops->data_ready(ep, priv);
 	kref_put(&ep->ref, rdmx_ep_kref_release);
 }
 
@@ -87,8 +94,14 @@ static void rdmx_segs_free(struct list_head *segs)
 void rdmx_ep_kref_release(struct kref *ref)
 {
 	struct rdmx_ep *ep = container_of(ref, struct rdmx_ep, ref);
+	struct rdmx_rxseg *seg;
+	size_t unread = 0;
 
 	WARN_ON(!list_empty(&ep->acceptq));
+	list_for_each_entry(seg, &ep->rxq, node)
+		unread += seg->len & ~RDMX_SEG_LAST;
+	if (unread)
+		rdmx_sess_rx_consumed(ep->sess, unread);
 	rdmx_segs_free(&ep->rxq);
 	if (ep->sess)
 		rdmx_sess_put(ep->sess);
@@ -288,7 +301,7 @@ int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep)
 /**
  * rdmx_ep_listen() - listen for channels to a service
  * @ep: a new endpoint
- * @addr: local address (any address allowed) and port
+ * @uaddr: local address (any address allowed) and port (0: the default)
  * @service: the service name (see RDMX_SERVICE_LEN)
  * @backlog: channels waiting for accept at most; 0 for the default
  *
@@ -297,11 +310,16 @@ int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep)
  * when the service is taken on that address and port; or the listener's
  * error (-EADDRNOTAVAIL, -ENODEV, -ENOMEM).
  */
-int rdmx_ep_listen(struct rdmx_ep *ep, const struct sockaddr *addr,
+int rdmx_ep_listen(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		   const char *service, unsigned int backlog)
 {
+	struct sockaddr_storage ss;
+	struct sockaddr *addr = (struct sockaddr *)&ss;
 	int ret;
 
+	ret = rdmx_addr_prepare(&ss, uaddr);
+	if (ret)
+		return ret;
 	if (!rdmx_service_name_valid(service, strnlen(service,
 						      RDMX_SERVICE_LEN - 1) + 1) ||
 	    !strcmp(service, RDMX_SERVICE_ECHO))
@@ -391,7 +409,7 @@ static bool rdmx_ep_connect_done(struct rdmx_ep *ep)
 /**
  * rdmx_ep_connect() - open a channel to a service on a peer
  * @ep: a new endpoint
- * @addr: the peer's address and port
+ * @uaddr: the peer's address and port (0: the default)
  * @service: the service name
  * @timeout_ms: give up after this long; 0 for the default
  *
@@ -402,9 +420,11 @@ static bool rdmx_ep_connect_done(struct rdmx_ep *ep)
  * nobody listens (on the host or for the service); -ETIMEDOUT;
  * -EHOSTUNREACH; -ENODEV; -ENOMEM; -EINTR.
  */
-int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *addr,
+int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		    const char *service, unsigned int timeout_ms)
 {
+	struct sockaddr_storage ss;
+	struct sockaddr *addr = (struct sockaddr *)&ss;
 	struct rdmx_chan_open op;
 	struct rdmx_sess *sess;
 	unsigned long deadline;
@@ -414,6 +434,9 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *addr,
 	if (!rdmx_service_name_valid(service, strnlen(service,
 						      RDMX_SERVICE_LEN - 1) + 1))
 		return -EINVAL;
+	ret = rdmx_addr_prepare(&ss, uaddr);
+	if (ret)
+		return ret;
 	if (!timeout_ms)
 		timeout_ms = rdmx_params.connect_timeout_ms;
 	deadline = jiffies + msecs_to_jiffies(timeout_ms);
@@ -482,9 +505,9 @@ static int rdmx_ep_send_check(struct rdmx_ep *ep)
 {
 	switch (READ_ONCE(ep->state)) {
 	case RDMX_EP_CONNECTED:
-		return ep->broken ? -EPIPE : 0;
+	case RDMX_EP_CLOSED:	/* the peer stopped sending, it may still read */
+		return ep->broken || ep->shut_sent ? -EPIPE : 0;
 	case RDMX_EP_SHUTDOWN:
-	case RDMX_EP_CLOSED:
 		return -EPIPE;
 	case RDMX_EP_ERROR:
 		return -READ_ONCE(ep->error);
@@ -520,7 +543,7 @@ int rdmx_ep_send(struct rdmx_ep *ep, struct iov_iter *from, bool nonblock)
 		goto out;
 	ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_DATA, 0, ep->rchan, NULL,
 				 len, from, true, nonblock);
-	if (ret == -EINTR && iov_iter_count(from) != len)
+	if (ret == -EINTR)
 		ep->broken = true;	/* cut short: the peer discards it */
 	if (!ret) {
 		spin_lock(&ep->lock);
@@ -582,9 +605,14 @@ ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
 	size_t len;
 	int ret;
 
-	ret = mutex_lock_interruptible(&ep->mutex);
-	if (ret)
-		return ret;
+	if (nonblock) {
+		if (!mutex_trylock(&ep->mutex))
+			return -EAGAIN;
+	} else {
+		ret = mutex_lock_interruptible(&ep->mutex);
+		if (ret)
+			return ret;
+	}
 	for (;;) {
 		spin_lock(&ep->lock);
 		last = rdmx_ep_peek(ep, &len);
@@ -746,6 +774,9 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		list_del_init(&nep->accept_node);
 		rdmx_ep_release(nep);
 	}
+	/* A callback already running finishes before this returns. */
+	if (current_work() != &ep->notify_work)
+		flush_work(&ep->notify_work);
 	kref_put(&ep->ref, rdmx_ep_kref_release);
 }
 EXPORT_SYMBOL_GPL(rdmx_ep_release);

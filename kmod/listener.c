@@ -72,6 +72,30 @@ void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src)
 }
 
 /**
+ * rdmx_addr_prepare() - copy an address from a kernel user, default port
+ * @dst: the copy
+ * @src: an AF_INET or AF_INET6 address; port 0 means RDMX_DEFAULT_PORT
+ *
+ * Context: any context.
+ * Return: 0, or -EAFNOSUPPORT for another family.
+ */
+int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src)
+{
+	if (src->sa_family != AF_INET && src->sa_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	rdmx_addr_copy(dst, src);
+	if (!rdmx_addr_port((struct sockaddr *)dst)) {
+		if (dst->ss_family == AF_INET6)
+			((struct sockaddr_in6 *)dst)->sin6_port =
+				htons(RDMX_DEFAULT_PORT);
+		else
+			((struct sockaddr_in *)dst)->sin_port =
+				htons(RDMX_DEFAULT_PORT);
+	}
+	return 0;
+}
+
+/**
  * rdmx_addr_equal() - whether two addresses and ports are the same
  * @a: one
  * @b: the other

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -161,10 +162,14 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 
 	lockdep_assert_held(&sess->lock);
 
-	if (!sess->rx_held) {
+	if (!sess->rx_held)
 		grant = min_t(u32, sess->rx_owed, U16_MAX);
-		sess->rx_owed -= grant;
-	}
+	else if (sess->peer_credits < RDMX_CREDITS_RESERVED)
+		/* Held back, but the peer can still answer a heartbeat. */
+		grant = min_t(u32, sess->rx_owed,
+			      RDMX_CREDITS_RESERVED - sess->peer_credits);
+	sess->rx_owed -= grant;
+	sess->peer_credits += grant;
 	hdr->credits = cpu_to_le16(grant);
 	hdr->ack = cpu_to_le32(sess->rcv_nxt);
 	sess->ack_sent = sess->rcv_nxt;
@@ -172,6 +177,7 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	txb->dma = ib_dma_map_single(ibdev, txb->buf, txb->len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, txb->dma)) {
 		sess->rx_owed += grant;
+		sess->peer_credits -= grant;
 		return -ENOMEM;
 	}
 	sge.addr = txb->dma;
@@ -188,6 +194,7 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	if (unlikely(ret)) {
 		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
 		sess->rx_owed += grant;
+		sess->peer_credits -= grant;
 		return ret;
 	}
 	txb->conn = conn;
@@ -332,10 +339,13 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&sess->lock);
 	conn->sq_posted--;
 	txb->conn = NULL;
-	if (txb->ctrl)
+	if (txb->ctrl) {
 		list_add(&txb->node, &conn->ctrl_free);
-	else if (txb->acked)
+		if (txb->buf[0] == RDMX_MSG_CLOSE)
+			rdmx_conn_fail(conn, -ECONNABORTED);
+	} else if (txb->acked) {
 		free = true;
+	}
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			trace_rdmx_wc_error(sess->id, "send", wc->status,
@@ -423,7 +433,7 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
 			ret = wait_event_interruptible(sess->wait,
 						       rdmx_sess_writable(sess));
 		if (ret)
-			return -EINTR;
+			return killable ? -EINTR : -ERESTARTSYS;
 	}
 	txb->sequenced = true;
 	txb->seq = sess->snd_nxt++;
@@ -454,8 +464,9 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
  * cut short (-EINTR with the channel marked broken by the caller).
  *
  * Context: process context; may sleep.
- * Return: 0; -EAGAIN; -EINTR or -ERESTARTSYS; -ENOMEM; -EFAULT; or the
- * session's error once it is closing.
+ * Return: 0; -EAGAIN or -ERESTARTSYS (nothing queued); -EINTR when the
+ * message was cut short (interrupted, or out of memory, after its first
+ * segment); -ENOMEM; -EFAULT; or the session's error once it is closing.
  */
 int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
 		       const void *payload, size_t len, struct iov_iter *from,
@@ -538,6 +549,7 @@ struct rdmx_rx_work {
 	u32 open_chan;
 	char service[RDMX_PROTO_SERVICE_LEN];
 	bool close;
+	u32 shut_chan;
 	struct list_head to_free;
 };
 
@@ -590,8 +602,12 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			rdmx_sess_protocol_error(conn, "malformed OPEN_REP");
 			return;
 		}
-		if (!ep)
+		if (!ep) {
+			/* The opener gave up: close what the peer opened. */
+			if (status == RDMX_OPEN_OK)
+				w->shut_chan = rchan;
 			return;
+		}
 		rdmx_ep_chan_open_rep(ep, rchan, status);
 		break;
 	case RDMX_MSG_SHUT:
@@ -617,6 +633,8 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 
 	sess->last_rx = jiffies;
 	sess->hb_missed = 0;
+	if (sess->peer_credits)
+		sess->peer_credits--;
 	trace_rdmx_msg_recv(sess->id, m->type, m->seq, m->ack, m->credits,
 			    m->len);
 
@@ -652,6 +670,7 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 			rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT_ACK);
 			break;
 		case RDMX_MSG_CLOSE:
+			sess->peer_closed = true;
 			w->close = true;
 			break;
 		default:
@@ -706,8 +725,13 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_lock(&sess->lock);
 	if (sess->server && conn->state == RDMX_CONN_CONNECTING)
 		rdmx_conn_go_live(conn);
-	if (conn->state != RDMX_CONN_LIVE || sess->conn != conn) {
-		/* An older incarnation: whatever it carried is dropped. */
+	/*
+	 * What arrived on the current connection is good even once it is
+	 * failing (its teardown has not detached it yet): deliver it, fewer
+	 * messages need retransmitting. An older incarnation's is dropped.
+	 */
+	if (sess->conn != conn || (conn->state != RDMX_CONN_LIVE &&
+				   conn->state != RDMX_CONN_DEAD)) {
 		spin_unlock(&sess->lock);
 		kfree(seg);
 		return;
@@ -734,8 +758,11 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		kref_put(&w.ep->ref, rdmx_ep_kref_release);
 	if (w.open)
 		rdmx_sess_handle_open(sess, w.open_chan, w.service);
-	if (w.close)
-		rdmx_sess_close(sess, 0);
+	if (w.shut_chan)
+		rdmx_sess_send_seq(sess, RDMX_MSG_SHUT, 0, w.shut_chan, NULL, 0,
+				   NULL, false, false);
+	if (w.close)	/* sess->mutex is not for the completion path */
+		rdmx_sess_queue(sess, &sess->close_work, 0);
 }
 
 /**
@@ -1097,6 +1124,7 @@ static void rdmx_conn_go_live(struct rdmx_conn *conn)
 	reconnect = sess->ever_connected;
 	sess->ever_connected = true;
 	sess->rx_owed = 0;
+	sess->peer_credits = conn->depth;
 	sess->ack_sent = sess->rcv_nxt;
 	sess->last_rx = jiffies;
 	sess->hb_missed = 0;
@@ -1176,13 +1204,44 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
 		rdmx_sess_put(sess);
 }
 
+/*
+ * Wait (a bounded time) for the connection's port to be up before the CM
+ * sends a DREQ through it. On soft-RoCE (rdma_rxe, 6.12) a MAD sent while
+ * the netdev is down fails in transmission and that moves the GSI QP to
+ * the error state for good: the host then answers no connection request
+ * until the device is recreated. Waiting costs nothing elsewhere.
+ */
+static void rdmx_conn_wait_port(struct rdmx_conn *conn)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
+	struct ib_port_attr attr;
+	bool logged = false;
+
+	if (!conn->cm_id->device || conn->err == -ENODEV ||
+	    READ_ONCE(conn->sess->state) == RDMX_SESS_CLOSING)
+		return;
+	while (!ib_query_port(conn->cm_id->device, conn->cm_id->port_num,
+			      &attr) && attr.state != IB_PORT_ACTIVE &&
+	       time_before(jiffies, deadline)) {
+		if (!logged)
+			pr_info_ratelimited("session %u: waiting for port %s/%u to come up before disconnecting\n",
+					    conn->sess->id,
+					    conn->cm_id->device->name,
+					    conn->cm_id->port_num);
+		logged = true;
+		if (msleep_interruptible(100))
+			break;
+	}
+}
+
 static void rdmx_conn_teardown_work(struct work_struct *work)
 {
 	struct rdmx_conn *conn = container_of(work, struct rdmx_conn,
 					      teardown_work);
 	struct rdmx_sess *sess = conn->sess;
 	LIST_HEAD(to_free);
-	bool current_conn, closed = false;
+	bool current_conn, closed = false, quiet;
 	int err = conn->err;
 
 	mutex_lock(&sess->mutex);
@@ -1192,9 +1251,13 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	spin_unlock(&sess->lock);
 
 	if (conn->qp) {
-		rdma_disconnect(conn->cm_id);
-		/* Every posted SEND and receive completes (flushed) first. */
+		/*
+		 * Every posted SEND and receive completes (flushed) first.
+		 * Draining sends nothing on the wire; the CM's DREQ does.
+		 */
 		ib_drain_qp(conn->qp);
+		rdmx_conn_wait_port(conn);
+		rdma_disconnect(conn->cm_id);
 	}
 	rdmx_conn_destroy_ib(conn);
 	if (conn->cm_id) {
@@ -1203,6 +1266,9 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	}
 
 	spin_lock(&sess->lock);
+	/* An orderly close is no loss. */
+	quiet = sess->peer_closed || sess->state == RDMX_SESS_CLOSING ||
+		sess->state == RDMX_SESS_CLOSED;
 	if (current_conn) {
 		sess->conn = NULL;
 		sess->tx_post = NULL;
@@ -1211,14 +1277,15 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 			sess->down_since = jiffies;
 			fallthrough;
 		case RDMX_SESS_CONNECTING:
-			if (sess->ever_connected) {
+			if (sess->ever_connected && err != -ESTALE) {
 				rdmx_sess_set_state(sess, RDMX_SESS_RECONNECTING);
 				rdmx_sess_queue(sess, &sess->reconnect_work,
 						sess->server ?
 						msecs_to_jiffies(rdmx_params.loss_timeout_ms) :
 						rdmx_backoff(sess));
 			} else if (!sess->server) {
-				sess->error = -err;
+				/* The server forgot the session: it is gone. */
+				sess->error = err == -ESTALE ? ECONNRESET : -err;
 				rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
 				rdmx_sess_finish_close(sess, &to_free);
 				closed = true;
@@ -1240,7 +1307,7 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	spin_unlock(&sess->lock);
 	mutex_unlock(&sess->mutex);
 
-	if (current_conn && err && err != -ECONNABORTED)
+	if (current_conn && err && !quiet)
 		pr_info_ratelimited("session %u: connection %s %pISpc lost (generation %llu): %pe\n",
 				    sess->id, sess->server ? "from" : "to",
 				    &sess->peer, conn->generation,
@@ -1348,6 +1415,14 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	spin_lock(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
 	conn->seg_size = min_t(u32, peer.max_msg_size, RDMX_SEG_SIZE);
+	if (conn->seg_size < RDMX_SEG_SIZE) {
+		/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the QP. */
+		spin_unlock(&conn->sess->lock);
+		pr_err_ratelimited("session %u: %pISpc takes SENDs of %u bytes at most, rdmx sends %u\n",
+				   conn->sess->id, &conn->sess->peer,
+				   conn->seg_size, RDMX_SEG_SIZE);
+		return -EPROTO;
+	}
 	rdmx_conn_go_live(conn);
 	spin_unlock(&conn->sess->lock);
 	return 0;
@@ -1367,6 +1442,8 @@ static int rdmx_cm_rejected(struct rdmx_conn *conn, struct rdma_cm_event *ev)
 			    rdma_reject_msg(conn->cm_id, ev->status));
 	if (reason == RDMX_REJ_BUSY)
 		return -EAGAIN;
+	if (reason == RDMX_REJ_STALE)
+		return -ESTALE;
 	return -ECONNREFUSED;
 }
 
@@ -1559,6 +1636,10 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 	conn->peer_depth = req.queue_depth;
 	conn->seg_size = min_t(u32, req.max_msg_size, RDMX_SEG_SIZE);
+	if (conn->seg_size < RDMX_SEG_SIZE) {
+		reason = RDMX_REJ_PARAMS;
+		goto reject_conn;
+	}
 
 	spin_lock(&sess->lock);
 	if (sess->conn || sess->state == RDMX_SESS_CLOSING ||
@@ -1749,9 +1830,10 @@ static void rdmx_sess_close(struct rdmx_sess *sess, int err)
 	rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
 	conn = sess->conn;
 	if (conn) {
-		if (!err && conn->state == RDMX_CONN_LIVE)
-			rdmx_send_ctrl(sess, RDMX_MSG_CLOSE);
-		rdmx_conn_fail(conn, -ECONNABORTED);
+		/* Orderly: the CLOSE's completion ends the connection. */
+		if (err || conn->state != RDMX_CONN_LIVE ||
+		    !rdmx_send_ctrl(sess, RDMX_MSG_CLOSE))
+			rdmx_conn_fail(conn, -ECONNABORTED);
 	} else {
 		rdmx_sess_finish_close(sess, &to_free);
 		closed = true;
@@ -1771,8 +1853,11 @@ static void rdmx_close_work(struct work_struct *work)
 	bool close = false;
 
 	spin_lock(&sess->lock);
-	if (!sess->nr_chans && sess->state != RDMX_SESS_CLOSING &&
+	if (sess->peer_closed && sess->state != RDMX_SESS_CLOSING &&
 	    sess->state != RDMX_SESS_CLOSED) {
+		close = true;
+	} else if (!sess->nr_chans && sess->state != RDMX_SESS_CLOSING &&
+		   sess->state != RDMX_SESS_CLOSED) {
 		if (!sess->tx_count)
 			close = true;
 		else

@@ -11,11 +11,12 @@
  * multiplexed on a session by channel id.
  *
  * Locking (outermost first):
- *   rdmx_sess_mutex      (global) the session table and the client lookup
+ *   ep->mutex            listen, connect and recv on one endpoint
+ *   ep->send_mutex       send and shutdown on one endpoint
+ *   rdmx_sess_mutex      (global) finding or creating a client session
  *   sess->mutex          connection setup and teardown of one session;
  *                        never taken by a CM event handler or a completion
  *   rdmx_lst_mutex       (global) the listener list
- *   ep->mutex            ioctls on one endpoint (listen, connect, send)
  *   sess->lock           (spinlock) everything on the data path of a
  *                        session: state, conn pointer, sequence numbers,
  *                        credits, the transmit list, the channel table
@@ -71,7 +72,11 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_RESOLVE_TIMEOUT_MS		5000
 #define RDMX_CONNECT_ATTEMPT_MS		8000	/* one connection attempt, at most */
 #define RDMX_RECONNECT_MIN_MS		100
-#define RDMX_SEG_SIZE			(32 * 1024)	/* payload per SEND, at most */
+/*
+ * Payload per SEND, at most: with the message header (and a transmit or
+ * receive buffer's own header) it still fits a 32 KiB kmalloc slab.
+ */
+#define RDMX_SEG_SIZE			(32 * 1024 - 256)
 #define RDMX_CTRL_BUFS			8	/* control messages in flight */
 #define RDMX_TX_WINDOW			256	/* sequenced SENDs kept for retransmit */
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
@@ -211,6 +216,8 @@ struct rdmx_sess_stats {
  * @generation: current incarnation
  * @conn: the current connection, if any
  * @ever_connected: reached CONNECTED once (reconnect rather than fail)
+ * @peer_closed: the peer sent CLOSE
+ * @peer_credits: credits the peer holds, as far as this side knows
  * @snd_nxt: next sequence number to assign
  * @snd_una: oldest sequence number not acknowledged
  * @rcv_nxt: next sequence number expected
@@ -255,6 +262,8 @@ struct rdmx_sess {
 	u64 generation;
 	struct rdmx_conn *conn;
 	bool ever_connected;
+	bool peer_closed;
+	u32 peer_credits;
 
 	u32 snd_nxt;
 	u32 snd_una;
@@ -458,6 +467,7 @@ int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 			struct sockaddr_storage *ss, bool any_ok);
 void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua);
 void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src);
+int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src);
 bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 u16 rdmx_addr_port(const struct sockaddr *sa);
 

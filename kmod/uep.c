@@ -191,9 +191,9 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 				ret = 0;
 			}
 		}
-		v.status = ret;
-		if (ret == -EAGAIN && done)
+		if ((ret == -EAGAIN || ret == -ERESTARTSYS) && done)
 			break;
+		v.status = ret == -ERESTARTSYS ? -EINTR : ret;
 		if (ret == -ENODATA && !send) {
 			/* End of stream: reported as 0 messages. */
 			if (done)
@@ -233,7 +233,6 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 
-	mutex_lock(&ep->mutex);
 	spin_lock(&ep->lock);
 	info.state = ep->state;
 	info.error = ep->error;
@@ -244,8 +243,8 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 	info.bytes_rx = ep->bytes_rx;
 	memcpy(info.service, ep->service, sizeof(info.service));
 	sess = ep->sess;
-	spin_unlock(&ep->lock);
 	rdmx_addr_to_user((struct sockaddr *)&ep->local, &info.local);
+	spin_unlock(&ep->lock);
 	if (sess) {
 		spin_lock(&sess->lock);
 		info.sess_id = sess->id;
@@ -255,7 +254,6 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 		rdmx_addr_to_user((struct sockaddr *)&sess->peer, &info.peer);
 		spin_unlock(&sess->lock);
 	}
-	mutex_unlock(&ep->mutex);
 	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);
 }
 

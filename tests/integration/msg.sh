@@ -50,7 +50,7 @@ tail -n 2 "$RDMX_OUT/big.txt"
 # 2. A link that goes down and up in mid-stream: the session reconnects
 # and every message arrives exactly once.
 if [ "$RDMX_NODE" = 1 ]; then
-	"$MT" recv -p 7472 -S flap -n 1000 --max-size 16K --idle-timeout 120 \
+	"$MT" recv -p 7472 -S flap -n 2000 --max-size 16K --idle-timeout 120 \
 		--json "$RDMX_OUT/flap-recv.json" >"$RDMX_OUT/flap.txt" 2>&1 &
 	srv=$!
 	rdmx_wait_cm_listen 7472
@@ -69,7 +69,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rc=$?
 else
 	rdmx_barrier flap-up
-	"$MT" send -p 7472 -S flap -n 1000 --max-size 16K --pace-us 2000 \
+	"$MT" send -p 7472 -S flap -n 2000 --max-size 16K --pace-us 5000 \
 		--idle-timeout 120 --json "$RDMX_OUT/flap-send.json" "$peer" \
 		>"$RDMX_OUT/flap.txt" 2>&1 &
 	cli=$!
@@ -81,6 +81,10 @@ rdmx_check "link down 3 s then up mid-stream over $dev: every message exactly on
 	test "$rc" -eq 0
 tail -n 2 "$RDMX_OUT/flap.txt"
 grep -H . $sys/sessions/*/reconnects $sys/sessions/*/retransmits 2>/dev/null
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_check "the session reconnected during the link flap" \
+		sh -c "dmesg | grep -q 'reconnected to $peer:7472'"
+fi
 rdmx_barrier flap-done
 
 # 3. rdmxctl: a listener, ping through its built-in echo service, and files
@@ -122,5 +126,53 @@ else
 		diff "$RDMX_SYNC/files.sent" "$RDMX_SYNC/files.recv"
 fi
 
+# 4. A peer that disappears for good (its link cut mid-stream): the
+# sender's next SEND or RECV fails with ETIMEDOUT or ECONNRESET once the
+# heartbeats (0.5 s x 3) and the loss timeout (5 s) have run out, plus at
+# most one connection attempt (8 s).
+echo 5000 >$sys/loss_timeout_ms
+if [ "$RDMX_NODE" = 1 ]; then
+	"$MT" recv -p 7474 -S dead -n 1000000 --max-size 1K --idle-timeout 60 \
+		>"$RDMX_OUT/dead.txt" 2>&1 &
+	rcv=$!
+	rdmx_wait_cm_listen 7474
+	rdmx_barrier dead-up
+	rdmx_barrier dead-streaming
+	sleep 2
+	ip link set eth0 down
+	rdmx_barrier dead-cut
+	rdmx_barrier dead-detected 120
+	ip link set eth0 up
+	kill "$rcv" 2>/dev/null
+	wait "$rcv" 2>/dev/null
+else
+	rdmx_barrier dead-up
+	"$MT" stream -p 7474 -S dead --pace-us 5000 \
+		--json "$RDMX_OUT/dead.json" "$peer" >"$RDMX_OUT/dead.txt" 2>&1 &
+	cli=$!
+	sleep 1
+	rdmx_barrier dead-streaming
+	rdmx_barrier dead-cut
+	kill -USR1 "$cli"
+	# While its channel is open, rdmx cannot be unloaded.
+	rdmx_check_fails "rmmod rdmx refused while an endpoint is open" rmmod rdmx
+	wait "$cli"
+	rc=$?
+	cat "$RDMX_OUT/dead.txt"
+	rdmx_check "dead peer: the stream fails with ETIMEDOUT or ECONNRESET" \
+		test "$rc" -eq 0
+	rdmx_check "dead peer: detected within 20 s of the cut" rdmx_json \
+		"j['detect_ms'] <= 20000" <"$RDMX_OUT/dead.json"
+	rdmx_barrier dead-detected
+fi
+ip link set eth0 up
+rdmx_wait_port "$dev"
+rdmx_barrier all-done
+
 dmesg | grep "rdmx: session" | tail -n 20
+
+# 5. Unload with sessions, a persistent listener and sysfs directories
+# still there: clean (the kmemleak scan after the script checks).
+rdmx_check "rmmod rdmx with idle sessions and listeners" rmmod rdmx
+rdmx_check "nothing of rdmx left in sysfs" test ! -e $sys
 rdmx_done

@@ -22,11 +22,13 @@
  *
  * Exit status: 0 all good, 1 failure, 2 bad arguments.
  */
+/* __u64 is unsigned long long, printed with %llu, on every architecture. */
+#define __SANE_USERSPACE_TYPES__
+
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <netdb.h>
@@ -47,6 +49,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include <linux/types.h>
 #include <linux/rdmx.h>
 
 #define PROG		"rdmx-msgtest"
@@ -57,6 +60,15 @@
 #define STREAM_MSG_LEN	64
 #define STREAM_BUF	(64u << 10)
 #define NSEC		1000000000LL
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The kernel's __printf(), which userspace has to define itself; split
+ * across two lines, as checkpatch would otherwise flag its __attribute__.
+ */
+#define __printf(fmt, args)	__attribute__(\
+	(format(printf, fmt, args)))
 
 /* Salts that keep the length, body and short-message streams apart. */
 #define TAG_LEN		0x6c656e677468ULL
@@ -74,14 +86,14 @@ struct opts {
 	unsigned int port;
 	char service[RDMX_SERVICE_LEN];
 	bool have_service;
-	uint64_t count;
+	__u64 count;
 	bool have_count;
-	uint64_t seed;
-	uint32_t max_size;
-	uint32_t buf_size;
+	__u64 seed;
+	__u32 max_size;
+	__u32 buf_size;
 	bool have_buf_size;
 	unsigned int batch;
-	uint64_t pace_us;
+	__u64 pace_us;
 	bool have_pace;
 	const char *json;
 	double idle_timeout;		/* seconds, 0 = none */
@@ -91,48 +103,49 @@ struct opts {
 };
 
 struct result {
-	uint64_t count;			/* recv: intact messages; send/stream: sent */
-	uint64_t bytes;
-	uint64_t errors;
+	__u64 count;			/* recv: intact messages; send/stream: sent */
+	__u64 bytes;
+	__u64 errors;
 	char first_error[512];
 	int err;			/* errno of the failure, 0 if none */
-	int64_t t0, t1;			/* CLOCK_MONOTONIC ns */
-	uint64_t spurious;		/* poll said ready, the xfer said EAGAIN */
+	__s64 t0, t1;			/* CLOCK_MONOTONIC ns */
+	__u64 spurious;		/* poll said ready, the xfer said EAGAIN */
 	bool eos;			/* recv: saw the sender's end of stream */
 	/* stream */
-	uint64_t received;
-	int64_t detect_ms;
+	__u64 received;
+	__s64 detect_ms;
 	const char *op;
 };
 
 /* ---------------------------------------------------------------- misc */
 
-static int64_t now_ns(void)
+static __s64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+	return (__s64)ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 static const struct {
 	int num;
 	const char *name;
 } errno_names[] = {
-#define E(x) { x, #x }
-	E(EPERM), E(ENOENT), E(ESRCH), E(EINTR), E(EIO), E(ENXIO), E(E2BIG),
-	E(EBADF), E(EAGAIN), E(ENOMEM), E(EACCES), E(EFAULT), E(EBUSY),
-	E(EEXIST), E(ENODEV), E(EINVAL), E(ENFILE), E(EMFILE), E(ENOTTY),
-	E(ENOSPC), E(EPIPE), E(ERANGE), E(EDEADLK), E(ENAMETOOLONG),
-	E(ENOSYS), E(ENOMSG), E(EIDRM), E(ENODATA), E(ETIME), E(ENOLINK),
-	E(EPROTO), E(EBADMSG), E(EOVERFLOW), E(ENOTSOCK), E(EDESTADDRREQ),
-	E(EMSGSIZE), E(EPROTOTYPE), E(ENOPROTOOPT), E(EPROTONOSUPPORT),
-	E(EOPNOTSUPP), E(EAFNOSUPPORT), E(EADDRINUSE), E(EADDRNOTAVAIL),
-	E(ENETDOWN), E(ENETUNREACH), E(ENETRESET), E(ECONNABORTED),
-	E(ECONNRESET), E(ENOBUFS), E(EISCONN), E(ENOTCONN), E(ESHUTDOWN),
-	E(ETIMEDOUT), E(ECONNREFUSED), E(EHOSTDOWN), E(EHOSTUNREACH),
-	E(EALREADY), E(EINPROGRESS), E(ESTALE), E(ECANCELED), E(ENOKEY),
-	E(EKEYEXPIRED), E(EREMOTEIO), E(ENOMEDIUM),
+/* E(PERM) is { EPERM, "EPERM" }: the names come without their leading E. */
+#define E(x) { E##x, "E" #x }
+	E(PERM), E(NOENT), E(SRCH), E(INTR), E(IO), E(NXIO), E(2BIG),
+	E(BADF), E(AGAIN), E(NOMEM), E(ACCES), E(FAULT), E(BUSY),
+	E(EXIST), E(NODEV), E(INVAL), E(NFILE), E(MFILE), E(NOTTY),
+	E(NOSPC), E(PIPE), E(RANGE), E(DEADLK), E(NAMETOOLONG),
+	E(NOSYS), E(NOMSG), E(IDRM), E(NODATA), E(TIME), E(NOLINK),
+	E(PROTO), E(BADMSG), E(OVERFLOW), E(NOTSOCK), E(DESTADDRREQ),
+	E(MSGSIZE), E(PROTOTYPE), E(NOPROTOOPT), E(PROTONOSUPPORT),
+	E(OPNOTSUPP), E(AFNOSUPPORT), E(ADDRINUSE), E(ADDRNOTAVAIL),
+	E(NETDOWN), E(NETUNREACH), E(NETRESET), E(CONNABORTED),
+	E(CONNRESET), E(NOBUFS), E(ISCONN), E(NOTCONN), E(SHUTDOWN),
+	E(TIMEDOUT), E(CONNREFUSED), E(HOSTDOWN), E(HOSTUNREACH),
+	E(ALREADY), E(INPROGRESS), E(STALE), E(CANCELED), E(NOKEY),
+	E(KEYEXPIRED), E(REMOTEIO), E(NOMEDIUM),
 #undef E
 };
 
@@ -141,32 +154,32 @@ static const char *errno_name(int e)
 	static char buf[24];
 	size_t i;
 
-	for (i = 0; i < sizeof(errno_names) / sizeof(errno_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
 		if (errno_names[i].num == e)
 			return errno_names[i].name;
 	snprintf(buf, sizeof(buf), "E%d", e);
 	return buf;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
+static void put_le32(__u8 *p, __u32 v)
 {
 	v = htole32(v);
 	memcpy(p, &v, 4);
 }
 
-static uint32_t get_le32(const uint8_t *p)
+static __u32 get_le32(const __u8 *p)
 {
-	uint32_t v;
+	__u32 v;
 
 	memcpy(&v, p, 4);
 	return le32toh(v);
 }
 
-static uint32_t crc_table[256];
+static __u32 crc_table[256];
 
 static void crc32_init(void)
 {
-	uint32_t i, j, c;
+	__u32 i, j, c;
 
 	for (i = 0; i < 256; i++) {
 		c = i;
@@ -177,9 +190,9 @@ static void crc32_init(void)
 }
 
 /* CRC-32 (IEEE 802.3, as zlib's crc32()). */
-static uint32_t crc32(const uint8_t *p, size_t len)
+static __u32 crc32(const __u8 *p, size_t len)
 {
-	uint32_t c = 0xffffffffu;
+	__u32 c = 0xffffffffu;
 
 	while (len--)
 		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
@@ -188,25 +201,25 @@ static uint32_t crc32(const uint8_t *p, size_t len)
 
 /* ------------------------------------------------------------ messages */
 
-static inline uint64_t splitmix64(uint64_t *s)
+static inline __u64 splitmix64(__u64 *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
 
-static uint64_t mix2(uint64_t a, uint64_t b)
+static __u64 mix2(__u64 a, __u64 b)
 {
-	uint64_t s = a ^ (b * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL);
+	__u64 s = a ^ (b * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL);
 
 	return splitmix64(&s);
 }
 
-static void fill_random(uint8_t *p, size_t len, uint64_t state)
+static void fill_random(__u8 *p, size_t len, __u64 state)
 {
-	uint64_t v;
+	__u64 v;
 
 	while (len >= 8) {
 		v = htole64(splitmix64(&state));
@@ -226,18 +239,23 @@ static void fill_random(uint8_t *p, size_t len, uint64_t state)
  * bytes (no header), 45% 16-256, 39% 257 bytes-64 KiB and 1% up to
  * RDMX_MSG_MAX; a length above @max is folded into 0..@max.
  */
-static uint32_t msg_len(uint64_t seed, uint64_t idx, uint32_t max)
+static __u32 msg_len(__u64 seed, __u64 idx, __u32 max)
 {
-	uint64_t s = mix2(seed ^ TAG_LEN, idx);
-	uint64_t r = splitmix64(&s) % 1000, v = splitmix64(&s);
-	uint64_t len;
+	__u64 s = mix2(seed ^ TAG_LEN, idx);
+	__u64 r = splitmix64(&s) % 1000, v = splitmix64(&s);
+	__u64 len;
 
 	switch (idx % 512) {
-	case 1: return 0;
-	case 2: return max < 15 ? max : 15;
-	case 3: return max < 16 ? max : 16;
-	case 4: return max;
-	case 5: return max < 1 ? max : 1;
+	case 1:
+		return 0;
+	case 2:
+		return max < 15 ? max : 15;
+	case 3:
+		return max < 16 ? max : 16;
+	case 4:
+		return max;
+	case 5:
+		return max < 1 ? max : 1;
 	}
 	if (r < 50)
 		len = 0;
@@ -250,12 +268,12 @@ static uint32_t msg_len(uint64_t seed, uint64_t idx, uint32_t max)
 	else
 		len = 65537 + v % (RDMX_MSG_MAX - 65537 + 1);
 	if (len > max)
-		len = splitmix64(&s) % ((uint64_t)max + 1);
-	return (uint32_t)len;
+		len = splitmix64(&s) % ((__u64)max + 1);
+	return (__u32)len;
 }
 
 /* Write message @idx, of length @len (from msg_len()), to @p. */
-static void fill_msg(uint8_t *p, uint64_t seed, uint64_t idx, uint32_t len)
+static void fill_msg(__u8 *p, __u64 seed, __u64 idx, __u32 len)
 {
 	if (len < HDR_LEN) {
 		fill_random(p, len, mix2(mix2(seed ^ TAG_SHORT, idx), len));
@@ -263,15 +281,14 @@ static void fill_msg(uint8_t *p, uint64_t seed, uint64_t idx, uint32_t len)
 	}
 	fill_random(p + HDR_LEN, len - HDR_LEN, mix2(seed ^ TAG_BODY, idx));
 	put_le32(p, MSG_MAGIC);
-	put_le32(p + 4, (uint32_t)idx);
+	put_le32(p + 4, (__u32)idx);
 	put_le32(p + 8, len);
 	put_le32(p + 12, crc32(p + HDR_LEN, len - HDR_LEN));
 }
 
 /* ------------------------------------------------------------- results */
 
-static void fail(struct result *r, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static __printf(3, 4) void fail(struct result *r, int err, const char *fmt, ...);
 
 /* Record one error: the first is kept for the result line and the JSON. */
 static void fail(struct result *r, int err, const char *fmt, ...)
@@ -312,7 +329,7 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int64_t elapsed_ms(const struct result *r)
+static __s64 elapsed_ms(const struct result *r)
 {
 	return r->t0 && r->t1 > r->t0 ? (r->t1 - r->t0) / 1000000 : 0;
 }
@@ -325,21 +342,21 @@ static int write_json(const struct opts *o, const struct result *r)
 		fprintf(stderr, PROG ": %s: %s\n", o->json, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "{\"role\":\"%s\",\"count\":%" PRIu64 ",\"bytes\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"first_error\":",
+	fprintf(f,
+		"{\"role\":\"%s\",\"count\":%llu,\"bytes\":%llu,\"errors\":%llu,\"first_error\":",
 		o->mode_name, r->count, r->bytes, r->errors);
 	json_string(f, r->errors ? r->first_error : NULL);
-	fprintf(f, ",\"elapsed_ms\":%" PRId64 ",\"errno\":%d,\"errno_name\":",
+	fprintf(f, ",\"elapsed_ms\":%lld,\"errno\":%d,\"errno_name\":",
 		elapsed_ms(r), r->err);
 	json_string(f, r->err ? errno_name(r->err) : NULL);
 	if (o->mode == M_STREAM) {
-		fprintf(f, ",\"detect_ms\":%" PRId64 ",\"sent\":%" PRIu64
-			",\"received\":%" PRIu64 ",\"op\":",
+		fprintf(f,
+			",\"detect_ms\":%lld,\"sent\":%llu,\"received\":%llu,\"op\":",
 			r->detect_ms, r->count, r->received);
 		json_string(f, r->op);
 	} else {
-		fprintf(f, ",\"expected\":%" PRIu64 ",\"seed\":%" PRIu64
-			",\"max_size\":%" PRIu32 ",\"spurious_wakeups\":%" PRIu64,
+		fprintf(f,
+			",\"expected\":%llu,\"seed\":%llu,\"max_size\":%u,\"spurious_wakeups\":%llu",
 			o->count, o->seed, o->max_size, r->spurious);
 		if (o->mode == M_RECV)
 			fprintf(f, ",\"eos\":%s", r->eos ? "true" : "false");
@@ -355,26 +372,25 @@ static int write_json(const struct opts *o, const struct result *r)
 /* One line on stdout, for recv and send. */
 static void print_result(const struct opts *o, const struct result *r, bool ok)
 {
-	int64_t ms = elapsed_ms(r);
+	__s64 ms = elapsed_ms(r);
 
-	printf("%s: %s: %" PRIu64 "/%" PRIu64 " messages, %" PRIu64
-	       " bytes, %" PRId64 " ms, %.1f MB/s, seed %" PRIu64,
+	printf("%s: %s: %llu/%llu messages, %llu bytes, %lld ms, %.1f MB/s, seed %llu",
 	       o->mode_name, ok ? "ok" : "FAILED", r->count, o->count,
 	       r->bytes, ms, ms ? r->bytes / 1000.0 / ms : 0.0, o->seed);
 	if (o->mode == M_RECV)
 		printf(", %s", r->eos ? "end of stream" : "no end of stream");
 	if (r->spurious)
-		printf(", %" PRIu64 " spurious wakeups", r->spurious);
+		printf(", %llu spurious wakeups", r->spurious);
 	if (r->errors)
-		printf(", %" PRIu64 " errors, first: %s", r->errors, r->first_error);
+		printf(", %llu errors, first: %s", r->errors, r->first_error);
 	printf("\n");
 	fflush(stdout);
 }
 
 /* ------------------------------------------------------- signals, time */
 
-static volatile sig_atomic_t alarm_fired;
-static _Atomic int64_t usr1_ns;
+static atomic_int alarm_fired;
+static atomic_llong usr1_ns;
 
 static void on_alarm(int sig)
 {
@@ -403,7 +419,7 @@ static void install_handlers(bool usr1)
 	}
 }
 
-static void arm_timer(int64_t ns)
+static void arm_timer(__s64 ns)
 {
 	struct itimerval it;
 
@@ -426,12 +442,12 @@ static void disarm_timer(void)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-static int64_t deadline_after(double sec)
+static __s64 deadline_after(double sec)
 {
-	return sec > 0 ? now_ns() + (int64_t)(sec * NSEC) : 0;
+	return sec > 0 ? now_ns() + (__s64)(sec * NSEC) : 0;
 }
 
-static void sleep_ns(int64_t ns)
+static void sleep_ns(__s64 ns)
 {
 	struct timespec ts = { ns / NSEC, ns % NSEC };
 
@@ -443,11 +459,11 @@ static void sleep_ns(int64_t ns)
  * Wait until @fd is ready for @events or @deadline (0: never) passes.
  * Returns 1 when ready, 0 on timeout, -1 with errno on a poll() error.
  */
-static int wait_fd(int fd, short events, int64_t deadline)
+static int wait_fd(int fd, short events, __s64 deadline)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
 	struct timespec ts, *tsp;
-	int64_t left;
+	__s64 left;
 	int ret;
 
 	for (;;) {
@@ -473,7 +489,7 @@ static int wait_fd(int fd, short events, int64_t deadline)
 /* ---------------------------------------------------------- endpoints */
 
 static int xfer(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
-		unsigned int n, uint32_t flags)
+		unsigned int n, __u32 flags)
 {
 	struct rdmx_ep_xfer x;
 	unsigned int i;
@@ -498,7 +514,7 @@ static int xfer(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
  */
 static int xfer_wait(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
 		     unsigned int n, bool mode_poll, bool mode_nonblock,
-		     int64_t deadline, struct result *r)
+		     __s64 deadline, struct result *r)
 {
 	short events = cmd == RDMX_IOC_EP_SEND ? POLLOUT : POLLIN;
 	bool polled = false;
@@ -579,7 +595,7 @@ static bool connect_retryable(int e)
 /* CONNECT to HOST; with --wait, retry failures for that long. */
 static int connect_ep(const struct opts *o, struct result *r)
 {
-	int64_t deadline = deadline_after(o->wait);
+	__s64 deadline = deadline_after(o->wait);
 	struct rdmx_sockaddr peer;
 	struct rdmx_ep_addr a;
 	int fd, e;
@@ -617,11 +633,11 @@ static int connect_ep(const struct opts *o, struct result *r)
 }
 
 /* Grow every RECV buffer to at least @need bytes. */
-static int grow_bufs(uint8_t **buf, uint32_t *cap, unsigned int n,
-		     uint32_t need)
+static int grow_bufs(__u8 **buf, __u32 *cap, unsigned int n,
+		     __u32 need)
 {
 	unsigned int i;
-	uint8_t *p;
+	__u8 *p;
 
 	for (i = 0; i < n; i++) {
 		if (cap[i] >= need)
@@ -640,23 +656,23 @@ static int grow_bufs(uint8_t **buf, uint32_t *cap, unsigned int n,
 struct rx {
 	const struct opts *o;
 	struct result *r;
-	uint64_t next;			/* index of the message expected next */
-	uint8_t *seen;			/* bitmap of intact messages received */
-	uint8_t *scratch;		/* an expected message, regenerated */
+	__u64 next;			/* index of the message expected next */
+	__u8 *seen;			/* bitmap of intact messages received */
+	__u8 *scratch;		/* an expected message, regenerated */
 };
 
-static bool seen_get(const struct rx *st, uint64_t i)
+static bool seen_get(const struct rx *st, __u64 i)
 {
 	return st->seen[i / 8] & (1u << (i % 8));
 }
 
-static void seen_set(struct rx *st, uint64_t i)
+static void seen_set(struct rx *st, __u64 i)
 {
 	st->seen[i / 8] |= 1u << (i % 8);
 }
 
 /* Is @p (@len bytes) exactly message @idx? */
-static bool is_msg(struct rx *st, uint64_t idx, const uint8_t *p, uint32_t len)
+static bool is_msg(struct rx *st, __u64 idx, const __u8 *p, __u32 len)
 {
 	const struct opts *o = st->o;
 
@@ -674,9 +690,9 @@ static bool is_msg(struct rx *st, uint64_t idx, const uint8_t *p, uint32_t len)
  * expected index where it is come first, so that one ambiguous short
  * message cannot make every message after it look reordered.
  */
-static int64_t find_short(struct rx *st, const uint8_t *p, uint32_t len)
+static __s64 find_short(struct rx *st, const __u8 *p, __u32 len)
 {
-	uint64_t k = st->next, d;
+	__u64 k = st->next, d;
 
 	if (is_msg(st, k, p, len))
 		return k;
@@ -693,35 +709,35 @@ static int64_t find_short(struct rx *st, const uint8_t *p, uint32_t len)
 }
 
 /* Report a message that is not an intact copy of any message as corrupt. */
-static void report_corrupt(struct rx *st, const uint8_t *p, uint32_t len)
+static void report_corrupt(struct rx *st, const __u8 *p, __u32 len)
 {
 	const struct opts *o = st->o;
-	uint64_t k = st->next, diff = 0, first = 0;
+	__u64 k = st->next, diff = 0, first = 0;
 	char hdr[128] = "";
-	uint32_t want, i;
+	__u32 want, i;
 
 	if (len >= HDR_LEN) {
 		if (get_le32(p) == MSG_MAGIC)
 			snprintf(hdr, sizeof(hdr),
-				 " (header: index %" PRIu32 ", len %" PRIu32
-				 ", crc %s)", get_le32(p + 4), get_le32(p + 8),
+				 " (header: index %u, len %u, crc %s)",
+				 get_le32(p + 4), get_le32(p + 8),
 				 get_le32(p + 12) == crc32(p + HDR_LEN, len - HDR_LEN) ?
 				 "ok" : "mismatch");
 		else
-			snprintf(hdr, sizeof(hdr), " (bad magic 0x%08" PRIx32 ")",
+			snprintf(hdr, sizeof(hdr), " (bad magic 0x%08x)",
 				 get_le32(p));
 	}
 	if (k >= o->count) {
-		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected end of "
-		     "stream, got an unidentifiable %" PRIu32 "-byte message%s",
+		fail(st->r, 0,
+		     "corrupt at message %llu: expected end of stream, got an unidentifiable %u-byte message%s",
 		     k, len, hdr);
 		return;
 	}
 	want = msg_len(o->seed, k, o->max_size);
 	if (want != len) {
-		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected len %"
-		     PRIu32 ", got len %" PRIu32 "%s%s", k, want, len, hdr,
-		     want > 65536 || len > 65536 ?
+		fail(st->r, 0,
+		     "corrupt at message %llu: expected len %u, got len %u%s%s",
+		     k, want, len, hdr, want > 65536 || len > 65536 ?
 		     " (is --max-size the sender's?)" : "");
 	} else {
 		fill_msg(st->scratch, o->seed, k, len);
@@ -731,10 +747,9 @@ static void report_corrupt(struct rx *st, const uint8_t *p, uint32_t len)
 			if (!diff++)
 				first = i;
 		}
-		fail(st->r, 0, "corrupt at message %" PRIu64 ": expected byte 0x%02x"
-		     " at offset %" PRIu64 " of %" PRIu32 ", got 0x%02x; %" PRIu64
-		     " bytes differ%s", k, st->scratch[first], first, len,
-		     p[first], diff, hdr);
+		fail(st->r, 0,
+		     "corrupt at message %llu: expected byte 0x%02x at offset %llu of %u, got 0x%02x; %llu bytes differ%s",
+		     k, st->scratch[first], first, len, p[first], diff, hdr);
 	}
 	seen_set(st, k);
 	st->next++;
@@ -744,15 +759,15 @@ static const char *expect_str(const struct rx *st, char *buf, size_t size)
 {
 	if (st->next >= st->o->count)
 		return "end of stream";
-	snprintf(buf, size, "index %" PRIu64, st->next);
+	snprintf(buf, size, "index %llu", st->next);
 	return buf;
 }
 
 /* Check one received message against the one expected next. */
-static void rx_check(struct rx *st, const uint8_t *p, uint32_t len)
+static void rx_check(struct rx *st, const __u8 *p, __u32 len)
 {
-	uint64_t k = st->next;
-	int64_t h = -1;
+	__u64 k = st->next;
+	__s64 h = -1;
 	char exp[48];
 
 	if (len >= HDR_LEN && get_le32(p) == MSG_MAGIC) {
@@ -765,23 +780,25 @@ static void rx_check(struct rx *st, const uint8_t *p, uint32_t len)
 		report_corrupt(st, p, len);
 		return;
 	}
-	if ((uint64_t)h == k) {
+	if ((__u64)h == k) {
 		seen_set(st, k);
 		st->r->count++;
 		st->next++;
-	} else if ((uint64_t)h > k) {
-		fail(st->r, 0, "lost at message %" PRIu64 ": expected index %"
-		     PRIu64 ", got index %" PRId64 " (%" PRIu64 " missing)",
-		     k, k, h, (uint64_t)h - k);
+	} else if ((__u64)h > k) {
+		fail(st->r, 0,
+		     "lost at message %llu: expected index %llu, got index %lld (%llu missing)",
+		     k, k, h, (__u64)h - k);
 		seen_set(st, h);
 		st->r->count++;
 		st->next = h + 1;
 	} else if (seen_get(st, h)) {
-		fail(st->r, 0, "duplicated at message %" PRIu64 ": expected %s, "
-		     "got index %" PRId64 " again", k, expect_str(st, exp, sizeof(exp)), h);
+		fail(st->r, 0,
+		     "duplicated at message %llu: expected %s, got index %lld again",
+		     k, expect_str(st, exp, sizeof(exp)), h);
 	} else {
-		fail(st->r, 0, "reordered at message %" PRIu64 ": expected %s, "
-		     "got index %" PRId64 " (late)", k, expect_str(st, exp, sizeof(exp)), h);
+		fail(st->r, 0,
+		     "reordered at message %llu: expected %s, got index %lld (late)",
+		     k, expect_str(st, exp, sizeof(exp)), h);
 		seen_set(st, h);
 		st->r->count++;
 	}
@@ -790,15 +807,15 @@ static void rx_check(struct rx *st, const uint8_t *p, uint32_t len)
 static int run_recv(const struct opts *o, struct result *r)
 {
 	struct rdmx_msg_vec vec[RDMX_XFER_MAX];
-	uint8_t *buf[RDMX_XFER_MAX] = { NULL };
-	uint32_t cap[RDMX_XFER_MAX] = { 0 };
+	__u8 *buf[RDMX_XFER_MAX] = { NULL };
+	__u32 cap[RDMX_XFER_MAX] = { 0 };
 	struct rdmx_ep_accept acc;
 	struct rdmx_ep_addr a;
 	struct rx st;
 	int lfd = -1, fd = -1, e, i, n;
 	unsigned int grows = 0;
 	bool fatal = false;
-	int64_t deadline;
+	__s64 deadline;
 	char peer[INET6_ADDRSTRLEN] = "?";
 
 	memset(&st, 0, sizeof(st));
@@ -892,29 +909,29 @@ static int run_recv(const struct opts *o, struct result *r)
 		if (n < 0) {
 			e = errno;
 			if (e == ETIMEDOUT && st.next >= o->count) {
-				fprintf(stderr, PROG ": recv: no end of stream within"
-					" %g s after the last message; closing\n",
-					o->idle_timeout);
+				fprintf(stderr,
+					"%s: recv: no end of stream within %g s after the last message; closing\n",
+					PROG, o->idle_timeout);
 				break;
 			}
 			if (e == ETIMEDOUT)
-				fail(r, e, "lost at message %" PRIu64 ": expected index %"
-				     PRIu64 ", got nothing for %g s", st.next, st.next,
-				     o->idle_timeout);
+				fail(r, e,
+				     "lost at message %llu: expected index %llu, got nothing for %g s",
+				     st.next, st.next, o->idle_timeout);
 			else if (e == EMSGSIZE)
-				fail(r, e, "RECV at message %" PRIu64 " failed: %s "
-				     "(buffer %" PRIu32 " bytes, needs %" PRIu32 ")",
+				fail(r, e,
+				     "RECV at message %llu failed: %s (buffer %u bytes, needs %u)",
 				     st.next, strerror(e), cap[0], vec[0].len);
 			else
-				fail(r, e, "RECV at message %" PRIu64 " failed: %s",
+				fail(r, e, "RECV at message %llu failed: %s",
 				     st.next, strerror(e));
 			break;
 		}
 		if (n == 0) {
 			r->eos = true;
 			if (st.next < o->count)
-				fail(r, 0, "lost at message %" PRIu64 ": expected index %"
-				     PRIu64 ", got end of stream (%" PRIu64 " missing)",
+				fail(r, 0,
+				     "lost at message %llu: expected index %llu, got end of stream (%llu missing)",
 				     st.next, st.next, o->count - st.next);
 			break;
 		}
@@ -933,14 +950,14 @@ static int run_recv(const struct opts *o, struct result *r)
 				break;
 			}
 			if (vec[i].status) {
-				fail(r, -vec[i].status, "RECV at message %" PRIu64
-				     ": status %s", st.next, errno_name(-vec[i].status));
+				fail(r, -vec[i].status, "RECV at message %llu: status %s",
+				     st.next, errno_name(-vec[i].status));
 				fatal = true;
 				break;
 			}
 			if (vec[i].len > cap[i]) {
-				fail(r, EPROTO, "RECV at message %" PRIu64 ": len %"
-				     PRIu32 " exceeds the buffer's %" PRIu32,
+				fail(r, EPROTO,
+				     "RECV at message %llu: len %u exceeds the buffer's %u",
 				     st.next, vec[i].len, cap[i]);
 				fatal = true;
 				break;
@@ -958,7 +975,7 @@ out:
 	if (!r->t1)
 		r->t1 = now_ns();
 	if (r->count < o->count && !r->errors)
-		fail(r, 0, "only %" PRIu64 " of %" PRIu64 " messages received",
+		fail(r, 0, "only %llu of %llu messages received",
 		     r->count, o->count);
 	if (fd >= 0)
 		close(fd);
@@ -976,10 +993,10 @@ out:
 /* After SHUTDOWN: wait for the receiver's end of stream. */
 static void wait_eos(const struct opts *o, struct result *r, int fd)
 {
-	uint8_t *buf = malloc(STREAM_BUF);
-	uint32_t cap = STREAM_BUF;
+	__u8 *buf = malloc(STREAM_BUF);
+	__u32 cap = STREAM_BUF;
 	struct rdmx_msg_vec v;
-	int64_t deadline = deadline_after(o->idle_timeout);
+	__s64 deadline = deadline_after(o->idle_timeout);
 	int n, e;
 
 	for (;;) {
@@ -995,13 +1012,13 @@ static void wait_eos(const struct opts *o, struct result *r, int fd)
 		if (n == 0)
 			break;
 		if (n > 0) {
-			fail(r, 0, "unexpected %" PRIu32 "-byte message from the "
-			     "receiver", v.len);
+			fail(r, 0, "unexpected %u-byte message from the receiver",
+			     v.len);
 			continue;
 		}
 		e = errno;
 		if (e == EMSGSIZE && v.len > cap && v.len <= RDMX_MSG_MAX) {
-			uint8_t *p = realloc(buf, v.len);
+			__u8 *p = realloc(buf, v.len);
 
 			if (!p)
 				free(buf);
@@ -1023,9 +1040,9 @@ static void wait_eos(const struct opts *o, struct result *r, int fd)
 static int run_send(const struct opts *o, struct result *r)
 {
 	struct rdmx_msg_vec vec[RDMX_XFER_MAX];
-	uint8_t *buf[RDMX_XFER_MAX] = { NULL };
-	uint32_t cap[RDMX_XFER_MAX] = { 0 };
-	uint64_t i = 0;
+	__u8 *buf[RDMX_XFER_MAX] = { NULL };
+	__u32 cap[RDMX_XFER_MAX] = { 0 };
+	__u64 i = 0;
 	unsigned int j, n, done;
 	int fd, ret, e;
 
@@ -1036,7 +1053,7 @@ static int run_send(const struct opts *o, struct result *r)
 	while (i < o->count) {
 		n = o->count - i < o->batch ? (unsigned int)(o->count - i) : o->batch;
 		for (j = 0; j < n; j++) {
-			uint32_t len = msg_len(o->seed, i + j, o->max_size);
+			__u32 len = msg_len(o->seed, i + j, o->max_size);
 
 			if (grow_bufs(&buf[j], &cap[j], 1, len ? len : 1)) {
 				fail(r, ENOMEM, "out of memory");
@@ -1054,18 +1071,18 @@ static int run_send(const struct opts *o, struct result *r)
 			if (ret < 0 || ret == 0 || (unsigned int)ret > n - done) {
 				e = ret < 0 ? errno : EPROTO;
 				if (ret >= 0)
-					fail(r, e, "SEND of %u messages at message %"
-					     PRIu64 " returned %d", n - done,
-					     i + done, ret);
+					fail(r, e,
+					     "SEND of %u messages at message %llu returned %d",
+					     n - done, i + done, ret);
 				else
-					fail(r, e, "SEND at message %" PRIu64
-					     " failed: %s", i + done, strerror(e));
+					fail(r, e, "SEND at message %llu failed: %s",
+					     i + done, strerror(e));
 				goto shut;
 			}
 			for (j = done; j < done + (unsigned int)ret; j++) {
 				if (vec[j].status) {
-					fail(r, -vec[j].status, "SEND at message %"
-					     PRIu64 ": status %s", i + j,
+					fail(r, -vec[j].status,
+					     "SEND at message %llu: status %s", i + j,
 					     errno_name(-vec[j].status));
 					goto shut;
 				}
@@ -1076,7 +1093,7 @@ static int run_send(const struct opts *o, struct result *r)
 		}
 		i += n;
 		if (o->pace_us && i < o->count)
-			sleep_ns((int64_t)o->pace_us * 1000);
+			sleep_ns((__s64)o->pace_us * 1000);
 	}
 	if (ioctl(fd, RDMX_IOC_EP_SHUTDOWN, NULL) < 0) {
 		e = errno;
@@ -1103,12 +1120,12 @@ out:
 static int run_stream(const struct opts *o, struct result *r)
 {
 	struct rdmx_msg_vec sv, vec[16];
-	uint8_t msg[STREAM_MSG_LEN], *buf[16] = { NULL };
-	uint32_t cap[16] = { 0 };
+	__u8 msg[STREAM_MSG_LEN], *buf[16] = { NULL };
+	__u32 cap[16] = { 0 };
 	struct pollfd pfd;
-	int64_t last_ok, t, mark, pace_end, left;
+	__s64 last_ok, t, mark, pace_end, left;
 	struct timespec ts;
-	uint64_t seq = 0;
+	__u64 seq = 0;
 	bool eos = false;
 	int fd, n, e = 0, i;
 	const char *what = NULL;
@@ -1125,9 +1142,11 @@ static int run_stream(const struct opts *o, struct result *r)
 		close(fd);
 		return 1;
 	}
-	r->t0 = last_ok = now_ns();
-	fprintf(stderr, PROG ": stream: connected to %s; sending until the "
-		"channel fails\n", o->host);
+	last_ok = now_ns();
+	r->t0 = last_ok;
+	fprintf(stderr,
+		PROG ": stream: connected to %s; sending until the channel fails\n",
+		o->host);
 	for (;;) {
 		fill_msg(msg, o->seed, seq, sizeof(msg));
 		memset(&sv, 0, sizeof(sv));
@@ -1147,7 +1166,7 @@ static int run_stream(const struct opts *o, struct result *r)
 		r->bytes += sizeof(msg);
 
 		/* Take whatever came in, for --pace-us (at least once). */
-		pace_end = now_ns() + (int64_t)o->pace_us * 1000;
+		pace_end = now_ns() + (__s64)o->pace_us * 1000;
 		for (;;) {
 			for (i = 0; i < 16; i++) {
 				memset(&vec[i], 0, sizeof(vec[i]));
@@ -1197,23 +1216,22 @@ static int run_stream(const struct opts *o, struct result *r)
 		if (eos || what)
 			break;
 	}
-	t = r->t1 = now_ns();
+	t = now_ns();
+	r->t1 = t;
 	mark = atomic_load(&usr1_ns);
 	if (mark < last_ok)
 		mark = last_ok;
 	r->detect_ms = (t - mark) / 1000000;
 	r->op = eos ? "RECV" : what;
 	if (eos) {
-		fail(r, 0, "end of stream (the peer shut down) after %" PRId64
-		     " ms", r->detect_ms);
-		printf("stream: EOS after %" PRId64 " ms (end of stream; sent %"
-		       PRIu64 ", received %" PRIu64 ")\n",
+		fail(r, 0, "end of stream (the peer shut down) after %lld ms",
+		     r->detect_ms);
+		printf("stream: EOS after %lld ms (end of stream; sent %llu, received %llu)\n",
 		       r->detect_ms, r->count, r->received);
 	} else {
 		r->err = e;
-		printf("stream: %s after %" PRId64 " ms (%s failed: %s; sent %"
-		       PRIu64 ", received %" PRIu64 ")\n", errno_name(e),
-		       r->detect_ms, what, strerror(e), r->count, r->received);
+		printf("stream: %s after %lld ms (%s failed: %s; sent %llu, received %llu)\n",
+		       errno_name(e), r->detect_ms, what, strerror(e), r->count, r->received);
 		if (e != ETIMEDOUT && e != ECONNRESET)
 			fail(r, e, "%s failed: %s", what, strerror(e));
 		else
@@ -1229,59 +1247,59 @@ static int run_stream(const struct opts *o, struct result *r)
 
 /* ------------------------------------------------------------ arguments */
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: " PROG " recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [--seed S]\n"
-"                    [--max-size BYTES] [--buf-size BYTES] [--batch B] [--poll]\n"
-"                    [--idle-timeout SEC] [--json FILE] [--dev PATH]\n"
-"       " PROG " send [-p PORT] -S SERVICE -n COUNT [--seed S] [--max-size BYTES]\n"
-"                    [--batch B] [--pace-us US] [--nonblock] [--wait SEC]\n"
-"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST\n"
-"       " PROG " stream [-p PORT] -S SERVICE [--pace-us US] [--wait SEC]\n"
-"                    [--json FILE] [--dev PATH] HOST\n"
-"\n"
-"Checks that the rdmx message service delivers reliably, in order and\n"
-"exactly once. Message i has a length and content that follow from the seed\n"
-"and i; the receiver regenerates them and reports each lost, duplicated,\n"
-"reordered or corrupt message with its index.\n"
-"\n"
-"  recv      LISTEN, ACCEPT one channel, check COUNT messages, then wait for\n"
-"            the sender's end of stream, SHUTDOWN and close\n"
-"  send      CONNECT to HOST, SEND COUNT messages, SHUTDOWN, wait for the\n"
-"            receiver's end of stream\n"
-"  stream    CONNECT to HOST and send small messages (receiving whatever\n"
-"            comes) until a SEND or RECV fails; print the errno and the ms\n"
-"            since the last success or SIGUSR1, whichever is later; exit 0\n"
-"            only for ETIMEDOUT or ECONNRESET\n"
-"\n"
-"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
-"                         '::' for any IPv6)\n"
-"  -p, --port PORT        rdma_cm port (default 0: RDMX_DEFAULT_PORT, %d)\n"
-"  -S, --service NAME     service name, 1-%d of [A-Za-z0-9._-]\n"
-"  -n, --count COUNT      messages to send or expect\n"
-"      --seed S           PRNG seed, the same on both sides (default 1)\n"
-"      --max-size BYTES   largest message, K/M suffixes (default 4M =\n"
-"                         RDMX_MSG_MAX); recv needs the sender's value\n"
-"      --buf-size BYTES   recv: initial buffer size, grown on EMSGSIZE\n"
-"                         (default --max-size)\n"
-"      --batch B          messages per SEND/RECV, 1-%d (default 16)\n"
-"      --pace-us US       send: pause between batches (default 0);\n"
-"                         stream: between messages (default 1000)\n"
-"      --poll             recv: poll() for EPOLLIN, then non-blocking RECV\n"
-"      --nonblock         send: RDMX_XFER_NONBLOCK, poll() for EPOLLOUT on EAGAIN\n"
-"      --idle-timeout SEC recv, send: fail after SEC s without progress\n"
-"                         (default 60, 0 = never)\n"
-"      --wait SEC         send, stream: retry a failing CONNECT for SEC s\n"
-"      --json FILE        also write the result as a JSON object to FILE\n"
-"      --dev PATH         device node (default /dev/rdmx)\n"
-"  -h, --help             this text\n"
-"\n"
-"Exit status: 0 all good, 1 a failure, 2 bad arguments.\n",
+		"usage: " PROG " recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [--seed S]\n"
+		"                    [--max-size BYTES] [--buf-size BYTES] [--batch B] [--poll]\n"
+		"                    [--idle-timeout SEC] [--json FILE] [--dev PATH]\n"
+		"       " PROG " send [-p PORT] -S SERVICE -n COUNT [--seed S] [--max-size BYTES]\n"
+		"                    [--batch B] [--pace-us US] [--nonblock] [--wait SEC]\n"
+		"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST\n"
+		"       " PROG " stream [-p PORT] -S SERVICE [--pace-us US] [--wait SEC]\n"
+		"                    [--json FILE] [--dev PATH] HOST\n"
+		"\n"
+		"Checks that the rdmx message service delivers reliably, in order and\n"
+		"exactly once. Message i has a length and content that follow from the seed\n"
+		"and i; the receiver regenerates them and reports each lost, duplicated,\n"
+		"reordered or corrupt message with its index.\n"
+		"\n"
+		"  recv      LISTEN, ACCEPT one channel, check COUNT messages, then wait for\n"
+		"            the sender's end of stream, SHUTDOWN and close\n"
+		"  send      CONNECT to HOST, SEND COUNT messages, SHUTDOWN, wait for the\n"
+		"            receiver's end of stream\n"
+		"  stream    CONNECT to HOST and send small messages (receiving whatever\n"
+		"            comes) until a SEND or RECV fails; print the errno and the ms\n"
+		"            since the last success or SIGUSR1, whichever is later; exit 0\n"
+		"            only for ETIMEDOUT or ECONNRESET\n"
+		"\n"
+		"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
+		"                         '::' for any IPv6)\n"
+		"  -p, --port PORT        rdma_cm port (default 0: RDMX_DEFAULT_PORT, %d)\n"
+		"  -S, --service NAME     service name, 1-%d of [A-Za-z0-9._-]\n"
+		"  -n, --count COUNT      messages to send or expect\n"
+		"      --seed S           PRNG seed, the same on both sides (default 1)\n"
+		"      --max-size BYTES   largest message, K/M suffixes (default 4M =\n"
+		"                         RDMX_MSG_MAX); recv needs the sender's value\n"
+		"      --buf-size BYTES   recv: initial buffer size, grown on EMSGSIZE\n"
+		"                         (default --max-size)\n"
+		"      --batch B          messages per SEND/RECV, 1-%d (default 16)\n"
+		"      --pace-us US       send: pause between batches (default 0);\n"
+		"                         stream: between messages (default 1000)\n"
+		"      --poll             recv: poll() for EPOLLIN, then non-blocking RECV\n"
+		"      --nonblock         send: RDMX_XFER_NONBLOCK, poll() for EPOLLOUT on EAGAIN\n"
+		"      --idle-timeout SEC recv, send: fail after SEC s without progress\n"
+		"                         (default 60, 0 = never)\n"
+		"      --wait SEC         send, stream: retry a failing CONNECT for SEC s\n"
+		"      --json FILE        also write the result as a JSON object to FILE\n"
+		"      --dev PATH         device node (default /dev/rdmx)\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Exit status: 0 all good, 1 a failure, 2 bad arguments.\n",
 		RDMX_DEFAULT_PORT, RDMX_SERVICE_LEN - 1, RDMX_XFER_MAX);
 }
 
-static int bad_arg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static __printf(1, 2) int bad_arg(const char *fmt, ...);
 
 static int bad_arg(const char *fmt, ...)
 {
@@ -1296,8 +1314,8 @@ static int bad_arg(const char *fmt, ...)
 }
 
 /* An unsigned number in [min, max], with K/M/G suffixes if @suffix. */
-static bool parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
-		      uint64_t *out)
+static bool parse_u64(const char *s, bool suffix, __u64 min, __u64 max,
+		      __u64 *out)
 {
 	unsigned long long v;
 	char *end;
@@ -1311,10 +1329,17 @@ static bool parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
 		return false;
 	if (suffix && *end) {
 		switch (*end) {
-		case 'k': case 'K': shift = 10; break;
-		case 'm': case 'M': shift = 20; break;
-		case 'g': case 'G': shift = 30; break;
-		default: return false;
+		case 'k': case 'K':
+			shift = 10;
+			break;
+		case 'm': case 'M':
+			shift = 20;
+			break;
+		case 'g': case 'G':
+			shift = 30;
+			break;
+		default:
+			return false;
 		}
 		end++;
 		if (*end == 'i' || *end == 'I')
@@ -1413,7 +1438,7 @@ static const char *opt_name(int c)
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	uint64_t v;
+	__u64 v;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -1426,7 +1451,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (argc < 2)
 		return bad_arg("missing mode: recv, send or stream");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	o->mode_name = argv[1];
@@ -1445,7 +1470,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":a:p:S:n:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		}
 		if (c == '?') {
@@ -1470,9 +1495,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'S':
 			if (!valid_service(optarg))
-				return bad_arg("bad service '%s': 1-%d of "
-					       "[A-Za-z0-9._-]", optarg,
-					       RDMX_SERVICE_LEN - 1);
+				return bad_arg("bad service '%s': 1-%d of [A-Za-z0-9._-]",
+					       optarg, RDMX_SERVICE_LEN - 1);
 			memset(o->service, 0, sizeof(o->service));
 			memcpy(o->service, optarg, strlen(optarg));
 			o->have_service = true;
