@@ -30,13 +30,20 @@ test_kunit() {
 		rdmx_fail "kunit module loads"
 		return
 	fi
-	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state
+	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state rdmx_sess
 	# With a device present the tracking case must really run.
 	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
 		"$RDMX_OUT/kunit-rdmx_device.ktap"; then
 		rdmx_pass "kunit device tracking ran against $dev"
 	else
 		rdmx_fail "kunit device tracking ran against $dev"
+	fi
+	# ... and so must the sessions suite, over it.
+	if grep -Eq '^    ok [0-9]+ rdmx_sess_sizes_test$' \
+		"$RDMX_OUT/kunit-rdmx_sess.ktap"; then
+		rdmx_pass "kunit sessions connected to this host over $dev"
+	else
+		rdmx_fail "kunit sessions connected to this host over $dev"
 	fi
 	rdmx_check "kunit module unloads" rmmod rdmx_test
 }

@@ -33,4 +33,27 @@ else
 	echo "(perftest gave no report: it calibrates the CPU clock and refuses on a"
 	echo " noisy emulated CPU; the rping above is the functional check)"
 fi
+section "rdmx messages between the guests (rdmxctl over $RDMX_RDMA_DEV)"
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmxctl listen
+	mkdir -p "$RDMX_OUT/inbox"
+	rdmxctl msg recv demo --count 2 --dir "$RDMX_OUT/inbox" &
+	rcv=$!
+	sleep 2
+	rdmx_barrier demo-msg-up
+	wait "$rcv" || rc=1
+	echo "node 1 received:"
+	for f in "$RDMX_OUT"/inbox/*; do
+		printf '  %s: %s\n' "${f##*/}" "$(cat "$f")"
+	done
+	rdmx_barrier demo-msg-done
+else
+	rdmx_barrier demo-msg-up
+	echo "hello from node 2 over rdmx" >/tmp/m1
+	uname -a >/tmp/m2
+	rdmxctl msg send "$RDMX_ADDR_1" demo /tmp/m1 /tmp/m2 || rc=1
+	rdmxctl ping -c 100 "$RDMX_ADDR_1" || rc=1
+	rdmxctl session list
+	rdmx_barrier demo-msg-done
+fi
 exit "$rc"

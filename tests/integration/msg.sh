@@ -131,6 +131,10 @@ fi
 # heartbeats (0.5 s x 3) and the loss timeout (5 s) have run out, plus at
 # most one connection attempt (8 s).
 echo 5000 >$sys/loss_timeout_ms
+# siw connects with a blocking TCP connect inside rdma_connect(): to a dead
+# peer it holds the CM (and the session's teardown) for the SYN timeout,
+# about two minutes by default. Real iWARP NICs connect asynchronously.
+[ "$RDMX_RDMA" = siw ] && sysctl -qw net.ipv4.tcp_syn_retries=2
 if [ "$RDMX_NODE" = 1 ]; then
 	"$MT" recv -p 7474 -S dead -n 1000000 --max-size 1K --idle-timeout 60 \
 		>"$RDMX_OUT/dead.txt" 2>&1 &
