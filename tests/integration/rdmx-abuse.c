@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <linux/rdmx.h>
@@ -162,6 +163,156 @@ static void unknown_cases(void)
 	expect("another driver's type -> ENOTTY", _IO('T', 0x01), &info, ENOTTY);
 }
 
+static void ep_addr_init(struct rdmx_ep_addr *a, const char *service)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->addr.family = AF_INET;
+	a->addr.port = 7999;
+	memcpy(a->service, service, strlen(service));
+}
+
+/*
+ * The message service's ioctls on an endpoint that is neither listening
+ * nor connected, and the administrative ones.
+ */
+static void ep_cases(void)
+{
+	struct rdmx_listener_arg la;
+	struct rdmx_sess_close sc;
+	struct rdmx_ep_accept acc;
+	struct rdmx_ep_info info;
+	struct rdmx_msg_vec v;
+	struct rdmx_ep_xfer x;
+	struct rdmx_ep_addr a;
+
+	ep_addr_init(&a, "svc");
+	a.flags = 1;
+	expect("EP_LISTEN, unknown flag -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "svc");
+	a.timeout_ms = 5;
+	expect("EP_LISTEN, a timeout -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "svc");
+	a.addr.family = 12345;
+	expect("EP_LISTEN, unknown family -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "svc");
+	a.addr.addr[9] = 1;
+	expect("EP_LISTEN, IPv4 with bytes past the address -> EINVAL",
+	       RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "");
+	expect("EP_LISTEN, empty service -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "a/b");
+	expect("EP_LISTEN, '/' in the service -> EINVAL", RDMX_IOC_EP_LISTEN, &a,
+	       EINVAL);
+	ep_addr_init(&a, "svc");
+	a.service[10] = 'x';
+	expect("EP_LISTEN, service not NUL-padded -> EINVAL", RDMX_IOC_EP_LISTEN,
+	       &a, EINVAL);
+	memset(a.service, 'a', sizeof(a.service));
+	expect("EP_LISTEN, service without a NUL -> EINVAL", RDMX_IOC_EP_LISTEN,
+	       &a, EINVAL);
+	ep_addr_init(&a, RDMX_SERVICE_ECHO);
+	expect("EP_LISTEN, the built-in echo service -> EINVAL",
+	       RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "svc");
+	a.backlog = 100000;
+	expect("EP_LISTEN, absurd backlog -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+	ep_addr_init(&a, "svc");
+	a.size = 20;
+	expect("EP_LISTEN, short struct -> EINVAL", RDMX_IOC_EP_LISTEN, &a, EINVAL);
+
+	ep_addr_init(&a, "svc");
+	expect("EP_CONNECT, to the any-address -> EINVAL", RDMX_IOC_EP_CONNECT,
+	       &a, EINVAL);
+	a.addr.addr[0] = 198;
+	a.addr.addr[1] = 18;
+	a.addr.addr[3] = 99;
+	a.backlog = 1;
+	expect("EP_CONNECT, a backlog -> EINVAL", RDMX_IOC_EP_CONNECT, &a, EINVAL);
+	a.backlog = 0;
+	a.flags = 1u << 9;
+	expect("EP_CONNECT, unknown flag -> EINVAL", RDMX_IOC_EP_CONNECT, &a, EINVAL);
+
+	memset(&v, 0, sizeof(v));
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.vec_size = sizeof(v);
+	x.count = 1;
+	x.msgs = (unsigned long)&v;
+	expect("EP_SEND, not connected -> ENOTCONN", RDMX_IOC_EP_SEND, &x, ENOTCONN);
+	expect("EP_RECV, not connected -> ENOTCONN", RDMX_IOC_EP_RECV, &x, ENOTCONN);
+	v.len = RDMX_MSG_MAX + 1;
+	expect("EP_SEND, message over RDMX_MSG_MAX -> EMSGSIZE", RDMX_IOC_EP_SEND,
+	       &x, EMSGSIZE);
+	v.len = 0;
+	v.flags = 1;
+	expect("EP_SEND, unknown message flag -> EINVAL", RDMX_IOC_EP_SEND, &x,
+	       EINVAL);
+	v.flags = 0;
+	v.reserved = 1;
+	expect("EP_SEND, reserved field set -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
+	v.reserved = 0;
+	x.count = 0;
+	expect("EP_SEND, no messages -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
+	x.count = RDMX_XFER_MAX + 1;
+	expect("EP_SEND, too many messages -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
+	x.count = 1;
+	x.vec_size = 8;
+	expect("EP_RECV, short message entries -> EINVAL", RDMX_IOC_EP_RECV, &x,
+	       EINVAL);
+	x.vec_size = sizeof(v);
+	x.msgs = 8;
+	expect("EP_SEND, bogus array pointer -> EFAULT", RDMX_IOC_EP_SEND, &x,
+	       EFAULT);
+	x.msgs = (unsigned long)&v;
+	x.flags = 1u << 7;
+	expect("EP_RECV, unknown flag -> EINVAL", RDMX_IOC_EP_RECV, &x, EINVAL);
+
+	memset(&acc, 0, sizeof(acc));
+	acc.size = sizeof(acc);
+	expect("EP_ACCEPT, not listening -> EINVAL", RDMX_IOC_EP_ACCEPT, &acc,
+	       EINVAL);
+	acc.flags = 1u << 5;
+	expect("EP_ACCEPT, unknown flag -> EINVAL", RDMX_IOC_EP_ACCEPT, &acc, EINVAL);
+	acc.flags = 0;
+	acc.reserved = 1;
+	expect("EP_ACCEPT, reserved field set -> EINVAL", RDMX_IOC_EP_ACCEPT, &acc,
+	       EINVAL);
+
+	expect("EP_SHUTDOWN, an argument -> EINVAL", RDMX_IOC_EP_SHUTDOWN, &acc,
+	       EINVAL);
+	expect("EP_SHUTDOWN, not connected -> ENOTCONN", RDMX_IOC_EP_SHUTDOWN, NULL,
+	       ENOTCONN);
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	expect("EP_INFO of a new endpoint", RDMX_IOC_EP_INFO, &info, 0);
+	report(info.state == RDMX_EP_NEW && !info.sess_id,
+	       "EP_INFO: state new, no session", 0);
+	info.flags = 1;
+	expect("EP_INFO, unknown flag -> EINVAL", RDMX_IOC_EP_INFO, &info, EINVAL);
+
+	memset(&la, 0, sizeof(la));
+	la.size = sizeof(la);
+	la.addr.family = AF_INET;
+	la.addr.port = 7998;
+	expect("LISTENER_DEL, none there -> ENOENT", RDMX_IOC_LISTENER_DEL, &la,
+	       ENOENT);
+	la.flags = 1;
+	expect("LISTENER_ADD, unknown flag -> EINVAL", RDMX_IOC_LISTENER_ADD, &la,
+	       EINVAL);
+
+	memset(&sc, 0, sizeof(sc));
+	sc.size = sizeof(sc);
+	expect("SESS_CLOSE, session 0 -> EINVAL", RDMX_IOC_SESS_CLOSE, &sc, EINVAL);
+	sc.sess_id = 0x7fffffff;
+	expect("SESS_CLOSE, no such session -> ENOENT", RDMX_IOC_SESS_CLOSE, &sc,
+	       ENOENT);
+	sc.reserved = 1;
+	expect("SESS_CLOSE, reserved field set -> EINVAL", RDMX_IOC_SESS_CLOSE, &sc,
+	       EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = argc > 1 ? argv[1] : "/dev/rdmx";
@@ -175,6 +326,7 @@ int main(int argc, char **argv)
 	edge_of_mapping_case();
 	list_cases();
 	unknown_cases();
+	ep_cases();
 	close(fd);
 	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;
