@@ -325,6 +325,17 @@ static void rdmx_ack_maybe(struct rdmx_sess *sess, bool now)
 		rdmx_sess_queue(sess, &sess->ack_work, 1);
 }
 
+/* A completion failed: say so, unless it is a flush of a dying QP. */
+static void rdmx_wc_failed(struct rdmx_sess *sess, const char *op,
+			   const struct ib_wc *wc)
+{
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		return;
+	trace_rdmx_wc_error(sess->id, op, wc->status, wc->vendor_err);
+	pr_err_ratelimited("session %u: %s failed: %s (%d)\n", sess->id, op,
+			   ib_wc_status_msg(wc->status), wc->status);
+}
+
 static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_txbuf *txb = container_of(wc->wr_cqe, struct rdmx_txbuf,
@@ -347,14 +358,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		free = true;
 	}
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			trace_rdmx_wc_error(sess->id, "send", wc->status,
-					    wc->vendor_err);
-			pr_err_ratelimited("session %u: send failed: %s (%d)\n",
-					   sess->id,
-					   ib_wc_status_msg(wc->status),
-					   wc->status);
-		}
+		rdmx_wc_failed(sess, "send", wc);
 		rdmx_conn_fail(conn, -EIO);
 	} else {
 		rdmx_tx_kick(sess);
@@ -694,14 +698,7 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	int ret;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR) {
-			trace_rdmx_wc_error(sess->id, "recv", wc->status,
-					    wc->vendor_err);
-			pr_err_ratelimited("session %u: receive failed: %s (%d)\n",
-					   sess->id,
-					   ib_wc_status_msg(wc->status),
-					   wc->status);
-		}
+		rdmx_wc_failed(sess, "recv", wc);
 		spin_lock(&sess->lock);
 		rdmx_conn_fail(conn, -EIO);
 		spin_unlock(&sess->lock);

@@ -45,18 +45,27 @@ static int rdmx_ep_addr_check(const struct rdmx_ep_addr *a, bool listen,
 	return rdmx_addr_from_user(&a->addr, ss, listen);
 }
 
+/* Read and check the argument of LISTEN or CONNECT. */
+static int rdmx_ep_addr_in(void __user *uarg, bool listen,
+			   struct rdmx_ep_addr *a, struct sockaddr_storage *ss)
+{
+	u32 usize;
+	int ret;
+
+	ret = rdmx_copy_args_in(a, sizeof(*a), RDMX_EP_ADDR_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	return rdmx_ep_addr_check(a, listen, ss);
+}
+
 static long rdmx_uep_listen(struct rdmx_ep *ep, void __user *uarg)
 {
 	struct sockaddr_storage ss;
 	struct rdmx_ep_addr a;
-	u32 usize;
 	int ret;
 
-	ret = rdmx_copy_args_in(&a, sizeof(a), RDMX_EP_ADDR_SIZE_VER0, uarg,
-				&usize);
-	if (ret)
-		return ret;
-	ret = rdmx_ep_addr_check(&a, true, &ss);
+	ret = rdmx_ep_addr_in(uarg, true, &a, &ss);
 	if (ret)
 		return ret;
 	if (rdmx_addr_port((struct sockaddr *)&ss) < 1024 &&
@@ -71,14 +80,9 @@ static long rdmx_uep_connect(struct rdmx_ep *ep, void __user *uarg)
 {
 	struct sockaddr_storage ss;
 	struct rdmx_ep_addr a;
-	u32 usize;
 	int ret;
 
-	ret = rdmx_copy_args_in(&a, sizeof(a), RDMX_EP_ADDR_SIZE_VER0, uarg,
-				&usize);
-	if (ret)
-		return ret;
-	ret = rdmx_ep_addr_check(&a, false, &ss);
+	ret = rdmx_ep_addr_in(uarg, false, &a, &ss);
 	if (ret)
 		return ret;
 	return rdmx_ep_connect(ep, (struct sockaddr *)&ss, a.service,
