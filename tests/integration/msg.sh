@@ -37,6 +37,18 @@ rdmx_check "$count messages (0 B to $max, random sizes) over $dev: exactly once,
 	test $? -eq 0
 tail -n 2 "$RDMX_OUT/stream.txt"
 
+# 1a. The same over IPv6 (a unique local address on the link).
+ip -6 addr add "fd00:198:18::$RDMX_NODE/64" dev eth0 nodad
+peer6=fd00:198:18::1
+rdmx_pair_run v6 7471 "$RDMX_OUT/v6.txt" \
+	"$MT" recv -a :: -S v6 -n 200 --max-size 64K \
+		--json "$RDMX_OUT/v6-recv.json" -- \
+	"$MT" send -S v6 -n 200 --max-size 64K --wait 20 \
+		--json "$RDMX_OUT/v6-send.json" "$peer6"
+rdmx_check "200 messages over IPv6 ($dev): exactly once, in order" \
+	test $? -eq 0
+tail -n 1 "$RDMX_OUT/v6.txt"
+
 # 1b. The largest messages: 4 MiB exactly (message 4), and up to it.
 rdmx_pair_run big 7471 "$RDMX_OUT/big.txt" \
 	"$MT" recv -S big -n 12 --max-size 4M \
