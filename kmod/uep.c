@@ -35,11 +35,8 @@ static_assert(sizeof(struct rdmx_ep_info) == RDMX_EP_INFO_SIZE_VER0);
 static int rdmx_ep_addr_check(const struct rdmx_ep_addr *a, bool listen,
 			      struct sockaddr_storage *ss)
 {
-	if (listen ? a->flags || a->timeout_ms :
-		     a->flags & ~RDMX_EP_ADDR_NONBLOCK || a->backlog)
+	if (a->flags || (listen ? a->timeout_ms : a->backlog))
 		return -EINVAL;
-	if (a->flags & RDMX_EP_ADDR_NONBLOCK)
-		return -EOPNOTSUPP;
 	if (!rdmx_service_name_valid(a->service, sizeof(a->service)))
 		return -EINVAL;
 	return rdmx_addr_from_user(&a->addr, ss, listen);

@@ -252,14 +252,11 @@ struct rdmx_sockaddr {
 	__u8 addr[16];
 };
 
-/* rdmx_ep_addr.flags */
-#define RDMX_EP_ADDR_NONBLOCK	_BITULL(0)	/* CONNECT: return EINPROGRESS */
-
 /**
  * struct rdmx_ep_addr - argument of RDMX_IOC_EP_LISTEN and _EP_CONNECT
  * @size: in: sizeof(struct rdmx_ep_addr) as the caller knows it;
  *	out: bytes written back
- * @flags: RDMX_EP_ADDR_* (CONNECT), 0 (LISTEN)
+ * @flags: must be 0 (no flags are defined yet)
  * @addr: LISTEN: local address (any, or one of this host's); CONNECT: the
  *	peer's address
  * @service: service name, NUL-padded (see RDMX_SERVICE_LEN)
