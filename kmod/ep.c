@@ -260,7 +260,7 @@ void rdmx_ep_chan_shut(struct rdmx_ep *ep)
  *
  * Messages already queued can still be read; then RECV reports @err.
  *
- * Context: under the session lock.
+ * Context: any context; not under the endpoint's lock.
  */
 void rdmx_ep_chan_error(struct rdmx_ep *ep, int err)
 {
@@ -467,7 +467,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	memcpy(&ep->local, &sess->local, sizeof(ep->local));
 
 	rdmx_chan_open_pack(&op, ep->chan, service);
-	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN, 0, 0, &op, sizeof(op),
+	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN, 0, &op, sizeof(op),
 				 NULL, false, false);
 	if (ret)
 		goto out_fail;
@@ -541,7 +541,7 @@ int rdmx_ep_send(struct rdmx_ep *ep, struct iov_iter *from, bool nonblock)
 	ret = rdmx_ep_send_check(ep);
 	if (ret)
 		goto out;
-	ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_DATA, 0, ep->rchan, NULL,
+	ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_DATA, ep->rchan, NULL,
 				 len, from, true, nonblock);
 	if (ret == -EINTR)
 		ep->broken = true;	/* cut short: the peer discards it */
@@ -582,6 +582,23 @@ static struct rdmx_rxseg *rdmx_ep_peek(struct rdmx_ep *ep, size_t *len)
 	}
 	WARN_ON_ONCE(1);
 	return NULL;
+}
+
+/*
+ * Take the first complete message (ending at @last, @len bytes) off the
+ * queue into @segs, and give its bytes back to the session's budget.
+ * Under ep->mutex, which keeps other readers off it.
+ */
+static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
+				 size_t len, struct list_head *segs)
+{
+	lockdep_assert_held(&ep->mutex);
+	spin_lock(&ep->lock);
+	list_cut_position(segs, &ep->rxq, &last->node);
+	ep->rxq_len--;
+	ep->bytes_rx += len;
+	spin_unlock(&ep->lock);
+	rdmx_sess_rx_consumed(ep->sess, len);
 }
 
 /**
@@ -657,13 +674,8 @@ ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
 		if (seg == last)
 			break;
 	}
-	spin_lock(&ep->lock);
-	list_cut_position(&segs, &ep->rxq, &last->node);
-	ep->rxq_len--;
-	ep->bytes_rx += len;
-	spin_unlock(&ep->lock);
+	rdmx_ep_unlink_first(ep, last, len, &segs);
 	rdmx_segs_free(&segs);
-	rdmx_sess_rx_consumed(ep->sess, len);
 	ret = len;
 out:
 	mutex_unlock(&ep->mutex);
@@ -716,7 +728,7 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 	spin_unlock(&ep->lock);
 	if (!ep->shut_sent) {
 		ep->shut_sent = true;
-		rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, 0, ep->rchan, NULL, 0,
+		rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, ep->rchan, NULL, 0,
 				   NULL, false, false);
 	}
 	wake_up_all(&ep->wait);
@@ -762,7 +774,7 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		if (ep->rchan && !ep->shut_sent &&
 		    (state == RDMX_EP_CONNECTED || state == RDMX_EP_CLOSED)) {
 			ep->shut_sent = true;
-			rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, 0, ep->rchan,
+			rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, ep->rchan,
 					   NULL, 0, NULL, false, false);
 		}
 		rdmx_sess_chan_del(ep->sess, ep);
@@ -785,58 +797,42 @@ EXPORT_SYMBOL_GPL(rdmx_ep_release);
 
 #define RDMX_ECHO_MAX_SEGS	(RDMX_MSG_MAX / RDMX_SEG_SIZE + 1)
 
+/* The echo service's priv: room to point at every segment of a message. */
 static void rdmx_echo_data_ready(struct rdmx_ep *ep, void *priv)
 {
-	struct rdmx_rxseg *last, *seg, *tmp;
+	struct rdmx_rxseg *last, *seg;
+	struct kvec *kv = priv;
 	struct iov_iter it;
-	struct kvec *kv;
 	LIST_HEAD(segs);
 	unsigned int n;
 	size_t len;
+	bool done;
 
-	kv = kmalloc_array(RDMX_ECHO_MAX_SEGS, sizeof(*kv), GFP_KERNEL);
 	mutex_lock(&ep->mutex);
 	for (;;) {
 		spin_lock(&ep->lock);
 		last = rdmx_ep_peek(ep, &len);
-		if (!last) {
-			bool done = ep->state == RDMX_EP_CLOSED ||
-				    ep->state == RDMX_EP_ERROR;
-
-			spin_unlock(&ep->lock);
-			if (done)
-				goto release;
-			break;
-		}
-		list_cut_position(&segs, &ep->rxq, &last->node);
-		ep->rxq_len--;
+		done = !last && (ep->state == RDMX_EP_CLOSED ||
+				 ep->state == RDMX_EP_ERROR);
 		spin_unlock(&ep->lock);
-
+		if (!last)
+			break;
+		rdmx_ep_unlink_first(ep, last, len, &segs);
 		n = 0;
 		list_for_each_entry(seg, &segs, node) {
-			if (kv && n < RDMX_ECHO_MAX_SEGS) {
-				kv[n].iov_base = seg->data;
-				kv[n].iov_len = seg->len & ~RDMX_SEG_LAST;
-			}
-			n++;
+			kv[n].iov_base = seg->data;
+			kv[n++].iov_len = seg->len & ~RDMX_SEG_LAST;
 		}
-		rdmx_sess_rx_consumed(ep->sess, len);
-		if (kv && n <= RDMX_ECHO_MAX_SEGS) {
-			iov_iter_kvec(&it, ITER_SOURCE, kv, n, len);
-			rdmx_ep_send(ep, &it, false);
-		}
-		list_for_each_entry_safe(seg, tmp, &segs, node)
-			kfree(seg);
+		iov_iter_kvec(&it, ITER_SOURCE, kv, n, len);
+		rdmx_ep_send(ep, &it, false);
+		rdmx_segs_free(&segs);
 		INIT_LIST_HEAD(&segs);
 	}
 	mutex_unlock(&ep->mutex);
-	kfree(kv);
-	return;
-
-release:
-	mutex_unlock(&ep->mutex);
-	kfree(kv);
-	rdmx_ep_release(ep);
+	if (done) {
+		rdmx_ep_release(ep);
+		kfree(kv);
+	}
 }
 
 static const struct rdmx_ep_ops rdmx_echo_ops = {
@@ -855,15 +851,23 @@ static const struct rdmx_ep_ops rdmx_echo_ops = {
 int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, struct rdmx_ep **out)
 {
 	struct rdmx_ep *ep;
+	struct kvec *kv;
 	int ret;
 
-	ep = rdmx_ep_new_chan(sess, rchan, RDMX_SERVICE_ECHO);
-	if (!ep)
+	kv = kmalloc_array(RDMX_ECHO_MAX_SEGS, sizeof(*kv), GFP_KERNEL);
+	if (!kv)
 		return -ENOMEM;
+	ep = rdmx_ep_new_chan(sess, rchan, RDMX_SERVICE_ECHO);
+	if (!ep) {
+		kfree(kv);
+		return -ENOMEM;
+	}
 	ep->ops = &rdmx_echo_ops;
+	ep->priv = kv;
 	ret = rdmx_sess_chan_add(sess, ep);
 	if (ret) {
 		kref_put(&ep->ref, rdmx_ep_kref_release);
+		kfree(kv);
 		return ret;
 	}
 	*out = ep;

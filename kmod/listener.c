@@ -121,6 +121,30 @@ bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
 }
 
 /**
+ * rdmx_addr_same_host() - whether two addresses name the same host
+ * @a: one
+ * @b: the other
+ *
+ * Ports are ignored: each connection of a session has its own.
+ *
+ * Context: any context.
+ * Return: true when family and address (and IPv6 scope) match.
+ */
+bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
+		       a6->sin6_scope_id == b6->sin6_scope_id;
+	}
+	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+}
+
+/**
  * rdmx_addr_from_user() - check and convert a uapi address
  * @ua: the caller's struct rdmx_sockaddr
  * @ss: the result

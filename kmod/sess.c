@@ -111,7 +111,6 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 	spin_lock_init(&sess->lock);
 	sess->state = RDMX_SESS_IDLE;
 	INIT_LIST_HEAD(&sess->tx_list);
-	INIT_LIST_HEAD(&sess->node);
 	xa_init_flags(&sess->chans, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&sess->wait);
 	INIT_DELAYED_WORK(&sess->hb_work, rdmx_hb_work);
@@ -120,7 +119,8 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 	INIT_DELAYED_WORK(&sess->close_work, rdmx_close_work);
 	sess->last_rx = jiffies;
 
-	ret = xa_alloc_cyclic(&rdmx_sessions, &sess->id, sess,
+	/* The id is reserved; lookups see the session once it is published. */
+	ret = xa_alloc_cyclic(&rdmx_sessions, &sess->id, NULL,
 			      XA_LIMIT(1, INT_MAX), &rdmx_sess_next_id,
 			      GFP_KERNEL);
 	if (ret < 0) {
@@ -128,6 +128,17 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 		return NULL;
 	}
 	return sess;
+}
+
+/*
+ * Make a set-up session visible to lookups. The table takes a reference
+ * of its own; the caller keeps the one rdmx_sess_alloc() gave it.
+ */
+static void rdmx_sess_publish(struct rdmx_sess *sess)
+{
+	kref_get(&sess->ref);
+	/* The id is reserved, so this allocates nothing and cannot fail. */
+	xa_store(&rdmx_sessions, sess->id, sess, GFP_KERNEL);
 }
 
 /* ---- transmit ---------------------------------------------------------- */
@@ -439,7 +450,6 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
 		if (ret)
 			return killable ? -EINTR : -ERESTARTSYS;
 	}
-	txb->sequenced = true;
 	txb->seq = sess->snd_nxt++;
 	((struct rdmx_msg_hdr *)txb->buf)->seq = cpu_to_le32(txb->seq);
 	list_add_tail(&txb->node, &sess->tx_list);
@@ -455,7 +465,6 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
  * rdmx_sess_send_seq() - queue a sequenced message on a session
  * @sess: the session
  * @type: RDMX_MSG_DATA, _OPEN, _OPEN_REP or _SHUT
- * @flags: unused for now, 0
  * @chan: the receiver's channel id (0 for OPEN)
  * @payload: payload for control-like types, or NULL
  * @len: bytes at @payload, or the message length when @from is given
@@ -468,11 +477,12 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
  * cut short (-EINTR with the channel marked broken by the caller).
  *
  * Context: process context; may sleep.
- * Return: 0; -EAGAIN or -ERESTARTSYS (nothing queued); -EINTR when the
+ * Return: 0; -EAGAIN or -ERESTARTSYS (nothing queued, @from left as it
+ * was); -EINTR when the
  * message was cut short (interrupted, or out of memory, after its first
  * segment); -ENOMEM; -EFAULT; or the session's error once it is closing.
  */
-int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
+int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
 		       const void *payload, size_t len, struct iov_iter *from,
 		       bool wait, bool nonblock)
 {
@@ -500,7 +510,7 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
 			}
 		} else if (n) {
 			memcpy(txb->buf + sizeof(struct rdmx_msg_hdr),
-			       payload, n);
+			       payload + (len - left), n);
 		}
 		left -= n;
 		m.len = n;
@@ -511,7 +521,12 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
 					    !first);
 		if (ret) {
 			kfree(txb);
-			return first ? ret : -EINTR;
+			if (!first)
+				return -EINTR;
+			/* Nothing was queued: leave the caller's bytes unread. */
+			if (from)
+				iov_iter_revert(from, n);
+			return ret;
 		}
 		first = false;
 	} while (left);
@@ -548,7 +563,6 @@ static int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 
 /* What to do after the session lock is dropped. */
 struct rdmx_rx_work {
-	struct rdmx_ep *ep;		/* notify (referenced) */
 	bool open;
 	u32 open_chan;
 	char service[RDMX_PROTO_SERVICE_LEN];
@@ -622,8 +636,6 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 	default:
 		return;
 	}
-	kref_get(&ep->ref);
-	w->ep = ep;
 }
 
 static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
@@ -751,12 +763,10 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	kfree(seg);
 	rdmx_txbuf_free_list(&w.to_free);
-	if (w.ep)
-		kref_put(&w.ep->ref, rdmx_ep_kref_release);
 	if (w.open)
 		rdmx_sess_handle_open(sess, w.open_chan, w.service);
 	if (w.shut_chan)
-		rdmx_sess_send_seq(sess, RDMX_MSG_SHUT, 0, w.shut_chan, NULL, 0,
+		rdmx_sess_send_seq(sess, RDMX_MSG_SHUT, w.shut_chan, NULL, 0,
 				   NULL, false, false);
 	if (w.close)	/* sess->mutex is not for the completion path */
 		rdmx_sess_queue(sess, &sess->close_work, 0);
@@ -826,7 +836,7 @@ reply:
 				    status == RDMX_OPEN_NO_SERVICE ?
 				    "no such service" : "busy");
 	rdmx_chan_open_rep_pack(&rep, ep ? ep->chan : 0, status);
-	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN_REP, 0, rchan, &rep,
+	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN_REP, rchan, &rep,
 				 sizeof(rep), NULL, false, false);
 	if (ret && ep)
 		rdmx_ep_chan_error(ep, -ret);
@@ -838,8 +848,8 @@ reply:
  * @ep: the endpoint; the session's channel table takes a reference
  *
  * Context: process context.
- * Return: 0; -EAGAIN when the session is closing (connect again); -ENOMEM
- * or -EBUSY when out of ids.
+ * Return: 0; -EAGAIN when the session is closing (connect again); -EBUSY
+ * with RDMX_SESS_MAX_CHANS channels open, or out of ids; -ENOMEM.
  */
 int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep)
 {
@@ -850,6 +860,11 @@ int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep)
 	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED) {
 		spin_unlock(&sess->lock);
 		return -EAGAIN;
+	}
+	/* A peer cannot make this side hold channels without end. */
+	if (sess->nr_chans >= RDMX_SESS_MAX_CHANS) {
+		spin_unlock(&sess->lock);
+		return -EBUSY;
 	}
 	ret = xa_alloc_cyclic(&sess->chans, &id, ep, XA_LIMIT(1, U32_MAX),
 			      &sess->chan_next, GFP_ATOMIC);
@@ -974,6 +989,20 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
 }
 
 /*
+ * Undo rdmx_conn_create_ib() for a connection nobody else can see yet (a
+ * refused request, in the CM handler). Receives already posted come back
+ * flushed first: the DEAD state makes their handler leave the connection
+ * alone.
+ */
+static void rdmx_conn_abort_ib(struct rdmx_conn *conn)
+{
+	conn->state = RDMX_CONN_DEAD;
+	if (conn->qp)
+		ib_drain_qp(conn->qp);
+	rdmx_conn_destroy_ib(conn);
+}
+
+/*
  * Once the device is known: PD, CQ, QP, receive and control buffers. Every
  * size comes from the device's attributes.
  */
@@ -998,8 +1027,11 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 		goto out;
 	}
 	conn->depth = min_t(u32, conn->depth, attr->max_qp_wr - 1);
-	/* Sends: the peer's depth, control messages, +1 for drain. */
-	conn->sq_size = min_t(u32, RDMX_PROTO_MAX_QUEUE_DEPTH + RDMX_CTRL_BUFS,
+	/*
+	 * Sends: credits (capped to the SQ at go-live) plus room for SENDs
+	 * whose completions are not reaped yet, and control messages.
+	 */
+	conn->sq_size = min_t(u32, 2 * conn->depth + RDMX_CTRL_BUFS,
 			      attr->max_qp_wr - 1);
 	if (conn->depth <= RDMX_CREDITS_RESERVED ||
 	    conn->sq_size <= RDMX_CTRL_BUFS + 1) {
@@ -1198,7 +1230,7 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
 {
 	rdmx_sess_cancel_works(sess);
 	if (xa_erase(&rdmx_sessions, sess->id) == sess)
-		rdmx_sess_put(sess);
+		rdmx_sess_put(sess);	/* the table's */
 }
 
 /*
@@ -1411,13 +1443,12 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	}
 	spin_lock(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
-	conn->seg_size = min_t(u32, peer.max_msg_size, RDMX_SEG_SIZE);
-	if (conn->seg_size < RDMX_SEG_SIZE) {
+	if (peer.max_msg_size < RDMX_SEG_SIZE) {
 		/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the QP. */
 		spin_unlock(&conn->sess->lock);
 		pr_err_ratelimited("session %u: %pISpc takes SENDs of %u bytes at most, rdmx sends %u\n",
 				   conn->sess->id, &conn->sess->peer,
-				   conn->seg_size, RDMX_SEG_SIZE);
+				   peer.max_msg_size, RDMX_SEG_SIZE);
 		return -EPROTO;
 	}
 	rdmx_conn_go_live(conn);
@@ -1573,12 +1604,12 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 
 	ret = rdmx_conn_req_parse(ev->param.conn.private_data,
 				  ev->param.conn.private_data_len, &req, &reason);
-	if (ret) {
-		pr_info_ratelimited("refused a connection from %pISpc: %s\n",
-				    &cm_id->route.addr.dst_addr,
-				    rdmx_rej_reason_str(reason));
-		rdmx_reject(cm_id, reason);
-		return -EINVAL;
+	if (ret)
+		goto reject;
+	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
+	if (req.max_msg_size < RDMX_SEG_SIZE) {
+		reason = RDMX_REJ_PARAMS;
+		goto reject;
 	}
 
 	sess = rdmx_sess_find_uuid(&req.sess_uuid);
@@ -1588,6 +1619,10 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		    sess->state == RDMX_SESS_CLOSED ||
 		    req.generation <= sess->generation) {
 			reason = RDMX_REJ_STALE;
+		} else if (!rdmx_addr_same_host((struct sockaddr *)&sess->peer,
+					       (struct sockaddr *)&cm_id->route.addr.dst_addr)) {
+			/* A session continues only from the host it began on. */
+			reason = RDMX_REJ_NOT_ALLOWED;
 		} else if (sess->conn) {
 			rdmx_conn_fail(sess->conn, -ECONNRESET);
 			reason = RDMX_REJ_BUSY;
@@ -1611,7 +1646,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		       sizeof(sess->peer));
 		memcpy(&sess->local, &cm_id->route.addr.src_addr,
 		       sizeof(sess->local));
-		kref_get(&sess->ref);	/* the table's */
+		rdmx_sess_publish(sess);
 		if (rdmx_sysfs_sess_add(sess))
 			pr_warn_ratelimited("session %u: no sysfs directory\n",
 					    sess->id);
@@ -1632,11 +1667,6 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		goto reject_conn;
 	}
 	conn->peer_depth = req.queue_depth;
-	conn->seg_size = min_t(u32, req.max_msg_size, RDMX_SEG_SIZE);
-	if (conn->seg_size < RDMX_SEG_SIZE) {
-		reason = RDMX_REJ_PARAMS;
-		goto reject_conn;
-	}
 
 	spin_lock(&sess->lock);
 	if (sess->conn || sess->state == RDMX_SESS_CLOSING ||
@@ -1672,7 +1702,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	return 0;
 
 reject_conn:
-	rdmx_conn_destroy_ib(conn);
+	rdmx_conn_abort_ib(conn);
 	cm_id->context = NULL;
 	kfree(conn);
 	rdmx_sess_put(sess);	/* the connection's */
@@ -1924,7 +1954,7 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 		}
 		uuid_gen(&sess->uuid);
 		rdmx_addr_copy(&sess->peer, dst);
-		kref_get(&sess->ref);	/* the caller's; the table has the first */
+		rdmx_sess_publish(sess);
 		if (rdmx_sysfs_sess_add(sess))
 			pr_warn_ratelimited("session %u: no sysfs directory\n",
 					    sess->id);
@@ -1956,10 +1986,8 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 	else
 		ret = -ETIMEDOUT;
 	spin_unlock(&sess->lock);
-	if (!found && ret != -EINTR)
+	if (!found)
 		rdmx_sess_close(sess, -ret);
-	else if (!found)
-		rdmx_sess_close(sess, EINTR);
 	rdmx_sess_put(sess);
 	return ERR_PTR(ret);
 }

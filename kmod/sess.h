@@ -81,6 +81,7 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_TX_WINDOW			256	/* sequenced SENDs kept for retransmit */
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
+#define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
 
 /* A connection's state. */
 enum rdmx_conn_state {
@@ -112,7 +113,6 @@ struct rdmx_rxbuf {
  * @conn: the connection it is posted on, NULL when not posted
  * @dma: mapping for @conn, valid while posted
  * @seq: sequence number (sequenced only)
- * @sequenced: kept until acknowledged and retransmitted after a reconnect
  * @acked: acknowledged while still posted: freed by the completion
  * @sent: posted at least once (a later post is a retransmission)
  * @ctrl: one of a connection's control buffers
@@ -126,7 +126,6 @@ struct rdmx_txbuf {
 	struct rdmx_conn *conn;
 	u64 dma;
 	u32 seq;
-	bool sequenced;
 	bool acked;
 	bool sent;
 	bool ctrl;
@@ -148,7 +147,6 @@ struct rdmx_txbuf {
  * @generation: the session incarnation this connection carries
  * @depth: receive buffers posted (our queue depth)
  * @peer_depth: the peer's queue depth
- * @seg_size: largest payload the peer accepts in one SEND
  * @sq_size: send queue entries; @sq_posted counts those in use
  * @sq_posted: SENDs posted and not yet completed
  * @rx: receive buffers, @depth of them
@@ -171,7 +169,6 @@ struct rdmx_conn {
 	u64 generation;
 	u32 depth;
 	u32 peer_depth;
-	u32 seg_size;
 	u32 sq_size;
 	u32 sq_posted;
 	struct rdmx_rxbuf *rx;
@@ -205,7 +202,6 @@ struct rdmx_sess_stats {
  * @uuid: identity, stable across reconnects
  * @peer: the peer's address and port
  * @local: our address and port
- * @node: on rdmx_sessions (under rdmx_sess_mutex)
  * @kobj: /sys/kernel/rdmx/sessions/ID
  * @kobj_inited: @kobj owns the memory (freed by its release)
  * @kobj_added: @kobj is in sysfs
@@ -250,7 +246,6 @@ struct rdmx_sess {
 	uuid_t uuid;
 	struct sockaddr_storage peer;
 	struct sockaddr_storage local;
-	struct list_head node;
 	struct kobject kobj;
 	bool kobj_inited;
 	bool kobj_added;
@@ -414,7 +409,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id,
 void rdmx_sess_device_removed(struct ib_device *ibdev);
 int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep);
 void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep);
-int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u8 flags, u32 chan,
+int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
 		       const void *payload, size_t len, struct iov_iter *from,
 		       bool wait, bool nonblock);
 bool rdmx_sess_writable(struct rdmx_sess *sess);
@@ -468,6 +463,7 @@ int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua);
 void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src);
 int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src);
+bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b);
 bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 u16 rdmx_addr_port(const struct sockaddr *sa);
 
