@@ -447,24 +447,31 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		goto out_unlock;
 	}
 	strscpy(ep->service, service, sizeof(ep->service));
+	/* Connecting before it is in a session: a session error then sticks. */
+	spin_lock(&ep->lock);
+	ep->state = RDMX_EP_CONNECTING;
+	spin_unlock(&ep->lock);
 	do {
 		sess = rdmx_sess_connect_get(addr, timeout_ms);
 		if (IS_ERR(sess)) {
 			ret = PTR_ERR(sess);
-			goto out_unlock;
+			break;
 		}
 		ret = rdmx_sess_chan_add(sess, ep);
 		if (ret)
 			rdmx_sess_put(sess);
 	} while (ret == -EAGAIN && time_before(jiffies, deadline));
-	if (ret)
+	if (ret) {
+		spin_lock(&ep->lock);
+		ep->state = RDMX_EP_NEW;
+		spin_unlock(&ep->lock);
 		goto out_unlock;
+	}
 
 	spin_lock(&ep->lock);
 	ep->sess = sess;	/* takes over the reference */
-	ep->state = RDMX_EP_CONNECTING;
+	rdmx_addr_copy(&ep->local, (struct sockaddr *)&sess->local);
 	spin_unlock(&ep->lock);
-	memcpy(&ep->local, &sess->local, sizeof(ep->local));
 
 	rdmx_chan_open_pack(&op, ep->chan, service);
 	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN, 0, &op, sizeof(op),
