@@ -42,6 +42,10 @@
 #define RDMX_CMD_LISTENER_ADD	0x20
 #define RDMX_CMD_LISTENER_DEL	0x21
 #define RDMX_CMD_SESS_CLOSE	0x22
+#define RDMX_CMD_MR_REG		0x30
+#define RDMX_CMD_MR_DEREG	0x31
+#define RDMX_CMD_RMA		0x32
+#define RDMX_CMD_EP_EVENTS	0x33
 
 /* The size rides in each struct, not in the ioctl number (as in iommufd). */
 #define RDMX_IOC_GET_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO)
@@ -56,10 +60,15 @@
 #define RDMX_IOC_LISTENER_ADD	_IO(RDMX_IOC_TYPE, RDMX_CMD_LISTENER_ADD)
 #define RDMX_IOC_LISTENER_DEL	_IO(RDMX_IOC_TYPE, RDMX_CMD_LISTENER_DEL)
 #define RDMX_IOC_SESS_CLOSE	_IO(RDMX_IOC_TYPE, RDMX_CMD_SESS_CLOSE)
+#define RDMX_IOC_MR_REG		_IO(RDMX_IOC_TYPE, RDMX_CMD_MR_REG)
+#define RDMX_IOC_MR_DEREG	_IO(RDMX_IOC_TYPE, RDMX_CMD_MR_DEREG)
+#define RDMX_IOC_RMA		_IO(RDMX_IOC_TYPE, RDMX_CMD_RMA)
+#define RDMX_IOC_EP_EVENTS	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_EVENTS)
 
 /* Feature bits in rdmx_info.features */
 #define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
 #define RDMX_FEATURE_MSG		_BITULL(1)	/* RDMX_IOC_EP_*, listeners, sessions */
+#define RDMX_FEATURE_RMA		_BITULL(2)	/* RDMX_IOC_MR_*, _RMA, _EP_EVENTS */
 
 #define RDMX_VERSION_LEN	32
 
@@ -302,21 +311,29 @@ struct rdmx_ep_accept {
 
 #define RDMX_EP_ACCEPT_SIZE_VER0	40
 
+/* rdmx_msg_vec.flags, out (RECV) */
+#define RDMX_MSG_IMM		_BITULL(0)	/* not a message: a WRITE_IMM's immediate */
+
 /**
  * struct rdmx_msg_vec - one message of a batched SEND or RECV
  * @addr: user pointer to the message's bytes (SEND) or to a buffer (RECV)
  * @len: SEND: message length, 0 to RDMX_MSG_MAX. RECV in: buffer size;
  *	out: the message's length (when the buffer was too small, the length
  *	it needs)
- * @flags: must be 0
+ * @flags: in: must be 0. RECV out: RDMX_MSG_IMM when the entry is the
+ *	immediate of an RDMX_RMA_WRITE_IMM the peer made (then @len is 0 and
+ *	@imm holds the value); it takes its place in the stream of messages
+ *	after every message sent before it and after the data of that write
+ *	and of every write the peer's channel completed before it
  * @status: out: 0, or a negative errno for this message
+ * @imm: RECV out: see @flags; in: must be 0
  */
 struct rdmx_msg_vec {
 	__u64 addr;
 	__u32 len;
 	__u32 flags;
 	__s32 status;
-	__u32 reserved;
+	__u32 imm;
 };
 
 /* rdmx_ep_xfer.flags */
@@ -450,5 +467,207 @@ struct rdmx_sess_close {
 };
 
 #define RDMX_SESS_CLOSE_SIZE_VER0	16
+
+/*
+ * One-sided access. A connected endpoint registers memory (RDMX_IOC_MR_REG)
+ * and gets a token naming it: the application sends the token to the peer
+ * (in a message, say), and the peer's endpoint then READs, WRITEs or updates
+ * atomically what the token names, within its bounds and rights, without
+ * this side's CPU. A token is good only on the session it was registered
+ * on, and only until its region is deregistered or its endpoint closed.
+ * See Documentation/uapi.rst and Documentation/one-sided.rst.
+ */
+
+/* rdmx_mr_reg.access */
+#define RDMX_ACCESS_REMOTE_READ		_BITULL(0)
+#define RDMX_ACCESS_REMOTE_WRITE	_BITULL(1)
+#define RDMX_ACCESS_REMOTE_ATOMIC	_BITULL(2)
+
+/* Largest token: every token fits a buffer this large. */
+#define RDMX_TOKEN_MAX		4096
+
+/* Largest region, and largest single READ or WRITE. */
+#define RDMX_MR_MAX		(1ULL << 30)
+#define RDMX_RMA_LEN_MAX	(1ULL << 30)
+
+/**
+ * struct rdmx_mr_reg - argument of RDMX_IOC_MR_REG
+ * @size: in: sizeof(struct rdmx_mr_reg) as the caller knows it;
+ *	out: bytes written back
+ * @flags: must be 0
+ * @addr: user address of the memory, any alignment
+ * @length: bytes, 1 to RDMX_MR_MAX
+ * @access: RDMX_ACCESS_*, at least one. RDMX_ACCESS_REMOTE_ATOMIC needs a
+ *	device with atomics (EOPNOTSUPP otherwise)
+ * @mr_id: out: the region's id on this endpoint, for RDMX_IOC_MR_DEREG
+ * @token: user pointer to a buffer for the token
+ * @token_len: in: room at @token (RDMX_TOKEN_MAX always suffices); out:
+ *	the token's length. ENOSPC when it does not fit.
+ * @reserved: zero
+ *
+ * The memory is pinned until deregistered (charged to RLIMIT_MEMLOCK
+ * unless CAP_IPC_LOCK) and registered with the session's device for remote
+ * access. The endpoint must be connected (ENOTCONN).
+ */
+struct rdmx_mr_reg {
+	__u32 size;
+	__u32 flags;
+	__u64 addr;
+	__u64 length;
+	__u32 access;
+	__u32 mr_id;
+	__u64 token;
+	__u32 token_len;
+	__u32 reserved;
+};
+
+#define RDMX_MR_REG_SIZE_VER0		48
+
+/**
+ * struct rdmx_mr_dereg - argument of RDMX_IOC_MR_DEREG
+ * @size: in: sizeof(struct rdmx_mr_dereg) as the caller knows it;
+ *	out: bytes written back
+ * @flags: must be 0
+ * @mr_id: the region, as RDMX_IOC_MR_REG returned it (ENOENT if unknown)
+ * @reserved: zero
+ *
+ * Invalidates the region's keys, so its token no longer reaches it, then
+ * unpins the memory. Closing the endpoint deregisters every region.
+ */
+struct rdmx_mr_dereg {
+	__u32 size;
+	__u32 flags;
+	__u32 mr_id;
+	__u32 reserved;
+};
+
+#define RDMX_MR_DEREG_SIZE_VER0		16
+
+/* rdmx_rma_op.opcode */
+#define RDMX_RMA_READ		1	/* peer's region -> local buffer */
+#define RDMX_RMA_WRITE		2	/* local buffer -> peer's region */
+#define RDMX_RMA_WRITE_IMM	3	/* WRITE, then @imm to the peer's RECV */
+#define RDMX_RMA_CMP_SWAP	4	/* 8 bytes: if == @compare_add, = @swap */
+#define RDMX_RMA_FETCH_ADD	5	/* 8 bytes: += @compare_add */
+
+/**
+ * struct rdmx_rma_op - one one-sided operation
+ * @opcode: RDMX_RMA_*
+ * @flags: must be 0
+ * @local_addr: user buffer: READ's destination, WRITE's source; for the
+ *	atomics, 8 bytes that receive the word's value before the operation
+ *	(little-endian on the wire; the kernel gives it in host order)
+ * @length: bytes: 1 to RDMX_RMA_LEN_MAX for READ and WRITE (0 is allowed
+ *	for WRITE_IMM, which then only delivers @imm); 8 for the atomics
+ * @token: user pointer to the peer's token
+ * @token_len: its length, as RDMX_IOC_MR_REG gave it
+ * @imm: WRITE_IMM: the value the peer receives; else 0
+ * @remote_offset: where in the peer's region, from its start; the atomics
+ *	need an 8-byte aligned word
+ * @compare_add: CMP_SWAP: the value compared; FETCH_ADD: the addend
+ * @swap: CMP_SWAP: the value stored if equal; else 0
+ * @user_data: returned in the completion event of an asynchronous batch
+ * @status: out: 0, or a negative errno (see Documentation/uapi.rst)
+ * @reserved: zero
+ */
+struct rdmx_rma_op {
+	__u32 opcode;
+	__u32 flags;
+	__u64 local_addr;
+	__u64 length;
+	__u64 token;
+	__u32 token_len;
+	__u32 imm;
+	__u64 remote_offset;
+	__u64 compare_add;
+	__u64 swap;
+	__u64 user_data;
+	__s32 status;
+	__u32 reserved;
+};
+
+/* rdmx_rma.flags */
+#define RDMX_RMA_ASYNC		_BITULL(0)	/* return once posted */
+
+/**
+ * struct rdmx_rma - argument of RDMX_IOC_RMA
+ * @size: in: sizeof(struct rdmx_rma) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_RMA_ASYNC
+ * @count: in: entries at @ops, 1 to RDMX_RMA_BATCH_MAX; out: operations
+ *	accepted (also the return value)
+ * @op_size: sizeof(struct rdmx_rma_op) as the caller knows it
+ * @ops: user pointer to an array of struct rdmx_rma_op
+ *
+ * Operations are checked and started in order. The first one that fails
+ * its checks (bad token, out of bounds, no right, ...) stops the batch: it
+ * gets the error in its @status and the ones before it run. Without
+ * RDMX_RMA_ASYNC the call returns when every accepted operation completed,
+ * each with its own @status. With it, the call returns at once and each
+ * accepted operation completes as an RDMX_EVENT_RMA_DONE event (read with
+ * RDMX_IOC_EP_EVENTS; poll gives EPOLLPRI). The call fails instead, with
+ * the first operation's error, when none was accepted.
+ */
+struct rdmx_rma {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 op_size;
+	__u64 ops;
+};
+
+#define RDMX_RMA_SIZE_VER0		24
+#define RDMX_RMA_OP_SIZE_VER0		80
+#define RDMX_RMA_BATCH_MAX		256
+
+/* rdmx_event.type */
+#define RDMX_EVENT_RMA_DONE	1	/* an asynchronous operation completed */
+
+/**
+ * struct rdmx_event - one event of RDMX_IOC_EP_EVENTS
+ * @type: RDMX_EVENT_*
+ * @status: RMA_DONE: the operation's status, as rdmx_rma_op.status
+ * @user_data: RMA_DONE: the operation's @user_data
+ * @opcode: RMA_DONE: the operation's opcode
+ * @reserved: zero
+ * @value: RMA_DONE of an atomic: the word's value before the operation
+ *	(also written to its local buffer)
+ */
+struct rdmx_event {
+	__u32 type;
+	__s32 status;
+	__u64 user_data;
+	__u32 opcode;
+	__u32 reserved;
+	__u64 value;
+};
+
+/* rdmx_events.flags */
+#define RDMX_EVENTS_NONBLOCK	_BITULL(0)	/* EAGAIN rather than wait */
+
+/**
+ * struct rdmx_events - argument of RDMX_IOC_EP_EVENTS
+ * @size: in: sizeof(struct rdmx_events) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_EVENTS_*; the fd's O_NONBLOCK has the same effect
+ * @count: in: room at @events, 1 to RDMX_RMA_BATCH_MAX; out: events
+ *	written (also the return value)
+ * @event_size: sizeof(struct rdmx_event) as the caller knows it
+ * @events: user pointer to an array of struct rdmx_event
+ *
+ * Waits for the first event (unless non-blocking, then EAGAIN; EINVAL
+ * with nothing in flight, so a wait cannot last for ever), then takes
+ * what is there.
+ */
+struct rdmx_events {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 event_size;
+	__u64 events;
+};
+
+#define RDMX_EVENTS_SIZE_VER0		24
+#define RDMX_EVENT_SIZE_VER0		32
 
 #endif /* _UAPI_LINUX_RDMX_H */
