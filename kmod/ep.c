@@ -16,10 +16,19 @@
 #include <linux/uio.h>
 
 #include "rdmx.h"
+#include "rma.h"
 #include "sess.h"
 
-/* rdmx_rxseg flags, kept in the top bit of len. */
-#define RDMX_SEG_LAST	BIT(31)
+/* rdmx_rxseg flags, kept in the top bits of len. */
+#define RDMX_SEG_LAST	BIT(31)	/* a message's last segment */
+#define RDMX_SEG_IMM	BIT(30)	/* a WRITE_IMM's immediate, not a message */
+#define RDMX_SEG_FLAGS	(RDMX_SEG_LAST | RDMX_SEG_IMM)
+
+/* Payload bytes of a segment (an immediate has none). */
+static size_t rdmx_seg_bytes(const struct rdmx_rxseg *seg)
+{
+	return seg->len & RDMX_SEG_IMM ? 0 : seg->len & ~RDMX_SEG_FLAGS;
+}
 
 static void rdmx_ep_notify_work(struct work_struct *work)
 {
@@ -71,6 +80,8 @@ static struct rdmx_ep *rdmx_ep_alloc(const struct rdmx_ep_ops *ops,
 	INIT_LIST_HEAD(&ep->accept_node);
 	INIT_LIST_HEAD(&ep->svc_node);
 	INIT_WORK(&ep->notify_work, rdmx_ep_notify_work);
+	xa_init_flags(&ep->mrs, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&ep->events);
 	ep->state = RDMX_EP_NEW;
 	ep->ops = ops;
 	ep->priv = priv;
@@ -98,8 +109,11 @@ void rdmx_ep_kref_release(struct kref *ref)
 	size_t unread = 0;
 
 	WARN_ON(!list_empty(&ep->acceptq));
+	WARN_ON(!xa_empty(&ep->mrs));
+	WARN_ON(!list_empty(&ep->events));
+	xa_destroy(&ep->mrs);
 	list_for_each_entry(seg, &ep->rxq, node)
-		unread += seg->len & ~RDMX_SEG_LAST;
+		unread += rdmx_seg_bytes(seg);
 	if (unread)
 		rdmx_sess_rx_consumed(ep->sess, unread);
 	rdmx_segs_free(&ep->rxq);
@@ -209,6 +223,40 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
 	spin_unlock(&ep->lock);
 	if (complete)
 		rdmx_ep_notify(ep);
+	return 0;
+}
+
+/**
+ * rdmx_ep_chan_deliver_imm() - queue a WRITE_IMM's immediate on a channel
+ * @ep: the channel
+ * @seg: its rdmx_imm payload (4 bytes); taken over on success
+ *
+ * Context: under the session lock.
+ * Return: 0, or -EPIPE when the channel takes no more (then the caller
+ * frees @seg), or when it arrived inside a message (a protocol error:
+ * the channel fails with EPROTO).
+ */
+int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg)
+{
+	spin_lock(&ep->lock);
+	if (ep->state != RDMX_EP_CONNECTED && ep->state != RDMX_EP_SHUTDOWN) {
+		spin_unlock(&ep->lock);
+		return -EPIPE;
+	}
+	if (ep->partial_len) {
+		pr_err_ratelimited("session %u: channel %u: immediate inside a message\n",
+				   ep->sess->id, ep->chan);
+		ep->state = RDMX_EP_ERROR;
+		ep->error = EPROTO;
+		spin_unlock(&ep->lock);
+		rdmx_ep_notify(ep);
+		return -EPIPE;
+	}
+	seg->len = RDMX_SEG_LAST | RDMX_SEG_IMM;
+	ep->rxq_len++;
+	list_add_tail(&seg->node, &ep->rxq);
+	spin_unlock(&ep->lock);
+	rdmx_ep_notify(ep);
 	return 0;
 }
 
@@ -583,7 +631,7 @@ static struct rdmx_rxseg *rdmx_ep_peek(struct rdmx_ep *ep, size_t *len)
 	if (!ep->rxq_len)
 		return NULL;
 	list_for_each_entry(seg, &ep->rxq, node) {
-		*len += seg->len & ~RDMX_SEG_LAST;
+		*len += rdmx_seg_bytes(seg);
 		if (seg->len & RDMX_SEG_LAST)
 			return seg;
 	}
@@ -609,10 +657,13 @@ static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
 }
 
 /**
- * rdmx_ep_recv() - receive one message from a channel
+ * rdmx_ep_recvmsg() - receive one message, or an immediate, from a channel
  * @ep: the channel
- * @to: where to put it; must hold the whole message
+ * @to: where to put a message; must hold all of it
  * @nonblock: fail with -EAGAIN rather than wait
+ * @imm: out: whether what was received is a WRITE_IMM's immediate rather
+ *	than a message (then 0 is returned and nothing is copied)
+ * @value: out: the immediate
  *
  * Context: process context; may sleep.
  * Return: the message's length (0 is a valid, empty message);
@@ -622,13 +673,16 @@ static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
  * -ERESTARTSYS; -EFAULT; or the channel's error (-ECONNRESET,
  * -ETIMEDOUT, -EPROTO).
  */
-ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
+ssize_t rdmx_ep_recvmsg(struct rdmx_ep *ep, struct iov_iter *to,
+			bool nonblock, bool *imm, u32 *value)
 {
 	struct rdmx_rxseg *last, *seg;
 	LIST_HEAD(segs);
 	size_t len;
 	int ret;
 
+	*imm = false;
+	*value = 0;
 	if (nonblock) {
 		if (!mutex_trylock(&ep->mutex))
 			return -EAGAIN;
@@ -666,13 +720,21 @@ ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
 	}
 	spin_unlock(&ep->lock);
 
+	if (last->len & RDMX_SEG_IMM) {
+		*imm = true;
+		*value = le32_to_cpu(((struct rdmx_imm *)last->data)->imm);
+		rdmx_ep_unlink_first(ep, last, 0, &segs);
+		rdmx_segs_free(&segs);
+		ret = 0;
+		goto out;
+	}
 	if (len > iov_iter_count(to)) {
 		ret = -EMSGSIZE;
 		goto out;
 	}
 	/* The segments of a complete message stay put: only readers unlink. */
 	list_for_each_entry(seg, &ep->rxq, node) {
-		size_t n = seg->len & ~RDMX_SEG_LAST;
+		size_t n = rdmx_seg_bytes(seg);
 
 		if (copy_to_iter(seg->data, n, to) != n) {
 			ret = -EFAULT;
@@ -687,6 +749,27 @@ ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
 out:
 	mutex_unlock(&ep->mutex);
 	return ret;
+}
+EXPORT_SYMBOL_GPL(rdmx_ep_recvmsg);
+
+/**
+ * rdmx_ep_recv() - receive one message from a channel
+ * @ep: the channel
+ * @to: where to put it; must hold the whole message
+ * @nonblock: fail with -EAGAIN rather than wait
+ *
+ * As rdmx_ep_recvmsg(), for users that make no use of WRITE_IMM: an
+ * immediate reads as an empty message.
+ *
+ * Context: process context; may sleep.
+ * Return: as rdmx_ep_recvmsg().
+ */
+ssize_t rdmx_ep_recv(struct rdmx_ep *ep, struct iov_iter *to, bool nonblock)
+{
+	bool imm;
+	u32 value;
+
+	return rdmx_ep_recvmsg(ep, to, nonblock, &imm, &value);
 }
 EXPORT_SYMBOL_GPL(rdmx_ep_recv);
 
@@ -789,6 +872,10 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 	mutex_unlock(&ep->send_mutex);
 	mutex_unlock(&ep->mutex);
 
+	/* Its regions' keys die with it; its unread events too. */
+	rdmx_mr_dereg_all(ep);
+	rdmx_ep_events_free(ep);
+
 	list_for_each_entry_safe(nep, tmp, &pending, accept_node) {
 		list_del_init(&nep->accept_node);
 		rdmx_ep_release(nep);
@@ -828,10 +915,12 @@ static void rdmx_echo_data_ready(struct rdmx_ep *ep, void *priv)
 		n = 0;
 		list_for_each_entry(seg, &segs, node) {
 			kv[n].iov_base = seg->data;
-			kv[n++].iov_len = seg->len & ~RDMX_SEG_LAST;
+			kv[n++].iov_len = rdmx_seg_bytes(seg);
 		}
 		iov_iter_kvec(&it, ITER_SOURCE, kv, n, len);
-		rdmx_ep_send(ep, &it, false);
+		/* An immediate is not echoed. */
+		if (!(last->len & RDMX_SEG_IMM))
+			rdmx_ep_send(ep, &it, false);
 		rdmx_segs_free(&segs);
 		INIT_LIST_HEAD(&segs);
 	}

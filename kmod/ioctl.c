@@ -36,7 +36,7 @@ static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
  */
 u64 rdmx_features(void)
 {
-	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG;
+	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 

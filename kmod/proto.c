@@ -25,8 +25,11 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
+#include <linux/rdmx.h>
 
 #include "rdmx.h"
 #include "proto.h"
@@ -37,6 +40,8 @@ static_assert(sizeof(struct rdmx_conn_rej) == 16);
 static_assert(sizeof(struct rdmx_msg_hdr) == 24);
 static_assert(sizeof(struct rdmx_chan_open) == 72);
 static_assert(sizeof(struct rdmx_chan_open_rep) == 16);
+static_assert(sizeof(struct rdmx_imm) == 4);
+static_assert(sizeof(struct rdmx_token_hdr) == 40);
 
 /*
  * Common to request, reply and reject: magic and major version. Sets
@@ -330,6 +335,10 @@ static int rdmx_msg_hdr_check_type(const struct rdmx_msg *m, u32 max_payload)
 		if (!m->chan || m->len)
 			return -EBADMSG;
 		return 0;
+	case RDMX_MSG_IMMED:
+		if (!m->chan || m->len != sizeof(struct rdmx_imm))
+			return -EBADMSG;
+		return 0;
 	case RDMX_MSG_ACK:
 	case RDMX_MSG_HEARTBEAT:
 	case RDMX_MSG_HEARTBEAT_ACK:
@@ -359,6 +368,7 @@ static int rdmx_msg_hdr_check_type(const struct rdmx_msg *m, u32 max_payload)
  *   struct rdmx_chan_open.
  * - OPEN_REP: a channel, a payload of exactly struct rdmx_chan_open_rep.
  * - SHUT: a channel, no payload.
+ * - IMM: a channel, a payload of exactly struct rdmx_imm.
  *
  * Sequenced types may carry any sequence number, 0 included: the sequence
  * space wraps. The payloads of OPEN and OPEN_REP are checked by their own
@@ -537,6 +547,157 @@ int rdmx_chan_open_rep_parse(const void *buf, size_t len, u32 *chan,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_rep_parse);
+
+/**
+ * rdmx_token_size() - bytes of a token with @nr_keys keys
+ * @nr_keys: keys
+ *
+ * Context: any context.
+ * Return: the size.
+ */
+size_t rdmx_token_size(u32 nr_keys)
+{
+	return struct_size_t(struct rdmx_token_hdr, keys, nr_keys);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_size);
+
+/**
+ * rdmx_token_nr_keys() - chunks a region spans
+ * @length: region bytes, not 0
+ * @first_off: where it starts in its first chunk, below @chunk
+ * @chunk: bytes per chunk, not 0
+ *
+ * Context: any context.
+ * Return: the number of chunks, or 0 when it does not fit a token.
+ */
+u32 rdmx_token_nr_keys(u64 length, u32 first_off, u64 chunk)
+{
+	u64 end, n, rem;
+
+	if (!length || !chunk || first_off >= chunk ||
+	    check_add_overflow(length, (u64)first_off, &end))
+		return 0;
+	n = div64_u64_rem(end, chunk, &rem) + !!rem;
+	return n > RDMX_TOKEN_KEYS_MAX ? 0 : n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_nr_keys);
+
+/**
+ * rdmx_token_pack() - write a token
+ * @buf: room for rdmx_token_size(@t->nr_keys) bytes
+ * @t: the values (@t->keys is ignored)
+ * @keys: @t->nr_keys rkeys, in chunk order
+ *
+ * Context: any context.
+ */
+void rdmx_token_pack(void *buf, const struct rdmx_token *t, const u32 *keys)
+{
+	struct rdmx_token_hdr *h = buf;
+	u32 i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le32(RDMX_TOKEN_MAGIC);
+	h->version = RDMX_TOKEN_VERSION;
+	h->access = t->access;
+	h->nr_keys = cpu_to_le16(t->nr_keys);
+	h->region = cpu_to_le32(t->region);
+	h->first_off = cpu_to_le32(t->first_off);
+	h->iova = cpu_to_le64(t->iova);
+	h->length = cpu_to_le64(t->length);
+	h->chunk = cpu_to_le64(t->chunk);
+	for (i = 0; i < t->nr_keys; i++)
+		h->keys[i] = cpu_to_le32(keys[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_pack);
+
+/**
+ * rdmx_token_parse() - check a token a peer handed out
+ * @buf: its bytes, from userspace or a kernel user (any alignment)
+ * @len: their number: exactly the token's size
+ * @t: filled in on success; @t->keys points into @buf
+ *
+ * Nothing in a token is trusted: every field is checked against the others
+ * so that the arithmetic of rdmx_token_check() and rdmx_token_piece() can
+ * neither overflow nor index past the keys.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL for anything malformed.
+ */
+int rdmx_token_parse(const void *buf, size_t len, struct rdmx_token *t)
+{
+	const struct rdmx_token_hdr *h = buf;
+	u64 last;
+
+	if (!buf || len < sizeof(*h) ||
+	    get_unaligned_le32(&h->magic) != RDMX_TOKEN_MAGIC ||
+	    h->version != RDMX_TOKEN_VERSION)
+		return -EINVAL;
+	t->access = h->access;
+	t->nr_keys = get_unaligned_le16(&h->nr_keys);
+	t->region = get_unaligned_le32(&h->region);
+	t->first_off = get_unaligned_le32(&h->first_off);
+	t->iova = get_unaligned_le64(&h->iova);
+	t->length = get_unaligned_le64(&h->length);
+	t->chunk = get_unaligned_le64(&h->chunk);
+	t->keys = h->keys;
+
+	if (!t->access || (t->access & ~RDMX_TOKEN_ACCESS_ALL) ||
+	    len != rdmx_token_size(t->nr_keys) ||
+	    !t->length || t->length > RDMX_MR_MAX ||
+	    check_add_overflow(t->iova, t->length - 1, &last) ||
+	    rdmx_token_nr_keys(t->length, t->first_off, t->chunk) !=
+	    t->nr_keys || !t->nr_keys)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_parse);
+
+/**
+ * rdmx_token_check() - whether an operation stays inside a token's region
+ * @t: a parsed token
+ * @off: region offset of the first byte
+ * @len: bytes; 0 is inside when @off is at most the length
+ * @need: RDMX_TOKEN_* rights the operation needs
+ *
+ * Context: any context.
+ * Return: 0; -EACCES without the rights; -ERANGE outside the region
+ * (wrap-around included).
+ */
+int rdmx_token_check(const struct rdmx_token *t, u64 off, u64 len, u8 need)
+{
+	u64 end;
+
+	if ((t->access & need) != need)
+		return -EACCES;
+	if (check_add_overflow(off, len, &end) || end > t->length)
+		return -ERANGE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_check);
+
+/**
+ * rdmx_token_piece() - the part of an operation one key covers
+ * @t: a parsed token
+ * @off: region offset, with @off + @len inside (rdmx_token_check())
+ * @len: bytes left, not 0
+ * @rkey: the key of the chunk @off falls in
+ * @raddr: the remote address of @off
+ *
+ * Context: any context.
+ * Return: bytes from @off up to the end of its chunk, at most @len.
+ */
+u64 rdmx_token_piece(const struct rdmx_token *t, u64 off, u64 len,
+		     u32 *rkey, u64 *raddr)
+{
+	u64 pos = off + t->first_off;
+	u64 rem;
+	u64 idx = div64_u64_rem(pos, t->chunk, &rem);
+
+	*rkey = get_unaligned_le32(&t->keys[idx]);
+	*raddr = t->iova + off;
+	return min(len, t->chunk - rem);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_piece);
 
 /**
  * rdmx_seq_ack_valid() - whether an acknowledgment is believable

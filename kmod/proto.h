@@ -158,6 +158,7 @@ enum rdmx_msg_type {
 	RDMX_MSG_OPEN = 6,		/* open a channel to a service */
 	RDMX_MSG_OPEN_REP = 7,		/* answer to OPEN */
 	RDMX_MSG_SHUT = 8,		/* the sender closed its end of a channel */
+	RDMX_MSG_IMMED = 9,		/* a WRITE_IMM's immediate, sequenced */
 	RDMX_MSG_NR_TYPES,
 };
 
@@ -165,7 +166,8 @@ enum rdmx_msg_type {
 static inline bool rdmx_msg_type_sequenced(u8 type)
 {
 	return type == RDMX_MSG_DATA || type == RDMX_MSG_OPEN ||
-	       type == RDMX_MSG_OPEN_REP || type == RDMX_MSG_SHUT;
+	       type == RDMX_MSG_OPEN_REP || type == RDMX_MSG_SHUT ||
+	       type == RDMX_MSG_IMMED;
 }
 
 #define RDMX_MSG_F_MORE		BIT(0)	/* more segments of this message follow */
@@ -254,6 +256,85 @@ struct rdmx_chan_open_rep {
 	u8 reserved[8];
 };
 
+/**
+ * struct rdmx_imm - payload of RDMX_MSG_IMMED
+ * @imm: the immediate the writer gave
+ *
+ * Sent once the RDMA WRITE it belongs to completed at the writer, so every
+ * byte of that write (and of the writes before it) is in place when the
+ * receiver sees it.
+ */
+struct rdmx_imm {
+	__le32 imm;
+};
+
+/*
+ * A token names a registered region (see Documentation/one-sided.rst). It
+ * travels between hosts as opaque bytes: a header, then one rkey for each
+ * chunk of the region (a chunk is what one FRWR registration maps). Region
+ * byte @off sits at remote address @iova + @off, under the key of chunk
+ * (@first_off + @off) / @chunk.
+ */
+#define RDMX_TOKEN_MAGIC	0x54584452	/* "RDXT" */
+#define RDMX_TOKEN_VERSION	1
+
+/* rdmx_token.access: the rights of the region (as RDMX_ACCESS_*). */
+#define RDMX_TOKEN_READ		BIT(0)
+#define RDMX_TOKEN_WRITE	BIT(1)
+#define RDMX_TOKEN_ATOMIC	BIT(2)
+#define RDMX_TOKEN_ACCESS_ALL	(RDMX_TOKEN_READ | RDMX_TOKEN_WRITE | \
+				 RDMX_TOKEN_ATOMIC)
+
+/**
+ * struct rdmx_token_hdr - a token on the wire
+ * @magic: RDMX_TOKEN_MAGIC
+ * @version: RDMX_TOKEN_VERSION
+ * @access: RDMX_TOKEN_* rights
+ * @nr_keys: keys following the header: one per chunk
+ * @region: the owner's region id (for its logs)
+ * @first_off: where the region starts in its first chunk
+ * @iova: remote address of the region's first byte
+ * @length: region bytes
+ * @chunk: bytes each key covers (the first covers @chunk - @first_off)
+ * @keys: the rkeys, __le32 each
+ */
+struct rdmx_token_hdr {
+	__le32 magic;
+	u8 version;
+	u8 access;
+	__le16 nr_keys;
+	__le32 region;
+	__le32 first_off;
+	__le64 iova;
+	__le64 length;
+	__le64 chunk;
+	__le32 keys[];
+};
+
+/**
+ * struct rdmx_token - a token, checked and unpacked (the keys stay packed)
+ * @access: RDMX_TOKEN_* rights
+ * @nr_keys: number of keys
+ * @region: the owner's region id
+ * @first_off: offset of the region in its first chunk
+ * @iova: remote address of the region's first byte
+ * @length: region bytes
+ * @chunk: bytes per chunk
+ * @keys: the packed keys, in the caller's buffer
+ */
+struct rdmx_token {
+	u8 access;
+	u32 nr_keys;
+	u32 region;
+	u32 first_off;
+	u64 iova;
+	u64 length;
+	u64 chunk;
+	const __le32 *keys;
+};
+
+#define RDMX_TOKEN_KEYS_MAX	((4096 - sizeof(struct rdmx_token_hdr)) / 4)
+
 /* Sequence numbers wrap: compare them as TCP does (RFC 1982 arithmetic). */
 static inline bool rdmx_seq_before(u32 a, u32 b)
 {
@@ -314,6 +395,15 @@ void rdmx_chan_open_rep_pack(struct rdmx_chan_open_rep *rep, u32 chan,
 int rdmx_chan_open_rep_parse(const void *buf, size_t len, u32 *chan,
 			     enum rdmx_open_status *status);
 bool rdmx_service_name_valid(const char *name, size_t size);
+
+size_t rdmx_token_size(u32 nr_keys);
+u32 rdmx_token_nr_keys(u64 length, u32 first_off, u64 chunk);
+void rdmx_token_pack(void *buf, const struct rdmx_token *t, const u32 *keys);
+int rdmx_token_parse(const void *buf, size_t len, struct rdmx_token *t);
+int rdmx_token_check(const struct rdmx_token *t, u64 off, u64 len,
+		     u8 need);
+u64 rdmx_token_piece(const struct rdmx_token *t, u64 off, u64 len,
+		     u32 *rkey, u64 *raddr);
 
 bool rdmx_seq_ack_valid(u32 una, u32 nxt, u32 ack);
 enum rdmx_seq_class rdmx_seq_classify(u32 seq, u32 expected);

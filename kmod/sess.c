@@ -16,6 +16,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdmx.h"
+#include "rma.h"
 #include "sess.h"
 #include "rdmx_trace.h"
 
@@ -52,6 +53,8 @@ static void rdmx_sess_release(struct kref *ref)
 
 	WARN_ON(sess->conn);
 	WARN_ON(!list_empty(&sess->tx_list));
+	WARN_ON(!list_empty(&sess->mrs));
+	rdmx_pd_put(sess->xpd);
 	xa_destroy(&sess->chans);
 	rdmx_sysfs_sess_del(sess);
 	rdmx_sess_release_final(sess);
@@ -108,6 +111,9 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 	kref_init(&sess->ref);
 	sess->server = server;
 	mutex_init(&sess->mutex);
+	mutex_init(&sess->mr_mutex);
+	INIT_LIST_HEAD(&sess->mrs);
+	INIT_WORK(&sess->pd_work, rdmx_sess_pd_work);
 	spin_lock_init(&sess->lock);
 	sess->state = RDMX_SESS_IDLE;
 	INIT_LIST_HEAD(&sess->tx_list);
@@ -345,6 +351,20 @@ static void rdmx_wc_failed(struct rdmx_sess *sess, const char *op,
 	trace_rdmx_wc_error(sess->id, op, wc->status, wc->vendor_err);
 	pr_err_ratelimited("session %u: %s failed: %s (%d)\n", sess->id, op,
 			   ib_wc_status_msg(wc->status), wc->status);
+}
+
+/**
+ * rdmx_sess_wc_failed() - report a failed completion of a session's QP
+ * @sess: the session
+ * @op: what failed, for the log
+ * @wc: the completion
+ *
+ * Context: any context.
+ */
+void rdmx_sess_wc_failed(struct rdmx_sess *sess, const char *op,
+			 const struct ib_wc *wc)
+{
+	rdmx_wc_failed(sess, op, wc);
 }
 
 static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -606,6 +626,15 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 		if (sess->rx_queued > RDMX_SESS_RX_LIMIT)
 			sess->rx_held = true;
 		break;
+	case RDMX_MSG_IMMED:
+		if (!ep) {
+			sess->stats.dropped++;
+			return;
+		}
+		if (rdmx_ep_chan_deliver_imm(ep, *segp) < 0)
+			return;
+		*segp = NULL;
+		break;
 	case RDMX_MSG_OPEN:
 		if (rdmx_chan_open_parse(payload, m->len, &w->open_chan,
 					 w->service)) {
@@ -721,7 +750,7 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE,
 				   DMA_FROM_DEVICE);
 	ret = rdmx_msg_hdr_parse(rxb->buf, wc->byte_len, RDMX_SEG_SIZE, &m);
-	if (!ret && m.type == RDMX_MSG_DATA) {
+	if (!ret && (m.type == RDMX_MSG_DATA || m.type == RDMX_MSG_IMMED)) {
 		seg = kmalloc(struct_size(seg, data, m.len), GFP_KERNEL);
 		if (seg) {
 			seg->len = m.len;
@@ -938,11 +967,24 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess)
  */
 static void rdmx_conn_fail(struct rdmx_conn *conn, int err)
 {
+	lockdep_assert_held(&conn->sess->lock);
 	if (conn->state == RDMX_CONN_DEAD)
 		return;
 	conn->state = RDMX_CONN_DEAD;
 	conn->err = err;
 	queue_work(rdmx_wq, &conn->teardown_work);
+}
+
+/**
+ * rdmx_sess_conn_fail() - fail a connection (its teardown is queued)
+ * @conn: the connection
+ * @err: why
+ *
+ * Context: under the session's lock.
+ */
+void rdmx_sess_conn_fail(struct rdmx_conn *conn, int err)
+{
+	rdmx_conn_fail(conn, err);
 }
 
 /* Release the IB resources; each step only if it was done. */
@@ -978,8 +1020,9 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
 		ib_cq_pool_put(conn->cq, conn->cq_size);
 		conn->cq = NULL;
 	}
-	if (conn->pd) {
-		ib_dealloc_pd(conn->pd);
+	if (conn->xpd) {
+		rdmx_pd_put(conn->xpd);
+		conn->xpd = NULL;
 		conn->pd = NULL;
 	}
 	if (conn->rdev) {
@@ -1014,6 +1057,7 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 	struct ib_port_attr pattr;
 	size_t rxlen = sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE;
 	unsigned int i;
+	u32 ctxs;
 	int ret;
 
 	conn->rdev = rdmx_device_get_ibdev(ibdev);
@@ -1039,14 +1083,25 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 		goto out;
 	}
 
-	conn->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(conn->pd)) {
-		ret = PTR_ERR(conn->pd);
-		conn->pd = NULL;
+	/*
+	 * One-sided work requests get send queue room of their own:
+	 * RDMX_RMA_WR_FACTOR entries (registration, transfer, invalidation)
+	 * for each rdma_rw context, as many contexts as the device leaves
+	 * room for, up to RDMX_RMA_CTXS.
+	 */
+	ctxs = min_t(u32, RDMX_RMA_CTXS,
+		     (attr->max_qp_wr - 1 - conn->sq_size) / RDMX_RMA_WR_FACTOR);
+	conn->rma_wrs = ctxs * RDMX_RMA_WR_FACTOR;
+
+	conn->xpd = rdmx_sess_pd_get(conn->sess, ibdev);
+	if (IS_ERR(conn->xpd)) {
+		ret = PTR_ERR(conn->xpd);
+		conn->xpd = NULL;
 		goto out;
 	}
+	conn->pd = conn->xpd->pd;
 	/* +2: one drain completion for each queue. */
-	conn->cq_size = conn->depth + conn->sq_size + 2;
+	conn->cq_size = conn->depth + conn->sq_size + conn->rma_wrs + 2;
 	conn->cq = ib_cq_pool_get(ibdev, conn->cq_size, -1, IB_POLL_WORKQUEUE);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
@@ -1058,11 +1113,16 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 	init.send_cq = conn->cq;
 	init.recv_cq = conn->cq;
 	init.qp_type = IB_QPT_RC;
-	init.sq_sig_type = IB_SIGNAL_ALL_WR;
-	init.cap.max_send_wr = conn->sq_size + 1;	/* +1 for drain */
+	/* rdma_rw leaves all but a chain's last work request unsignaled. */
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.port_num = conn->cm_id->port_num;
+	/* +1 for drain */
+	init.cap.max_send_wr = conn->sq_size + conn->rma_wrs + 1;
 	init.cap.max_recv_wr = conn->depth + 1;		/* +1 for drain */
-	init.cap.max_send_sge = 1;
+	init.cap.max_send_sge = min_t(u32, attr->max_send_sge,
+				      RDMX_RMA_MAX_SGE);
 	init.cap.max_recv_sge = 1;
+	init.cap.max_rdma_ctxs = ctxs;
 	ret = rdma_create_qp(conn->cm_id, conn->pd, &init);
 	if (ret)
 		goto out;
@@ -2038,6 +2098,7 @@ void rdmx_sess_device_removed(struct ib_device *ibdev)
 		    sess->conn->rdev->ibdev == ibdev)
 			rdmx_conn_fail(sess->conn, -ENODEV);
 		spin_unlock(&sess->lock);
+		rdmx_sess_pd_device_gone(sess, ibdev);
 	}
 	xa_unlock(&rdmx_sessions);
 }

@@ -13,9 +13,13 @@
  * Locking (outermost first):
  *   ep->mutex            listen, connect and recv on one endpoint
  *   ep->send_mutex       send and shutdown on one endpoint
+ *   sess->mr_mutex       registering and deregistering a region, which
+ *                        posts under sess->mutex
  *   rdmx_sess_mutex      (global) finding or creating a client session
  *   sess->mutex          connection setup and teardown of one session;
- *                        never taken by a CM event handler or a completion
+ *                        never taken by a CM event handler or a completion;
+ *                        one-sided operations are posted under it, so the
+ *                        QP they use cannot be torn down meanwhile
  *   rdmx_lst_mutex       (global) the listener list
  *   sess->lock           (spinlock) everything on the data path of a
  *                        session: state, conn pointer, sequence numbers,
@@ -46,6 +50,7 @@
 
 struct rdmx_ep;
 struct rdmx_sess;
+struct rdmx_pd;
 
 /* What an rdma_cm id's context points to: a listener or a connection. */
 enum rdmx_cm_kind {
@@ -139,7 +144,8 @@ struct rdmx_txbuf {
  * @sess: the session (holds a reference)
  * @cm_id: rdma_cm identifier
  * @rdev: the device it runs on (holds a reference), NULL before resolved
- * @pd: protection domain
+ * @xpd: the session's protection domain (holds a reference)
+ * @pd: @xpd's ib_pd
  * @cq: completion queue from the CQ pool
  * @cq_size: entries taken from the pool
  * @qp: the RC queue pair
@@ -149,6 +155,9 @@ struct rdmx_txbuf {
  * @peer_depth: the peer's queue depth
  * @sq_size: send queue entries; @sq_posted counts those in use
  * @sq_posted: SENDs posted and not yet completed
+ * @rma_wrs: send queue entries for one-sided work requests (READ, WRITE,
+ *	atomics, registration), beyond @sq_size
+ * @rma_posted: of those, posted and not yet completed
  * @rx: receive buffers, @depth of them
  * @ctrl: control buffers, RDMX_CTRL_BUFS
  * @ctrl_free: control buffers not posted
@@ -161,6 +170,7 @@ struct rdmx_conn {
 	struct rdmx_sess *sess;
 	struct rdma_cm_id *cm_id;
 	struct rdmx_device *rdev;
+	struct rdmx_pd *xpd;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	unsigned int cq_size;
@@ -171,6 +181,8 @@ struct rdmx_conn {
 	u32 peer_depth;
 	u32 sq_size;
 	u32 sq_posted;
+	u32 rma_wrs;
+	u32 rma_posted;
 	struct rdmx_rxbuf *rx;
 	struct rdmx_txbuf *ctrl[RDMX_CTRL_BUFS];
 	struct list_head ctrl_free;
@@ -206,6 +218,13 @@ struct rdmx_sess_stats {
  * @kobj_inited: @kobj owns the memory (freed by its release)
  * @kobj_added: @kobj is in sysfs
  * @mutex: serialises connection setup and teardown
+ * @mr_mutex: @mrs and the regions' keys
+ * @xpd: protection domain of the session's connections and regions; kept
+ *	across reconnects on the same device, so tokens stay good. Under
+ *	@lock (CM event handlers read it)
+ * @pd_gone: @xpd's device is going: a new connection needs a new PD
+ * @mrs: regions registered on the session (struct rdmx_mr)
+ * @pd_work: drops @xpd and the regions' keys when its device goes away
  * @lock: the data path (see the locking rules at the top)
  * @state: enum rdmx_sess_state; changed only by rdmx_sess_set_state()
  * @error: why the session closed (positive errno), once CLOSED
@@ -251,6 +270,11 @@ struct rdmx_sess {
 	bool kobj_added;
 
 	struct mutex mutex;		/* connection setup and teardown */
+	struct mutex mr_mutex;		/* xpd, mrs */
+	struct rdmx_pd *xpd;
+	bool pd_gone;
+	struct list_head mrs;
+	struct work_struct pd_work;
 	spinlock_t lock;		/* the data path */
 	enum rdmx_sess_state state;
 	int error;
@@ -356,6 +380,11 @@ struct rdmx_listener {
  * @notify_work: calls @ops->data_ready
  * @shut_sent: SHUT has been queued
  * @broken: a message was cut short: no more sends
+ * @mrs: regions registered through this endpoint, by id (struct rdmx_mr)
+ * @mr_next: for cyclic region ids
+ * @events: completed asynchronous operations (struct rdmx_rma_req)
+ * @nr_events: on @events
+ * @rma_async: asynchronous operations started and not yet read as events
  * @msgs_tx: counters
  * @msgs_rx: counters
  * @bytes_tx: counters
@@ -389,6 +418,11 @@ struct rdmx_ep {
 	struct work_struct notify_work;
 	bool shut_sent;
 	bool broken;
+	struct xarray mrs;
+	u32 mr_next;
+	struct list_head events;
+	unsigned int nr_events;
+	unsigned int rma_async;
 	u64 msgs_tx;
 	u64 msgs_rx;
 	u64 bytes_tx;
@@ -413,6 +447,9 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
 		       const void *payload, size_t len, struct iov_iter *from,
 		       bool wait, bool nonblock);
 bool rdmx_sess_writable(struct rdmx_sess *sess);
+void rdmx_sess_wc_failed(struct rdmx_sess *sess, const char *op,
+			 const struct ib_wc *wc);
+void rdmx_sess_conn_fail(struct rdmx_conn *conn, int err);
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
 u32 rdmx_sess_credits(struct rdmx_sess *sess);
 
@@ -436,6 +473,7 @@ struct rdmx_ep *rdmx_ep_new_chan(struct rdmx_sess *sess, u32 rchan,
 				 const char *service);
 int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg,
 			 bool more);
+int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg);
 void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
 			   enum rdmx_open_status status);
 void rdmx_ep_chan_shut(struct rdmx_ep *ep);

@@ -17,6 +17,7 @@
 #include <linux/uio.h>
 
 #include "rdmx.h"
+#include "rma.h"
 #include "sess.h"
 
 static_assert(sizeof(struct rdmx_ep_addr) == RDMX_EP_ADDR_SIZE_VER0);
@@ -26,6 +27,19 @@ static_assert(sizeof(struct rdmx_msg_vec) == RDMX_MSG_VEC_SIZE_VER0);
 
 #define RDMX_VEC_STATUS	offsetof(struct rdmx_msg_vec, status)
 #define RDMX_VEC_LEN	offsetof(struct rdmx_msg_vec, len)
+#define RDMX_VEC_FLAGS	offsetof(struct rdmx_msg_vec, flags)
+#define RDMX_VEC_IMM	offsetof(struct rdmx_msg_vec, imm)
+static_assert(sizeof(struct rdmx_mr_reg) == RDMX_MR_REG_SIZE_VER0);
+static_assert(sizeof(struct rdmx_mr_dereg) == RDMX_MR_DEREG_SIZE_VER0);
+static_assert(sizeof(struct rdmx_rma) == RDMX_RMA_SIZE_VER0);
+static_assert(sizeof(struct rdmx_rma_op) == RDMX_RMA_OP_SIZE_VER0);
+static_assert(sizeof(struct rdmx_events) == RDMX_EVENTS_SIZE_VER0);
+static_assert(sizeof(struct rdmx_event) == RDMX_EVENT_SIZE_VER0);
+static_assert(RDMX_TOKEN_READ == RDMX_ACCESS_REMOTE_READ);
+static_assert(RDMX_TOKEN_WRITE == RDMX_ACCESS_REMOTE_WRITE);
+static_assert(RDMX_TOKEN_ATOMIC == RDMX_ACCESS_REMOTE_ATOMIC);
+static_assert(sizeof(struct rdmx_token_hdr) + 4 * RDMX_TOKEN_KEYS_MAX <=
+	      RDMX_TOKEN_MAX);
 static_assert(sizeof(struct rdmx_ep_info) == RDMX_EP_INFO_SIZE_VER0);
 
 /*
@@ -147,6 +161,8 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 	struct rdmx_msg_vec v;
 	struct iov_iter it;
 	u32 usize, i, done = 0;
+	bool imm = false;
+	u32 value = 0;
 	long ret;
 
 	ret = rdmx_copy_args_in(&x, sizeof(x), RDMX_EP_XFER_SIZE_VER0, uarg,
@@ -165,7 +181,7 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 		ret = copy_struct_from_user(&v, sizeof(v), uv, x.vec_size);
 		if (ret)
 			break;
-		if (v.flags || v.reserved) {
+		if (v.flags || v.imm) {
 			ret = -EINVAL;
 			break;
 		}
@@ -181,7 +197,8 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 			iov_iter_ubuf(&it, ITER_DEST, u64_to_user_ptr(v.addr),
 				      v.len);
 			/* Wait for the first message only. */
-			ret = rdmx_ep_recv(ep, &it, nonblock || done);
+			ret = rdmx_ep_recvmsg(ep, &it, nonblock || done, &imm,
+					      &value);
 			if (ret == -EMSGSIZE) {
 				ssize_t need = rdmx_ep_recv_len(ep);
 
@@ -204,7 +221,11 @@ static long rdmx_uep_xfer(struct file *file, struct rdmx_ep *ep,
 			       0;
 		}
 		if (put_user(v.status, (s32 __user *)(uv + RDMX_VEC_STATUS)) ||
-		    (!send && put_user(v.len, (u32 __user *)(uv + RDMX_VEC_LEN)))) {
+		    (!send && put_user(v.len, (u32 __user *)(uv + RDMX_VEC_LEN))) ||
+		    (imm && (put_user(RDMX_MSG_IMM,
+				      (u32 __user *)(uv + RDMX_VEC_FLAGS)) ||
+			     put_user(value,
+				      (u32 __user *)(uv + RDMX_VEC_IMM))))) {
 			ret = -EFAULT;
 			break;
 		}
@@ -258,6 +279,233 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);
 }
 
+static long rdmx_uep_mr_reg(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct rdmx_mr_reg r;
+	struct rdmx_lmem lm;
+	u32 usize, tlen;
+	void *token;
+	long ret;
+
+	ret = rdmx_copy_args_in(&r, sizeof(r), RDMX_MR_REG_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (r.flags || r.reserved || r.mr_id || !r.access ||
+	    r.access & ~(RDMX_ACCESS_REMOTE_READ | RDMX_ACCESS_REMOTE_WRITE |
+			 RDMX_ACCESS_REMOTE_ATOMIC) ||
+	    !r.length || r.length > RDMX_MR_MAX)
+		return -EINVAL;
+	ret = rdmx_ep_rma_ready(ep);
+	if (ret)
+		return ret;
+	tlen = min_t(u32, r.token_len, RDMX_TOKEN_MAX);
+	token = kzalloc(RDMX_TOKEN_MAX, GFP_KERNEL);
+	if (!token)
+		return -ENOMEM;
+	/* The device may write what remote writers and atomics may. */
+	ret = rdmx_lmem_pin(&lm, r.addr, r.length,
+			    r.access & (RDMX_ACCESS_REMOTE_WRITE |
+					RDMX_ACCESS_REMOTE_ATOMIC), true);
+	if (ret)
+		goto out_free;
+	ret = rdmx_mr_reg(ep, &lm, r.access, token, &tlen, &r.mr_id);
+	if (ret)
+		goto out_free;
+	r.token_len = tlen;
+	if (copy_to_user(u64_to_user_ptr(r.token), token, tlen))
+		ret = -EFAULT;
+	else
+		ret = rdmx_copy_args_out(uarg, &r, sizeof(r), usize);
+	if (ret)
+		rdmx_mr_dereg(ep, r.mr_id);
+out_free:
+	kfree(token);
+	return ret;
+}
+
+static long rdmx_uep_mr_dereg(struct rdmx_ep *ep, void __user *uarg)
+{
+	struct rdmx_mr_dereg d;
+	u32 usize;
+	long ret;
+
+	ret = rdmx_copy_args_in(&d, sizeof(d), RDMX_MR_DEREG_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (d.flags || d.reserved)
+		return -EINVAL;
+	ret = rdmx_mr_dereg(ep, d.mr_id);
+	return ret ?: rdmx_copy_args_out(uarg, &d, sizeof(d), usize);
+}
+
+/* Check one operation's fields and take in its token and local memory. */
+static int rdmx_uep_rma_op_in(const struct rdmx_rma_op *op, void *tbuf,
+			      struct rdmx_token *t, struct rdmx_lmem *lm)
+{
+	bool atomic = op->opcode == RDMX_RMA_CMP_SWAP ||
+		      op->opcode == RDMX_RMA_FETCH_ADD;
+	int ret;
+
+	memset(lm, 0, sizeof(*lm));
+	if (op->flags || op->reserved || op->status ||
+	    op->opcode < RDMX_RMA_READ || op->opcode > RDMX_RMA_FETCH_ADD ||
+	    (op->opcode != RDMX_RMA_WRITE_IMM && op->imm) ||
+	    (op->opcode != RDMX_RMA_CMP_SWAP && op->swap) ||
+	    (!atomic && op->compare_add) ||
+	    (atomic && op->length != sizeof(u64)) ||
+	    op->length > RDMX_RMA_LEN_MAX ||
+	    (!op->length && op->opcode != RDMX_RMA_WRITE_IMM) ||
+	    !op->token_len || op->token_len > RDMX_TOKEN_MAX)
+		return -EINVAL;
+	if (copy_from_user(tbuf, u64_to_user_ptr(op->token), op->token_len))
+		return -EFAULT;
+	if (rdmx_token_parse(tbuf, op->token_len, t)) {
+		pr_info_ratelimited("pid %d: malformed token\n",
+				    task_pid_nr(current));
+		return -EINVAL;
+	}
+	if (atomic && (op->local_addr & 7))
+		return -EINVAL;
+	if (!op->length)
+		return 0;
+	ret = rdmx_lmem_pin(lm, op->local_addr, op->length,
+			    op->opcode == RDMX_RMA_READ || atomic, false);
+	return ret;
+}
+
+static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
+			 void __user *uarg)
+{
+	struct rdmx_rma_batch batch;
+	struct rdmx_rma_req **reqs;
+	struct rdmx_rma_op op;
+	struct rdmx_lmem lm;
+	struct rdmx_token t;
+	u32 usize, i, done = 0;
+	struct rdmx_rma r;
+	bool async;
+	void *tbuf;
+	long ret;
+
+	ret = rdmx_copy_args_in(&r, sizeof(r), RDMX_RMA_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (r.flags & ~RDMX_RMA_ASYNC || !r.count ||
+	    r.count > RDMX_RMA_BATCH_MAX || r.op_size < RDMX_RMA_OP_SIZE_VER0 ||
+	    r.op_size > RDMX_ENTRY_SIZE_MAX)
+		return -EINVAL;
+	ret = rdmx_ep_rma_ready(ep);
+	if (ret)
+		return ret;
+	async = r.flags & RDMX_RMA_ASYNC;
+	tbuf = kmalloc(RDMX_TOKEN_MAX, GFP_KERNEL);
+	reqs = kcalloc(r.count, sizeof(*reqs), GFP_KERNEL);
+	if (!tbuf || !reqs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	atomic_set(&batch.pending, 1);
+	init_completion(&batch.done);
+
+	for (i = 0; i < r.count; i++) {
+		void __user *uop = u64_to_user_ptr(r.ops + (u64)i * r.op_size);
+
+		ret = copy_struct_from_user(&op, sizeof(op), uop, r.op_size);
+		if (ret)
+			break;
+		ret = rdmx_uep_rma_op_in(&op, tbuf, &t, &lm);
+		if (!ret)
+			ret = rdmx_rma_submit(ep, async ? NULL : &batch, i,
+					      op.opcode, op.imm, &t,
+					      op.remote_offset, &lm,
+					      op.compare_add, op.swap,
+					      op.user_data, &reqs[i]);
+		if (ret) {
+			if (ret == -EINTR && done)
+				ret = 0;
+			else if (put_user((s32)ret, (s32 __user *)(uop +
+					  offsetof(struct rdmx_rma_op, status))))
+				ret = -EFAULT;
+			break;
+		}
+		done++;
+	}
+	if (!async) {
+		rdmx_rma_batch_wait(&batch);
+		for (i = 0; i < done; i++) {
+			void __user *uop = u64_to_user_ptr(r.ops +
+							   (u64)i * r.op_size);
+
+			if (put_user((s32)reqs[i]->status,
+				     (s32 __user *)(uop +
+				     offsetof(struct rdmx_rma_op, status))))
+				ret = -EFAULT;
+			rdmx_rma_req_free(reqs[i]);
+		}
+	}
+	if (done) {
+		r.count = done;
+		ret = rdmx_copy_args_out(uarg, &r, sizeof(r), usize) ?: done;
+	}
+out_free:
+	kfree(reqs);
+	kfree(tbuf);
+	return ret;
+}
+
+static long rdmx_uep_events(struct file *file, struct rdmx_ep *ep,
+			    void __user *uarg)
+{
+	bool nonblock = file->f_flags & O_NONBLOCK;
+	struct rdmx_event *evs;
+	struct rdmx_events e;
+	u32 usize, i;
+	long ret;
+	int n;
+
+	ret = rdmx_copy_args_in(&e, sizeof(e), RDMX_EVENTS_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (e.flags & ~RDMX_EVENTS_NONBLOCK || !e.count ||
+	    e.count > RDMX_RMA_BATCH_MAX ||
+	    e.event_size < RDMX_EVENT_SIZE_VER0 ||
+	    e.event_size > RDMX_ENTRY_SIZE_MAX)
+		return -EINVAL;
+	nonblock |= e.flags & RDMX_EVENTS_NONBLOCK;
+	evs = kcalloc(e.count, sizeof(*evs), GFP_KERNEL);
+	if (!evs)
+		return -ENOMEM;
+	n = rdmx_ep_events_take(ep, evs, e.count, nonblock);
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	/*
+	 * Taken events are the caller's: a fault below loses them, as a
+	 * read() into a bad buffer loses data.
+	 */
+	for (i = 0; i < n; i++) {
+		void __user *ue = u64_to_user_ptr(e.events +
+						  (u64)i * e.event_size);
+
+		if (copy_to_user(ue, &evs[i], sizeof(evs[i])) ||
+		    clear_user(ue + sizeof(evs[i]),
+			       e.event_size - sizeof(evs[i]))) {
+			ret = -EFAULT;
+			goto out;
+		}
+	}
+	e.count = n;
+	ret = rdmx_copy_args_out(uarg, &e, sizeof(e), usize) ?: n;
+out:
+	kfree(evs);
+	return ret;
+}
+
 /* SHUTDOWN takes no argument: it must be 0, so one can be added later. */
 static long rdmx_uep_shutdown(struct rdmx_ep *ep, void __user *uarg)
 {
@@ -294,6 +542,14 @@ long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
 		return rdmx_uep_shutdown(ep, uarg);
 	case RDMX_IOC_EP_INFO:
 		return rdmx_uep_info(ep, uarg);
+	case RDMX_IOC_MR_REG:
+		return rdmx_uep_mr_reg(ep, uarg);
+	case RDMX_IOC_MR_DEREG:
+		return rdmx_uep_mr_dereg(ep, uarg);
+	case RDMX_IOC_RMA:
+		return rdmx_uep_rma(file, ep, uarg);
+	case RDMX_IOC_EP_EVENTS:
+		return rdmx_uep_events(file, ep, uarg);
 	default:
 		return -ENOIOCTLCMD;
 	}
@@ -305,7 +561,8 @@ long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
  * @wait: poll table
  *
  * EPOLLIN: a message, a channel to accept, the end of the stream or an
- * error. EPOLLOUT: a send would not block. EPOLLHUP once the peer shut
+ * error. EPOLLPRI: a completion event to read (RDMX_IOC_EP_EVENTS).
+ * EPOLLOUT: a send would not block. EPOLLHUP once the peer shut
  * down; EPOLLERR once the channel failed.
  *
  * Context: process context.
@@ -324,6 +581,8 @@ __poll_t rdmx_uep_poll(struct file *file, poll_table *wait)
 	sess = ep->sess;
 	if (ep->rxq_len || !list_empty(&ep->acceptq))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	if (ep->nr_events)
+		mask |= EPOLLPRI;
 	spin_unlock(&ep->lock);
 
 	switch (state) {

@@ -30,7 +30,8 @@ test_kunit() {
 		rdmx_fail "kunit module loads"
 		return
 	fi
-	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state rdmx_sess
+	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state \
+		rdmx_sess rdmx_token rdmx_rma
 	# With a device present the tracking case must really run.
 	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
 		"$RDMX_OUT/kunit-rdmx_device.ktap"; then
@@ -44,6 +45,13 @@ test_kunit() {
 		rdmx_pass "kunit sessions connected to this host over $dev"
 	else
 		rdmx_fail "kunit sessions connected to this host over $dev"
+	fi
+	# ... and one-sided access, over it (atomics may skip, on siw).
+	if grep -Eq '^    ok [0-9]+ rdmx_rma_rw_test$' \
+		"$RDMX_OUT/kunit-rdmx_rma.ktap"; then
+		rdmx_pass "kunit one-sided access ran over $dev"
+	else
+		rdmx_fail "kunit one-sided access ran over $dev"
 	fi
 	rdmx_check "kunit module unloads" rmmod rdmx_test
 }

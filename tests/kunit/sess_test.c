@@ -23,6 +23,7 @@ struct rdmx_sess_fixture {
 	struct rdmx_ep *sep;	/* the accepted end */
 	u8 *tx;
 	u8 *rx;
+	void *priv;
 };
 
 /* An IPv4 address of a netdev that an RDMA device runs on, or 0. */
@@ -250,3 +251,274 @@ static struct kunit_suite rdmx_sess_suite = {
 };
 
 kunit_test_suites(&rdmx_sess_suite);
+
+/* ---- rdmx_rma: one-sided access through the kernel API ---- */
+
+#define RDMX_KUNIT_REGION	(3 << 20)
+
+struct rdmx_rma_fixture {
+	u8 *mem;		/* the accepted end's region, and 5 bytes more */
+	u8 *token;
+	u32 token_len;
+	u32 id;
+};
+
+static int rdmx_rma_test_init(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f;
+	struct rdmx_rma_fixture *r;
+	int ret;
+
+	ret = rdmx_sess_test_init(test);
+	if (ret)
+		return ret;
+	f = test->priv;
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->mem = vzalloc(RDMX_KUNIT_REGION + 5);
+	r->token = kunit_kzalloc(test, RDMX_TOKEN_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r->mem);
+	KUNIT_ASSERT_NOT_NULL(test, r->token);
+	/* Unaligned, and across two chunks on rxe (2 MiB per FRWR). */
+	r->token_len = RDMX_TOKEN_MAX;
+	ret = rdmx_ep_mr_reg(f->sep, r->mem + 5, RDMX_KUNIT_REGION,
+			     RDMX_ACCESS_REMOTE_READ | RDMX_ACCESS_REMOTE_WRITE |
+			     RDMX_ACCESS_REMOTE_ATOMIC, r->token,
+			     &r->token_len, &r->id);
+	if (ret == -EOPNOTSUPP)
+		ret = rdmx_ep_mr_reg(f->sep, r->mem + 5, RDMX_KUNIT_REGION,
+				     RDMX_ACCESS_REMOTE_READ |
+				     RDMX_ACCESS_REMOTE_WRITE, r->token,
+				     &r->token_len, &r->id);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "register %u bytes",
+			    RDMX_KUNIT_REGION);
+	test->priv = f;
+	f->priv = r;
+	return 0;
+}
+
+static void rdmx_rma_test_exit(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f ? f->priv : NULL;
+
+	rdmx_sess_test_exit(test);
+	if (r)
+		vfree(r->mem);
+}
+
+static int rdmx_kunit_rma1(struct rdmx_ep *ep, struct rdmx_rma_fixture *r,
+			   u32 opcode, void *local, u64 off, u64 len)
+{
+	struct rdmx_kop op = {
+		.opcode = opcode,
+		.local = local,
+		.token = r->token,
+		.token_len = r->token_len,
+		.remote_offset = off,
+		.length = len,
+	};
+	int ret = rdmx_ep_rma(ep, &op, 1);
+
+	return ret < 0 ? ret : op.status;
+}
+
+/*
+ * WRITE then READ back, at sizes and offsets that cross the chunk
+ * boundary and start unaligned; what lands is checked in the owner's
+ * memory directly, and nothing around it changes.
+ */
+static void rdmx_rma_rw_test(struct kunit *test)
+{
+	static const struct { u64 off, len; } cases[] = {
+		{ 0, 1 }, { 3, 7 }, { 4093, 4099 }, { (2 << 20) - 5 - 100, 300 },
+		{ 1, (2 << 20) + 12345 }, { 0, RDMX_KUNIT_REGION },
+	};
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	unsigned int i;
+	u64 j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		u64 off = cases[i].off, len = cases[i].len;
+
+		memset(r->mem, 0x5a, RDMX_KUNIT_REGION + 5);
+		for (j = 0; j < len; j++)
+			f->tx[j] = (u8)(j * 13 + i + 1);
+		KUNIT_ASSERT_EQ_MSG(test, rdmx_kunit_rma1(f->cep, r,
+							  RDMX_RMA_WRITE,
+							  f->tx + 1, off, len),
+				    0, "write %llu at %llu", len, off);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(r->mem + 5 + off, f->tx + 1,
+						 len), 0,
+				    "write %llu at %llu landed changed", len,
+				    off);
+		KUNIT_EXPECT_EQ(test, r->mem[4 + off], 0x5a);
+		if (5 + off + len < RDMX_KUNIT_REGION + 5)
+			KUNIT_EXPECT_EQ(test, r->mem[5 + off + len], 0x5a);
+		memset(f->rx, 0, len + 2);
+		KUNIT_ASSERT_EQ_MSG(test, rdmx_kunit_rma1(f->cep, r,
+							  RDMX_RMA_READ,
+							  f->rx + 1, off, len),
+				    0, "read %llu at %llu", len, off);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(f->rx + 1, f->tx + 1, len), 0,
+				    "read %llu at %llu came back changed", len,
+				    off);
+		KUNIT_EXPECT_EQ(test, f->rx[len + 1], 0);
+	}
+}
+
+/* Out of bounds, a bad token, rights: refused before anything is posted. */
+static void rdmx_rma_checks_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	u8 save;
+
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, RDMX_RMA_WRITE, f->tx,
+					      RDMX_KUNIT_REGION - 1, 2),
+			-ERANGE);
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, RDMX_RMA_READ, f->rx,
+					      U64_MAX, 2), -ERANGE);
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, 99, f->rx, 0, 2),
+			-EINVAL);
+	save = r->token[0];
+	r->token[0] ^= 1;
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, RDMX_RMA_READ, f->rx,
+					      0, 2), -EINVAL);
+	r->token[0] = save;
+	r->token_len--;
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, RDMX_RMA_READ, f->rx,
+					      0, 2), -EINVAL);
+	r->token_len++;
+	/* Still good after all that. */
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_rma1(f->cep, r, RDMX_RMA_READ, f->rx,
+					      0, 2), 0);
+}
+
+/* Fetch-and-add and compare-and-swap, where the device has atomics. */
+static void rdmx_rma_atomic_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	struct rdmx_kop op = {
+		.token = r->token,
+		.token_len = r->token_len,
+		.length = 8,
+	};
+	u64 *word = kunit_kzalloc(test, sizeof(u64), GFP_KERNEL);
+	u64 off = 3;	/* region byte 3 is memory byte 8: aligned */
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, word);
+	op.local = word;
+	op.opcode = RDMX_RMA_FETCH_ADD;
+	op.remote_offset = off;
+	op.compare_add = 1;
+	memset(r->mem, 0, 16);
+	if (rdmx_ep_rma(f->cep, &op, 1) == -EOPNOTSUPP ||
+	    op.status == -EOPNOTSUPP || op.status == -EACCES)
+		kunit_skip(test, "the device has no atomics (%d)", op.status);
+	KUNIT_ASSERT_EQ(test, op.status, 0);
+	for (i = 1; i < 100; i++) {
+		KUNIT_ASSERT_EQ(test, rdmx_ep_rma(f->cep, &op, 1), 1);
+		KUNIT_ASSERT_EQ(test, op.status, 0);
+		KUNIT_EXPECT_EQ(test, op.result, (u64)i);
+	}
+	KUNIT_EXPECT_EQ(test, *(u64 *)(r->mem + 8), 100ULL);
+	op.opcode = RDMX_RMA_CMP_SWAP;
+	op.compare_add = 100;
+	op.swap = 7;
+	KUNIT_ASSERT_EQ(test, rdmx_ep_rma(f->cep, &op, 1), 1);
+	KUNIT_EXPECT_EQ(test, op.result, 100ULL);
+	KUNIT_EXPECT_EQ(test, *(u64 *)(r->mem + 8), 7ULL);
+	KUNIT_ASSERT_EQ(test, rdmx_ep_rma(f->cep, &op, 1), 1);
+	KUNIT_EXPECT_EQ(test, op.result, 7ULL);
+	KUNIT_EXPECT_EQ(test, *(u64 *)(r->mem + 8), 7ULL);
+	/* Misaligned: refused. */
+	op.remote_offset = 4;
+	KUNIT_EXPECT_EQ(test, rdmx_ep_rma(f->cep, &op, 1), -EINVAL);
+}
+
+/* WRITE_IMM: when the immediate is received, the data is in place. */
+static void rdmx_rma_write_imm_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	struct rdmx_kop op = {
+		.opcode = RDMX_RMA_WRITE_IMM,
+		.token = r->token,
+		.token_len = r->token_len,
+		.length = 65536,
+		.local = f->tx,
+	};
+	struct kvec kv = { .iov_base = f->rx, .iov_len = 16 };
+	struct iov_iter it;
+	unsigned int i;
+	bool imm;
+	u32 v;
+
+	for (i = 0; i < 20; i++) {
+		memset(f->tx, i + 1, 65536);
+		op.imm = 0xabc000 + i;
+		op.remote_offset = i * 4096;
+		KUNIT_ASSERT_EQ(test, rdmx_ep_rma(f->cep, &op, 1), 1);
+		KUNIT_ASSERT_EQ(test, op.status, 0);
+		KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &i, sizeof(i)), 0);
+	}
+	for (i = 0; i < 20; i++) {
+		iov_iter_kvec(&it, ITER_DEST, &kv, 1, 16);
+		KUNIT_ASSERT_EQ(test, rdmx_ep_recvmsg(f->sep, &it, false, &imm,
+						      &v), 0);
+		KUNIT_ASSERT_TRUE(test, imm);
+		KUNIT_EXPECT_EQ(test, v, 0xabc000 + i);
+		/* Later writes overlap it, so only its first 4 KiB stay. */
+		KUNIT_EXPECT_EQ(test, r->mem[5 + i * 4096], (u8)(i + 1));
+		iov_iter_kvec(&it, ITER_DEST, &kv, 1, 16);
+		KUNIT_ASSERT_EQ(test, rdmx_ep_recvmsg(f->sep, &it, false, &imm,
+						      &v), (ssize_t)4);
+		KUNIT_EXPECT_FALSE(test, imm);
+	}
+}
+
+/*
+ * A stale token (its region deregistered) fails at the peer's device; the
+ * session recovers and messages keep flowing, none lost.
+ */
+static void rdmx_rma_stale_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	int ret;
+	u32 v;
+
+	KUNIT_ASSERT_EQ(test, rdmx_ep_mr_dereg(f->sep, r->id), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_ep_mr_dereg(f->sep, r->id), -ENOENT);
+	ret = rdmx_kunit_rma1(f->cep, r, RDMX_RMA_WRITE, f->tx, 0, 100);
+	KUNIT_EXPECT_TRUE_MSG(test, ret == -EACCES || ret == -EIO ||
+			      ret == -ECONNRESET, "stale token: %d", ret);
+	v = 42;
+	KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &v, sizeof(v)), 0);
+	v = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_recv(f->sep, &v, sizeof(v)),
+			(ssize_t)sizeof(v));
+	KUNIT_EXPECT_EQ(test, v, 42U);
+}
+
+static struct kunit_case rdmx_rma_cases[] = {
+	KUNIT_CASE_SLOW(rdmx_rma_rw_test),
+	KUNIT_CASE(rdmx_rma_checks_test),
+	KUNIT_CASE(rdmx_rma_atomic_test),
+	KUNIT_CASE_SLOW(rdmx_rma_write_imm_test),
+	KUNIT_CASE_SLOW(rdmx_rma_stale_test),
+	{}
+};
+
+static struct kunit_suite rdmx_rma_suite = {
+	.name = "rdmx_rma",
+	.init = rdmx_rma_test_init,
+	.exit = rdmx_rma_test_exit,
+	.test_cases = rdmx_rma_cases,
+};
+
+kunit_test_suites(&rdmx_rma_suite);

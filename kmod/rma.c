@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx one-sided operations: READ, WRITE, WRITE_IMM, compare-and-swap and
+ * fetch-and-add against a peer's registered region.
+ *
+ * An operation is checked against its token (bounds, rights, alignment)
+ * before anything is posted, then cut into pieces: one per remote key (a
+ * region chunk) and at most RDMX_RMA_PIECE_PAGES pages of local memory.
+ * Each piece is one rdma_rw context, which splits it further to the
+ * device's SGE limits and, on iWARP, registers READ sinks with remote
+ * write access. Pieces are posted on the session's live connection under
+ * sess->mutex, within a send-queue budget of their own (conn->rma_wrs),
+ * and complete from the CQ's workqueue.
+ *
+ * WRITE_IMM is a WRITE followed, once it completed, by an RDMX_MSG_IMMED on
+ * the channel: the immediate then reaches the peer's RECV after the data
+ * is in place, in order with the channel's messages, and survives a
+ * reconnect like any message. It needs no receive-side verbs support, so
+ * it works on iWARP too.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/highmem.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "rma.h"
+
+/**
+ * rdmx_wc_errno() - the errno an operation reports for a failed completion
+ * @status: the work completion's status
+ *
+ * Context: any context.
+ * Return: a negative errno.
+ */
+int rdmx_wc_errno(enum ib_wc_status status)
+{
+	switch (status) {
+	case IB_WC_SUCCESS:
+		return 0;
+	case IB_WC_REM_ACCESS_ERR:
+	case IB_WC_LOC_PROT_ERR:
+		return -EACCES;
+	case IB_WC_REM_INV_REQ_ERR:
+		return -EINVAL;
+	case IB_WC_WR_FLUSH_ERR:
+	case IB_WC_RETRY_EXC_ERR:
+	case IB_WC_RNR_RETRY_EXC_ERR:
+		return -ECONNRESET;
+	default:
+		return -EIO;
+	}
+}
+
+static bool rdmx_rma_conn_ready(struct rdmx_sess *sess, u32 wrs)
+{
+	struct rdmx_conn *conn;
+	bool ret;
+
+	spin_lock(&sess->lock);
+	conn = sess->conn;
+	ret = sess->state == RDMX_SESS_CLOSING ||
+	      sess->state == RDMX_SESS_CLOSED ||
+	      (conn && conn->state == RDMX_CONN_LIVE &&
+	       conn->rma_posted + wrs <= conn->rma_wrs);
+	spin_unlock(&sess->lock);
+	return ret;
+}
+
+/**
+ * rdmx_rma_wait_conn() - wait for a live connection with send queue room
+ * @sess: the session
+ * @connp: out: the connection
+ * @wrs: send queue entries to reserve on it
+ *
+ * On success sess->mutex is held, so the connection's QP stays until the
+ * caller has posted and unlocked; the entries are the caller's until
+ * rdmx_rma_conn_wrs_put().
+ *
+ * Context: process context; may sleep.
+ * Return: 0; -EINTR; -EIO (never fits); or the session's error once it
+ * closed.
+ */
+int rdmx_rma_wait_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
+		       u32 wrs)
+{
+	struct rdmx_conn *conn;
+	int ret;
+
+	for (;;) {
+		if (mutex_lock_interruptible(&sess->mutex))
+			return -EINTR;
+		spin_lock(&sess->lock);
+		conn = sess->conn;
+		if (sess->state == RDMX_SESS_CLOSING ||
+		    sess->state == RDMX_SESS_CLOSED) {
+			ret = sess->error ? -sess->error : -ECONNRESET;
+			spin_unlock(&sess->lock);
+			mutex_unlock(&sess->mutex);
+			return ret;
+		}
+		if (conn && conn->state == RDMX_CONN_LIVE) {
+			if (wrs > conn->rma_wrs) {
+				spin_unlock(&sess->lock);
+				mutex_unlock(&sess->mutex);
+				return -EIO;
+			}
+			if (conn->rma_posted + wrs <= conn->rma_wrs) {
+				conn->rma_posted += wrs;
+				spin_unlock(&sess->lock);
+				*connp = conn;
+				return 0;
+			}
+		}
+		spin_unlock(&sess->lock);
+		mutex_unlock(&sess->mutex);
+		if (wait_event_interruptible(sess->wait,
+					     rdmx_rma_conn_ready(sess, wrs)))
+			return -EINTR;
+	}
+}
+
+/**
+ * rdmx_rma_conn_wrs_put() - give back send queue entries
+ * @sess: the session
+ * @conn: the connection they were reserved on
+ * @wrs: how many
+ *
+ * Context: any context but under sess->lock.
+ */
+void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
+			   u32 wrs)
+{
+	if (!wrs)
+		return;
+	spin_lock(&sess->lock);
+	conn->rma_posted -= wrs;
+	spin_unlock(&sess->lock);
+	wake_up_all(&sess->wait);
+}
+
+/* ---- completion ---------------------------------------------------------- */
+
+static void rdmx_rma_req_finish(struct rdmx_rma_req *req)
+{
+	struct rdmx_ep *ep = req->ep;
+	struct rdmx_rma_batch *batch = req->batch;
+
+	if (req->opcode == RDMX_RMA_CMP_SWAP ||
+	    req->opcode == RDMX_RMA_FETCH_ADD) {
+		if (!req->status) {
+			struct page *pg = req->lmem.pages[0];
+			u64 *p = kmap_local_page(pg);
+
+			req->event.value = p[offset_in_page(req->lmem.offset) /
+					     sizeof(u64)];
+			kunmap_local(p);
+		}
+	}
+	rdmx_lmem_release(&req->lmem);
+
+	if (batch) {
+		if (atomic_dec_and_test(&batch->pending))
+			complete(&batch->done);
+		return;
+	}
+	req->event.type = RDMX_EVENT_RMA_DONE;
+	req->event.status = req->status;
+	req->event.opcode = req->opcode;
+	spin_lock(&ep->lock);
+	if (test_bit(RDMX_EP_F_RELEASED, &ep->flags)) {
+		/* Nobody will read it. */
+		ep->rma_async--;
+		spin_unlock(&ep->lock);
+		rdmx_rma_req_free(req);
+		return;
+	}
+	list_add_tail(&req->node, &ep->events);
+	ep->nr_events++;
+	spin_unlock(&ep->lock);
+	wake_up_interruptible_poll(&ep->wait, EPOLLPRI);
+}
+
+/* Send a WRITE_IMM's immediate, in process context. */
+static void rdmx_rma_imm_work(struct work_struct *work)
+{
+	struct rdmx_rma_req *req = container_of(work, struct rdmx_rma_req,
+						work);
+	struct rdmx_ep *ep = req->ep;
+	struct rdmx_imm imm = { .imm = cpu_to_le32(req->imm) };
+	int ret;
+
+	mutex_lock(&ep->send_mutex);
+	switch (READ_ONCE(ep->state)) {
+	case RDMX_EP_CONNECTED:
+	case RDMX_EP_CLOSED:
+		ret = ep->shut_sent ? -EPIPE : 0;
+		break;
+	case RDMX_EP_ERROR:
+		ret = -READ_ONCE(ep->error);
+		break;
+	default:
+		ret = -EPIPE;
+		break;
+	}
+	/* Queued beyond the window: an immediate is small and bounded. */
+	if (!ret)
+		ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_IMMED, ep->rchan,
+					 &imm, sizeof(imm), NULL, false,
+					 false);
+	mutex_unlock(&ep->send_mutex);
+	req->status = ret;
+	rdmx_rma_req_finish(req);
+}
+
+static void rdmx_rma_req_put(struct rdmx_rma_req *req)
+{
+	if (!atomic_dec_and_test(&req->pending))
+		return;
+	if (req->opcode == RDMX_RMA_WRITE_IMM && !req->status) {
+		queue_work(rdmx_wq, &req->work);
+		return;
+	}
+	rdmx_rma_req_finish(req);
+}
+
+static void rdmx_rma_piece_free(struct rdmx_rma_piece *p)
+{
+	struct rdmx_conn *conn = p->conn;
+
+	if (p->sgt.sgl) {
+		if (p->atomic)
+			ib_dma_unmap_sgtable_attrs(conn->cm_id->device,
+						   &p->sgt, DMA_FROM_DEVICE, 0);
+		else
+			rdma_rw_ctx_destroy(&p->ctx, conn->qp,
+					    conn->cm_id->port_num,
+					    p->sgt.sgl, p->sgt.orig_nents,
+					    p->dir);
+		sg_free_table(&p->sgt);
+	}
+	kfree(p);
+}
+
+static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_rma_piece *p = container_of(wc->wr_cqe,
+						struct rdmx_rma_piece, cqe);
+	struct rdmx_rma_req *req = p->req;
+	struct rdmx_conn *conn = p->conn;
+	struct rdmx_sess *sess = conn->sess;
+	u32 wrs = p->wrs;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		/* The QP is in error: the session layer reconnects. */
+		rdmx_sess_wc_failed(sess, p->atomic ? "atomic" :
+				    p->dir == DMA_FROM_DEVICE ? "read" :
+				    "write", wc);
+		spin_lock(&sess->lock);
+		rdmx_sess_conn_fail(conn, -EIO);
+		spin_unlock(&sess->lock);
+		cmpxchg(&req->status, 0, rdmx_wc_errno(wc->status));
+	}
+	rdmx_rma_piece_free(p);
+	rdmx_rma_conn_wrs_put(sess, conn, wrs);
+	rdmx_rma_req_put(req);
+}
+
+/* ---- submission ---------------------------------------------------------- */
+
+/*
+ * Post one READ or WRITE piece. On failure nothing of it is posted and the
+ * caller frees its table and itself.
+ */
+static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
+{
+	struct rdmx_sess *sess = req->ep->sess;
+	struct rdmx_conn *conn;
+	u32 port;
+	bool fits;
+	int ret;
+
+	for (;;) {
+		ret = rdmx_rma_wait_conn(sess, &conn, 0);
+		if (ret)
+			return ret;
+		port = conn->cm_id->port_num;
+		ret = rdma_rw_ctx_init(&p->ctx, conn->qp, port, p->sgt.sgl,
+				       p->sgt.orig_nents, 0, p->raddr, p->rkey,
+				       p->dir);
+		if (ret == -EAGAIN) {
+			/* The QP's MR pool is empty: completions refill it. */
+			mutex_unlock(&sess->mutex);
+			if (schedule_timeout_interruptible(1) &&
+			    signal_pending(current))
+				return -EINTR;
+			continue;
+		}
+		if (ret < 0) {
+			mutex_unlock(&sess->mutex);
+			return ret;
+		}
+		p->wrs = ret;
+		spin_lock(&sess->lock);
+		fits = conn->rma_posted + p->wrs <= conn->rma_wrs;
+		if (fits)
+			conn->rma_posted += p->wrs;
+		spin_unlock(&sess->lock);
+		if (fits)
+			break;
+		rdma_rw_ctx_destroy(&p->ctx, conn->qp, port, p->sgt.sgl,
+				    p->sgt.orig_nents, p->dir);
+		mutex_unlock(&sess->mutex);
+		if (p->wrs > conn->rma_wrs)
+			return -EIO;
+		if (wait_event_interruptible(sess->wait,
+					     rdmx_rma_conn_ready(sess, p->wrs)))
+			return -EINTR;
+	}
+	p->conn = conn;
+	p->cqe.done = rdmx_rma_piece_done;
+	atomic_inc(&req->pending);
+	ret = rdma_rw_ctx_post(&p->ctx, conn->qp, port, &p->cqe, NULL);
+	if (ret) {
+		atomic_dec(&req->pending);
+		rdma_rw_ctx_destroy(&p->ctx, conn->qp, port, p->sgt.sgl,
+				    p->sgt.orig_nents, p->dir);
+	}
+	mutex_unlock(&sess->mutex);
+	if (ret)
+		rdmx_rma_conn_wrs_put(sess, conn, p->wrs);
+	return ret;
+}
+
+/* Post one atomic; on failure as rdmx_rma_post_rw(). */
+static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
+				struct rdmx_rma_piece *p, u64 compare_add,
+				u64 swap)
+{
+	struct rdmx_sess *sess = req->ep->sess;
+	struct ib_atomic_wr wr = {};
+	struct ib_device *ibdev;
+	struct rdmx_conn *conn;
+	struct ib_sge sge;
+	int ret;
+
+	ret = rdmx_rma_wait_conn(sess, &conn, 1);
+	if (ret)
+		return ret;
+	ibdev = conn->cm_id->device;
+	ret = ib_dma_map_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
+	if (ret) {
+		mutex_unlock(&sess->mutex);
+		rdmx_rma_conn_wrs_put(sess, conn, 1);
+		return ret;
+	}
+	p->conn = conn;
+	p->wrs = 1;
+	sge.addr = sg_dma_address(p->sgt.sgl);
+	sge.length = sizeof(u64);
+	sge.lkey = conn->pd->local_dma_lkey;
+	p->cqe.done = rdmx_rma_piece_done;
+	wr.wr.wr_cqe = &p->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.opcode = req->opcode == RDMX_RMA_CMP_SWAP ?
+		       IB_WR_ATOMIC_CMP_AND_SWP : IB_WR_ATOMIC_FETCH_AND_ADD;
+	wr.remote_addr = p->raddr;
+	wr.rkey = p->rkey;
+	wr.compare_add = compare_add;
+	wr.swap = swap;
+	atomic_inc(&req->pending);
+	ret = ib_post_send(conn->qp, &wr.wr, NULL);
+	if (ret) {
+		atomic_dec(&req->pending);
+		ib_dma_unmap_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
+	}
+	mutex_unlock(&sess->mutex);
+	if (ret)
+		rdmx_rma_conn_wrs_put(sess, conn, 1);
+	return ret;
+}
+
+/*
+ * Cut an operation into pieces and post them. On error, pieces already
+ * posted still complete; the operation reports the error.
+ */
+static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
+			 u64 off, u64 compare_add, u64 swap)
+{
+	u64 done = 0, len = req->lmem.len;
+	struct rdmx_rma_piece *p;
+	u64 room;
+	int ret;
+
+	while (done < len) {
+		p = kzalloc(sizeof(*p), GFP_KERNEL);
+		if (!p)
+			return -ENOMEM;
+		p->req = req;
+		p->len = rdmx_token_piece(t, off + done, len - done, &p->rkey,
+					  &p->raddr);
+		/* At most RDMX_RMA_PIECE_PAGES pages of local memory. */
+		room = (u64)RDMX_RMA_PIECE_PAGES * PAGE_SIZE -
+		       offset_in_page(req->lmem.offset + done);
+		p->len = min(p->len, room);
+		ret = rdmx_lmem_sgt(&req->lmem, done, p->len, &p->sgt);
+		if (ret) {
+			kfree(p);
+			return ret;
+		}
+		if (req->opcode == RDMX_RMA_CMP_SWAP ||
+		    req->opcode == RDMX_RMA_FETCH_ADD) {
+			p->atomic = true;
+			ret = rdmx_rma_post_atomic(req, p, compare_add, swap);
+		} else {
+			p->dir = req->opcode == RDMX_RMA_READ ?
+				 DMA_FROM_DEVICE : DMA_TO_DEVICE;
+			ret = rdmx_rma_post_rw(req, p);
+		}
+		if (ret) {
+			sg_free_table(&p->sgt);
+			kfree(p);
+			return ret;
+		}
+		done += p->len;
+	}
+	return 0;
+}
+
+/**
+ * rdmx_rma_submit() - check and start one operation
+ * @ep: a connected endpoint
+ * @batch: the synchronous batch it belongs to, or NULL for asynchronous
+ * @index: its index in the caller's batch
+ * @opcode: RDMX_RMA_*
+ * @imm: WRITE_IMM's immediate
+ * @t: the peer's token, parsed
+ * @off: region offset
+ * @lmem: local memory (taken over, even on failure): the atomics' 8-byte
+ *	result word, 8-byte aligned; READ's destination; WRITE's source;
+ *	none for a zero-length WRITE_IMM
+ * @compare_add: the atomics' operand
+ * @swap: CMP_SWAP's new value
+ * @user_data: reported with an asynchronous completion
+ * @reqp: out: the operation, completing later
+ *
+ * Context: process context; may sleep.
+ * Return: 0 when started (its status comes with its completion), or a
+ * negative errno when nothing was started: -EINVAL, -ERANGE, -EACCES,
+ * -EOPNOTSUPP, -ENOTCONN, -ENOMEM, -EINTR, or the session's error. An
+ * error after part was posted is reported as the operation's status.
+ */
+int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
+		    u32 index, u32 opcode, u32 imm, const struct rdmx_token *t,
+		    u64 off, struct rdmx_lmem *lmem, u64 compare_add, u64 swap,
+		    u64 user_data, struct rdmx_rma_req **reqp)
+{
+	struct rdmx_sess *sess = ep->sess;
+	struct rdmx_rma_req *req;
+	u8 need;
+	int ret;
+
+	switch (opcode) {
+	case RDMX_RMA_READ:
+		need = RDMX_TOKEN_READ;
+		break;
+	case RDMX_RMA_WRITE:
+	case RDMX_RMA_WRITE_IMM:
+		need = RDMX_TOKEN_WRITE;
+		break;
+	case RDMX_RMA_CMP_SWAP:
+	case RDMX_RMA_FETCH_ADD:
+		need = RDMX_TOKEN_ATOMIC;
+		break;
+	default:
+		ret = -EINVAL;
+		goto out_release;
+	}
+	ret = rdmx_token_check(t, off, lmem->len, need);
+	if (ret)
+		goto out_release;
+	if (need == RDMX_TOKEN_ATOMIC) {
+		ret = -EINVAL;
+		if (lmem->len != sizeof(u64) || ((t->iova + off) & 7) ||
+		    (lmem->offset & 7))
+			goto out_release;
+		ret = -EOPNOTSUPP;
+		spin_lock(&sess->lock);
+		if (!sess->xpd ||
+		    sess->xpd->pd->device->attrs.atomic_cap == IB_ATOMIC_NONE)
+			ret = -EOPNOTSUPP;
+		else
+			ret = 0;
+		spin_unlock(&sess->lock);
+		if (ret)
+			goto out_release;
+	} else if (!lmem->len && opcode != RDMX_RMA_WRITE_IMM) {
+		ret = -EINVAL;
+		goto out_release;
+	}
+
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req) {
+		ret = -ENOMEM;
+		goto out_release;
+	}
+	if (!batch) {
+		spin_lock(&ep->lock);
+		ret = ep->rma_async >= RDMX_RMA_ASYNC_MAX ? -EAGAIN : 0;
+		if (!ret)
+			ep->rma_async++;
+		spin_unlock(&ep->lock);
+		if (ret) {
+			kfree(req);
+			goto out_release;
+		}
+	}
+	kref_get(&ep->ref);
+	req->ep = ep;
+	req->batch = batch;
+	req->index = index;
+	req->opcode = opcode;
+	req->imm = imm;
+	req->lmem = *lmem;
+	lmem->pages = NULL;
+	req->event.user_data = user_data;
+	INIT_WORK(&req->work, rdmx_rma_imm_work);
+	INIT_LIST_HEAD(&req->node);
+	atomic_set(&req->pending, 1);	/* dropped below, after posting */
+	if (batch)
+		atomic_inc(&batch->pending);
+
+	ret = rdmx_rma_post(req, t, off, compare_add, swap);
+	if (ret)
+		cmpxchg(&req->status, 0, ret);
+	*reqp = req;
+	rdmx_rma_req_put(req);
+	return 0;
+
+out_release:
+	rdmx_lmem_release(lmem);
+	return ret;
+}
+
+/**
+ * rdmx_rma_req_free() - free a completed operation
+ * @req: the operation
+ *
+ * Context: process context.
+ */
+void rdmx_rma_req_free(struct rdmx_rma_req *req)
+{
+	kref_put(&req->ep->ref, rdmx_ep_kref_release);
+	kfree(req);
+}
+
+/**
+ * rdmx_ep_events_take() - take completion events of asynchronous operations
+ * @ep: the endpoint
+ * @out: room for @room events
+ * @room: at least 1
+ * @nonblock: -EAGAIN rather than wait for the first
+ *
+ * Context: process context; may sleep.
+ * Return: events taken, or -EAGAIN, -ERESTARTSYS.
+ */
+int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
+			unsigned int room, bool nonblock)
+{
+	struct rdmx_rma_req *req;
+	unsigned int n = 0;
+	LIST_HEAD(taken);
+	int ret;
+
+	for (;;) {
+		spin_lock(&ep->lock);
+		while (n < room && !list_empty(&ep->events)) {
+			req = list_first_entry(&ep->events, struct rdmx_rma_req,
+					       node);
+			list_move_tail(&req->node, &taken);
+			ep->nr_events--;
+			ep->rma_async--;
+			out[n++] = req->event;
+		}
+		spin_unlock(&ep->lock);
+		if (n)
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(ep->wait,
+					       READ_ONCE(ep->nr_events));
+		if (ret)
+			return ret;
+	}
+	while (!list_empty(&taken)) {
+		req = list_first_entry(&taken, struct rdmx_rma_req, node);
+		list_del(&req->node);
+		rdmx_rma_req_free(req);
+	}
+	return n;
+}
+
+/**
+ * rdmx_ep_events_free() - drop the unread events of a released endpoint
+ * @ep: the endpoint, with RDMX_EP_F_RELEASED set (later completions are
+ *	freed as they come)
+ *
+ * Context: process context.
+ */
+void rdmx_ep_events_free(struct rdmx_ep *ep)
+{
+	struct rdmx_rma_req *req;
+	LIST_HEAD(taken);
+
+	spin_lock(&ep->lock);
+	list_splice_init(&ep->events, &taken);
+	ep->rma_async -= ep->nr_events;
+	ep->nr_events = 0;
+	spin_unlock(&ep->lock);
+	while (!list_empty(&taken)) {
+		req = list_first_entry(&taken, struct rdmx_rma_req, node);
+		list_del(&req->node);
+		rdmx_rma_req_free(req);
+	}
+}
+
+/**
+ * rdmx_ep_rma_ready() - whether an endpoint can register and operate
+ * @ep: the endpoint
+ *
+ * Context: any context.
+ * Return: 0, or -ENOTCONN when it is not a channel that was connected.
+ */
+int rdmx_ep_rma_ready(struct rdmx_ep *ep)
+{
+	switch (READ_ONCE(ep->state)) {
+	case RDMX_EP_CONNECTED:
+	case RDMX_EP_SHUTDOWN:
+	case RDMX_EP_CLOSED:
+		return ep->sess ? 0 : -ENOTCONN;
+	case RDMX_EP_ERROR:
+		return -READ_ONCE(ep->error);
+	default:
+		return -ENOTCONN;
+	}
+}
+
+/**
+ * rdmx_rma_batch_wait() - wait for a synchronous batch to complete
+ * @batch: the batch, whose submitter holds one count of @batch->pending
+ *
+ * Operations end within the session's failure detection time (a dead
+ * peer fails the connection, which flushes them), so the wait is not
+ * interruptible: their memory is the caller's until they end.
+ *
+ * Context: process context; may sleep.
+ * Return: 0.
+ */
+int rdmx_rma_batch_wait(struct rdmx_rma_batch *batch)
+{
+	if (!atomic_dec_and_test(&batch->pending))
+		wait_for_completion(&batch->done);
+	return 0;
+}
+
+/**
+ * rdmx_ep_mr_reg() - register kernel memory for the peer to reach
+ * @ep: a connected channel
+ * @buf: the memory, kmalloc'd or vmalloc'd, until deregistered
+ * @len: bytes, 1 to RDMX_MR_MAX
+ * @access: RDMX_ACCESS_* rights, at least one
+ * @token: room for the token (RDMX_TOKEN_MAX bytes always suffice)
+ * @token_len: in: room at @token; out: the token's length
+ * @id: out: the region's id, for rdmx_ep_mr_dereg()
+ *
+ * The peer may then READ, WRITE or update atomically what the token names,
+ * within its rights, until the region is deregistered or @ep released.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or a negative errno, as RDMX_IOC_MR_REG (see
+ * Documentation/uapi.rst).
+ */
+int rdmx_ep_mr_reg(struct rdmx_ep *ep, void *buf, size_t len, u32 access,
+		   void *token, u32 *token_len, u32 *id)
+{
+	struct rdmx_lmem lm;
+	int ret;
+
+	ret = rdmx_ep_rma_ready(ep);
+	if (ret)
+		return ret;
+	if (!len || len > RDMX_MR_MAX || access & ~RDMX_TOKEN_ACCESS_ALL)
+		return -EINVAL;
+	ret = rdmx_lmem_kernel(&lm, buf, len);
+	if (ret)
+		return ret;
+	return rdmx_mr_reg(ep, &lm, access, token, token_len, id);
+}
+EXPORT_SYMBOL_GPL(rdmx_ep_mr_reg);
+
+/**
+ * rdmx_ep_mr_dereg() - deregister a region
+ * @ep: its channel
+ * @id: as rdmx_ep_mr_reg() gave it
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or -ENOENT.
+ */
+int rdmx_ep_mr_dereg(struct rdmx_ep *ep, u32 id)
+{
+	return rdmx_mr_dereg(ep, id);
+}
+EXPORT_SYMBOL_GPL(rdmx_ep_mr_dereg);
+
+/**
+ * rdmx_ep_rma() - run one-sided operations and wait for them
+ * @ep: a connected channel
+ * @ops: the operations; each gets its @status (and atomics their @result)
+ * @n: how many, 1 to RDMX_RMA_BATCH_MAX
+ *
+ * Started in order; the first that fails its checks stops the batch.
+ *
+ * Context: process context; may sleep.
+ * Return: operations started (each with its status), or a negative errno
+ * when none was.
+ */
+int rdmx_ep_rma(struct rdmx_ep *ep, struct rdmx_kop *ops, unsigned int n)
+{
+	struct rdmx_rma_batch batch;
+	struct rdmx_rma_req **reqs;
+	unsigned int i, done = 0;
+	struct rdmx_lmem lm;
+	struct rdmx_token t;
+	int ret;
+
+	ret = rdmx_ep_rma_ready(ep);
+	if (ret)
+		return ret;
+	if (!n || n > RDMX_RMA_BATCH_MAX)
+		return -EINVAL;
+	reqs = kcalloc(n, sizeof(*reqs), GFP_KERNEL);
+	if (!reqs)
+		return -ENOMEM;
+	atomic_set(&batch.pending, 1);
+	init_completion(&batch.done);
+	for (i = 0; i < n; i++) {
+		struct rdmx_kop *op = &ops[i];
+
+		memset(&lm, 0, sizeof(lm));
+		ret = rdmx_token_parse(op->token, op->token_len, &t);
+		if (!ret && op->length)
+			ret = rdmx_lmem_kernel(&lm, op->local, op->length);
+		if (!ret)
+			ret = rdmx_rma_submit(ep, &batch, i, op->opcode, op->imm,
+					      &t, op->remote_offset, &lm,
+					      op->compare_add, op->swap, 0,
+					      &reqs[i]);
+		op->status = ret;
+		if (ret)
+			break;
+		done++;
+	}
+	rdmx_rma_batch_wait(&batch);
+	for (i = 0; i < done; i++) {
+		ops[i].status = reqs[i]->status;
+		ops[i].result = reqs[i]->event.value;
+		rdmx_rma_req_free(reqs[i]);
+	}
+	kfree(reqs);
+	return done ?: ret;
+}
+EXPORT_SYMBOL_GPL(rdmx_ep_rma);
