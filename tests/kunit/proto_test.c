@@ -435,6 +435,19 @@ static const struct rdmx_hdr_case rdmx_hdr_cases[] = {
 	{ "shut with the more flag",
 	  { .type = RDMX_MSG_SHUT, .flags = RDMX_MSG_F_MORE, .chan = 3 }, 0, 0,
 	  -EBADMSG },
+
+	/* IMMED: a WRITE_IMM's immediate */
+	{ "immediate", { .type = RDMX_MSG_IMMED, .seq = 9, .len = 4, .chan = 3 },
+	  4, 0, 0 },
+	{ "immediate without a channel",
+	  { .type = RDMX_MSG_IMMED, .seq = 9, .len = 4 }, 4, 0, -EBADMSG },
+	{ "immediate of 3 bytes",
+	  { .type = RDMX_MSG_IMMED, .len = 3, .chan = 3 }, 3, 0, -EBADMSG },
+	{ "immediate of 5 bytes",
+	  { .type = RDMX_MSG_IMMED, .len = 5, .chan = 3 }, 5, 0, -EBADMSG },
+	{ "immediate with the more flag",
+	  { .type = RDMX_MSG_IMMED, .flags = RDMX_MSG_F_MORE, .len = 4,
+	    .chan = 3 }, 4, 0, -EBADMSG },
 };
 
 static void rdmx_hdr_case_desc(const struct rdmx_hdr_case *c, char *desc)
@@ -477,7 +490,8 @@ static void rdmx_msg_type_sequenced_test(struct kunit *test)
 
 	for (t = 0; t <= 255; t++) {
 		bool want = t == RDMX_MSG_DATA || t == RDMX_MSG_OPEN ||
-			    t == RDMX_MSG_OPEN_REP || t == RDMX_MSG_SHUT;
+			    t == RDMX_MSG_OPEN_REP || t == RDMX_MSG_SHUT ||
+			    t == RDMX_MSG_IMMED;
 
 		KUNIT_EXPECT_EQ_MSG(test, rdmx_msg_type_sequenced(t), want, "type %u", t);
 	}
