@@ -359,15 +359,17 @@ static void rdmx_mr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Post one registration or invalidation on the session's connection and
- * wait for it. Without a connection nothing is posted (-ENOTCONN).
+ * wait for it. A registration waits for a connection; an invalidation
+ * does not (-EAGAIN), as deregistration that follows it is as final.
  */
-static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr)
+static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
+			     bool wait)
 {
 	struct rdmx_sess *sess = mr->sess;
 	struct rdmx_conn *conn;
 	int ret;
 
-	ret = rdmx_rma_wait_conn(sess, &conn, 1);
+	ret = rdmx_rma_get_conn(sess, &conn, 1, wait);
 	if (ret)
 		return ret;
 	if (conn->xpd != mr->xpd) {
@@ -471,7 +473,7 @@ static int rdmx_mr_reg_chunk(struct rdmx_mr *mr, struct rdmx_lmem *lm,
 	wr.mr = ibmr;
 	wr.key = ibmr->rkey;
 	wr.access = rdmx_access_to_ib(mr->access);
-	ret = rdmx_mr_post_wait(mr, &wr.wr);
+	ret = rdmx_mr_post_wait(mr, &wr.wr, true);
 	if (ret)
 		return ret;
 	mr->keys[i] = ibmr->rkey;
@@ -653,7 +655,7 @@ static void rdmx_mr_destroy(struct rdmx_mr *mr)
 		 * Without a connection, deregistration below invalidates
 		 * as surely; LOCAL_INV orders it after what is posted.
 		 */
-		if (rdmx_mr_post_wait(mr, &wr))
+		if (rdmx_mr_post_wait(mr, &wr, false))
 			break;
 	}
 	list_del_init(&mr->sess_node);

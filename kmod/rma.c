@@ -68,28 +68,34 @@ static bool rdmx_rma_conn_ready(struct rdmx_sess *sess, u32 wrs)
 }
 
 /**
- * rdmx_rma_wait_conn() - wait for a live connection with send queue room
+ * rdmx_rma_get_conn() - a live connection with send queue room
  * @sess: the session
  * @connp: out: the connection
  * @wrs: send queue entries to reserve on it
+ * @wait: wait for one; else -EAGAIN when there is none at once
  *
  * On success sess->mutex is held, so the connection's QP stays until the
  * caller has posted and unlocked; the entries are the caller's until
  * rdmx_rma_conn_wrs_put().
  *
  * Context: process context; may sleep.
- * Return: 0; -EINTR; -EIO (never fits); or the session's error once it
- * closed.
+ * Return: 0; -EAGAIN; -EINTR; -EIO (never fits); or the session's error
+ * once it closed.
  */
-int rdmx_rma_wait_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
-		       u32 wrs)
+int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
+		      u32 wrs, bool wait)
 {
 	struct rdmx_conn *conn;
 	int ret;
 
 	for (;;) {
-		if (mutex_lock_interruptible(&sess->mutex))
+		if (!wait) {
+			/* A teardown holding it may wait for the link. */
+			if (!mutex_trylock(&sess->mutex))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&sess->mutex)) {
 			return -EINTR;
+		}
 		spin_lock(&sess->lock);
 		conn = sess->conn;
 		if (sess->state == RDMX_SESS_CLOSING ||
@@ -114,6 +120,8 @@ int rdmx_rma_wait_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 		}
 		spin_unlock(&sess->lock);
 		mutex_unlock(&sess->mutex);
+		if (!wait)
+			return -EAGAIN;
 		if (wait_event_interruptible(sess->wait,
 					     rdmx_rma_conn_ready(sess, wrs)))
 			return -EINTR;
@@ -281,7 +289,7 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 	int ret;
 
 	for (;;) {
-		ret = rdmx_rma_wait_conn(sess, &conn, 0);
+		ret = rdmx_rma_get_conn(sess, &conn, 0, true);
 		if (ret)
 			return ret;
 		port = conn->cm_id->port_num;
@@ -344,7 +352,7 @@ static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 	struct ib_sge sge;
 	int ret;
 
-	ret = rdmx_rma_wait_conn(sess, &conn, 1);
+	ret = rdmx_rma_get_conn(sess, &conn, 1, true);
 	if (ret)
 		return ret;
 	ibdev = conn->cm_id->device;

@@ -213,8 +213,8 @@ int rdmx_lmem_sgt(const struct rdmx_lmem *lm, u64 off, u64 len,
 		  struct sg_table *sgt);
 
 /* rma.c */
-int rdmx_rma_wait_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
-		       u32 wrs);
+int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
+		      u32 wrs, bool wait);
 void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			   u32 wrs);
 int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,

@@ -313,6 +313,103 @@ static void ep_cases(void)
 	       EINVAL);
 }
 
+/*
+ * One-sided access on an endpoint that is not connected: every malformed
+ * argument is refused first (EINVAL), a well-formed one with ENOTCONN.
+ */
+static void rma_cases(void)
+{
+	static char buf[4096];
+	static unsigned char token[RDMX_TOKEN_MAX];
+	struct rdmx_mr_dereg d;
+	struct rdmx_rma_op op;
+	struct rdmx_events e;
+	struct rdmx_event ev;
+	struct rdmx_mr_reg r;
+	struct rdmx_rma x;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.addr = (uintptr_t)buf;
+	r.length = sizeof(buf);
+	r.access = RDMX_ACCESS_REMOTE_READ;
+	r.token = (uintptr_t)token;
+	r.token_len = sizeof(token);
+	expect("MR_REG, not connected -> ENOTCONN", RDMX_IOC_MR_REG, &r,
+	       ENOTCONN);
+	r.flags = 1;
+	expect("MR_REG, unknown flag -> EINVAL", RDMX_IOC_MR_REG, &r, EINVAL);
+	r.flags = 0;
+	r.access = 0;
+	expect("MR_REG, no rights -> EINVAL", RDMX_IOC_MR_REG, &r, EINVAL);
+	r.access = 8;
+	expect("MR_REG, unknown right -> EINVAL", RDMX_IOC_MR_REG, &r, EINVAL);
+	r.access = RDMX_ACCESS_REMOTE_WRITE;
+	r.length = 0;
+	expect("MR_REG, zero length -> EINVAL", RDMX_IOC_MR_REG, &r, EINVAL);
+	r.length = RDMX_MR_MAX + 1;
+	expect("MR_REG, over RDMX_MR_MAX -> EINVAL", RDMX_IOC_MR_REG, &r,
+	       EINVAL);
+	r.length = sizeof(buf);
+	r.reserved = 1;
+	expect("MR_REG, reserved field set -> EINVAL", RDMX_IOC_MR_REG, &r,
+	       EINVAL);
+	r.reserved = 0;
+	r.mr_id = 3;
+	expect("MR_REG, mr_id set on input -> EINVAL", RDMX_IOC_MR_REG, &r,
+	       EINVAL);
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.mr_id = 1;
+	expect("MR_DEREG, no such region -> ENOENT", RDMX_IOC_MR_DEREG, &d,
+	       ENOENT);
+	d.reserved = 1;
+	expect("MR_DEREG, reserved field set -> EINVAL", RDMX_IOC_MR_DEREG, &d,
+	       EINVAL);
+
+	memset(&op, 0, sizeof(op));
+	op.opcode = RDMX_RMA_READ;
+	op.local_addr = (uintptr_t)buf;
+	op.length = 8;
+	op.token = (uintptr_t)token;
+	op.token_len = 64;
+	memset(&x, 0, sizeof(x));
+	x.size = sizeof(x);
+	x.count = 1;
+	x.op_size = sizeof(op);
+	x.ops = (uintptr_t)&op;
+	expect("RMA, not connected -> ENOTCONN", RDMX_IOC_RMA, &x, ENOTCONN);
+	x.flags = 2;
+	expect("RMA, unknown flag -> EINVAL", RDMX_IOC_RMA, &x, EINVAL);
+	x.flags = 0;
+	x.count = 0;
+	expect("RMA, no operations -> EINVAL", RDMX_IOC_RMA, &x, EINVAL);
+	x.count = RDMX_RMA_BATCH_MAX + 1;
+	expect("RMA, too many operations -> EINVAL", RDMX_IOC_RMA, &x, EINVAL);
+	x.count = 1;
+	x.op_size = RDMX_RMA_OP_SIZE_VER0 - 1;
+	expect("RMA, op_size too small -> EINVAL", RDMX_IOC_RMA, &x, EINVAL);
+
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.flags = RDMX_EVENTS_NONBLOCK;
+	e.count = 1;
+	e.event_size = sizeof(ev);
+	e.events = (uintptr_t)&ev;
+	expect("EP_EVENTS, none -> EAGAIN", RDMX_IOC_EP_EVENTS, &e, EAGAIN);
+	e.flags = 2;
+	expect("EP_EVENTS, unknown flag -> EINVAL", RDMX_IOC_EP_EVENTS, &e,
+	       EINVAL);
+	e.flags = RDMX_EVENTS_NONBLOCK;
+	e.count = 0;
+	expect("EP_EVENTS, no room -> EINVAL", RDMX_IOC_EP_EVENTS, &e, EINVAL);
+	e.count = 1;
+	e.event_size = RDMX_EVENT_SIZE_VER0 - 1;
+	expect("EP_EVENTS, event_size too small -> EINVAL", RDMX_IOC_EP_EVENTS,
+	       &e, EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = argc > 1 ? argv[1] : "/dev/rdmx";
@@ -327,6 +424,7 @@ int main(int argc, char **argv)
 	list_cases();
 	unknown_cases();
 	ep_cases();
+	rma_cases();
 	close(fd);
 	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;

@@ -655,9 +655,9 @@ struct rdmx_event {
  * @event_size: sizeof(struct rdmx_event) as the caller knows it
  * @events: user pointer to an array of struct rdmx_event
  *
- * Waits for the first event (unless non-blocking, then EAGAIN; EINVAL
- * with nothing in flight, so a wait cannot last for ever), then takes
- * what is there.
+ * Waits for the first event (unless non-blocking, then EAGAIN), then
+ * takes what is there. Events taken are the caller's: when the copy to
+ * @events faults (EFAULT) they are lost.
  */
 struct rdmx_events {
 	__u32 size;
