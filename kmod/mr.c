@@ -8,14 +8,16 @@
  * with its own rkey, and the token lists them. The MRs' iova is not the
  * memory's address: a region's bytes sit at remote addresses
  * (id << 32) + offset (keeping the offset within the page, as FRWR
- * wants), so tokens reveal no kernel or user address, and a stale key
- * that happens to be reused by the device for a later region of the same
- * session still fails the address check.
+ * wants) and id is a per-session sequence number, so tokens reveal no
+ * kernel or user address, and a stale key that the device reuses for a
+ * later region of the same session still fails the address check; each
+ * registration also takes a random key byte.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <kunit/visibility.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -469,6 +471,8 @@ static int rdmx_mr_reg_chunk(struct rdmx_mr *mr, struct rdmx_lmem *lm,
 	}
 	/* Keep the offset in the page, hide the address. */
 	ibmr->iova = mr->iova + start;
+	/* A fresh key byte, so an old key of a reused MR is refused. */
+	ib_update_fast_reg_key(ibmr, get_random_u8());
 	wr.wr.opcode = IB_WR_REG_MR;
 	wr.mr = ibmr;
 	wr.key = ibmr->rkey;
@@ -600,7 +604,9 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	mr->sgts = kcalloc(mr->nr_keys, sizeof(*mr->sgts), GFP_KERNEL);
 	if (!mr->keys || !mr->mrs || !mr->sgts)
 		goto out_unlock;
-	mr->iova = ((u64)mr->id << 32) + mr->first_off;
+	/* Never 0; a new space for each region of the session. */
+	mr->iova = ((u64)(++sess->mr_seq ?: ++sess->mr_seq) << 32) +
+		   mr->first_off;
 	for (i = 0; i < mr->nr_keys; i++) {
 		ret = rdmx_mr_reg_chunk(mr, lmem, i);
 		if (ret)

@@ -117,7 +117,8 @@ DECLARE_EVENT_CLASS(rdmx_msg_class,
 					       { 3, "HEARTBEAT" },
 					       { 4, "HEARTBEAT_ACK" },
 					       { 5, "CLOSE" }, { 6, "OPEN" },
-					       { 7, "OPEN_REP" }, { 8, "SHUT" }),
+					       { 7, "OPEN_REP" }, { 8, "SHUT" },
+					       { 9, "IMMED" }),
 			      __entry->seq, __entry->ack, __entry->credits,
 			      __entry->len)
 );

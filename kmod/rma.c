@@ -226,7 +226,8 @@ static void rdmx_rma_req_put(struct rdmx_rma_req *req)
 	if (!atomic_dec_and_test(&req->pending))
 		return;
 	if (req->opcode == RDMX_RMA_WRITE_IMM && !req->status) {
-		queue_work(rdmx_wq, &req->work);
+		/* Ordered: immediates go out in the order writes completed. */
+		queue_work(rdmx_imm_wq, &req->work);
 		return;
 	}
 	rdmx_rma_req_finish(req);
@@ -292,6 +293,11 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 		ret = rdmx_rma_get_conn(sess, &conn, 0, true);
 		if (ret)
 			return ret;
+		if (!conn->rma_wrs) {
+			/* The device left no send queue room for them. */
+			mutex_unlock(&sess->mutex);
+			return -EOPNOTSUPP;
+		}
 		port = conn->cm_id->port_num;
 		ret = rdma_rw_ctx_init(&p->ctx, conn->qp, port, p->sgt.sgl,
 				       p->sgt.orig_nents, 0, p->raddr, p->rkey,
@@ -486,6 +492,20 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		ret = -EINVAL;
 		goto out_release;
 	}
+	if (need == RDMX_TOKEN_ATOMIC) {
+		/* First: what this side's device cannot do, it says so. */
+		spin_lock(&sess->lock);
+		if (!sess->xpd)
+			ret = -ENOTCONN;
+		else if (sess->xpd->pd->device->attrs.atomic_cap ==
+			 IB_ATOMIC_NONE)
+			ret = -EOPNOTSUPP;
+		else
+			ret = 0;
+		spin_unlock(&sess->lock);
+		if (ret)
+			goto out_release;
+	}
 	ret = rdmx_token_check(t, off, lmem->len, need);
 	if (ret)
 		goto out_release;
@@ -493,16 +513,6 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		ret = -EINVAL;
 		if (lmem->len != sizeof(u64) || ((t->iova + off) & 7) ||
 		    (lmem->offset & 7))
-			goto out_release;
-		ret = -EOPNOTSUPP;
-		spin_lock(&sess->lock);
-		if (!sess->xpd ||
-		    sess->xpd->pd->device->attrs.atomic_cap == IB_ATOMIC_NONE)
-			ret = -EOPNOTSUPP;
-		else
-			ret = 0;
-		spin_unlock(&sess->lock);
-		if (ret)
 			goto out_release;
 	} else if (!lmem->len && opcode != RDMX_RMA_WRITE_IMM) {
 		ret = -EINVAL;

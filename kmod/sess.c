@@ -35,6 +35,7 @@ static DEFINE_XARRAY_ALLOC1(rdmx_sessions);
 static DEFINE_MUTEX(rdmx_sess_mutex);
 static u32 rdmx_sess_next_id;
 struct workqueue_struct *rdmx_wq;
+struct workqueue_struct *rdmx_imm_wq;
 
 static void rdmx_conn_fail(struct rdmx_conn *conn, int err);
 static void rdmx_tx_kick(struct rdmx_sess *sess);
@@ -2112,7 +2113,14 @@ void rdmx_sess_device_removed(struct ib_device *ibdev)
 int rdmx_sess_init(void)
 {
 	rdmx_wq = alloc_workqueue("rdmx", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	return rdmx_wq ? 0 : -ENOMEM;
+	if (!rdmx_wq)
+		return -ENOMEM;
+	rdmx_imm_wq = alloc_ordered_workqueue("rdmx_imm", WQ_MEM_RECLAIM);
+	if (!rdmx_imm_wq) {
+		destroy_workqueue(rdmx_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
@@ -2147,6 +2155,7 @@ void rdmx_sess_exit(void)
 		rdmx_sess_unlink(sess);
 		rdmx_sess_put(sess);
 	}
+	destroy_workqueue(rdmx_imm_wq);
 	flush_workqueue(rdmx_wq);
 	destroy_workqueue(rdmx_wq);
 }

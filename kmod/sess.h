@@ -224,6 +224,7 @@ struct rdmx_sess_stats {
  *	@lock (CM event handlers read it)
  * @pd_gone: @xpd's device is going: a new connection needs a new PD
  * @mrs: regions registered on the session (struct rdmx_mr)
+ * @mr_seq: numbers the session's regions' remote address spaces
  * @pd_work: drops @xpd and the regions' keys when its device goes away
  * @lock: the data path (see the locking rules at the top)
  * @state: enum rdmx_sess_state; changed only by rdmx_sess_set_state()
@@ -274,6 +275,7 @@ struct rdmx_sess {
 	struct rdmx_pd *xpd;
 	bool pd_gone;
 	struct list_head mrs;
+	u32 mr_seq;
 	struct work_struct pd_work;
 	spinlock_t lock;		/* the data path */
 	enum rdmx_sess_state state;
@@ -506,5 +508,6 @@ bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 u16 rdmx_addr_port(const struct sockaddr *sa);
 
 extern struct workqueue_struct *rdmx_wq;
+extern struct workqueue_struct *rdmx_imm_wq;
 
 #endif /* _RDMX_SESS_H */

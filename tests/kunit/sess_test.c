@@ -492,11 +492,29 @@ static void rdmx_rma_stale_test(struct kunit *test)
 	int ret;
 	u32 v;
 
+	u64 i;
+
+	memset(r->mem, 0x11, RDMX_KUNIT_REGION + 5);
 	KUNIT_ASSERT_EQ(test, rdmx_ep_mr_dereg(f->sep, r->id), 0);
 	KUNIT_EXPECT_EQ(test, rdmx_ep_mr_dereg(f->sep, r->id), -ENOENT);
+	/*
+	 * A WRITE with it reaches nothing. On iWARP a WRITE completes once
+	 * sent, so its refusal shows only as a reconnect; a READ has to
+	 * come back, so it fails everywhere.
+	 */
+	memset(f->tx, 0xee, 100);
 	ret = rdmx_kunit_rma1(f->cep, r, RDMX_RMA_WRITE, f->tx, 0, 100);
 	KUNIT_EXPECT_TRUE_MSG(test, ret == -EACCES || ret == -EIO ||
-			      ret == -ECONNRESET, "stale token: %d", ret);
+			      ret == -ECONNRESET || ret == 0,
+			      "stale token, write: %d", ret);
+	ret = rdmx_kunit_rma1(f->cep, r, RDMX_RMA_READ, f->rx, 0, 100);
+	KUNIT_EXPECT_TRUE_MSG(test, ret == -EACCES || ret == -EIO ||
+			      ret == -ECONNRESET, "stale token, read: %d", ret);
+	for (i = 0; i < RDMX_KUNIT_REGION + 5; i++)
+		if (r->mem[i] != 0x11)
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, (u64)RDMX_KUNIT_REGION + 5,
+			    "a stale token changed memory at %llu", i);
 	v = 42;
 	KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &v, sizeof(v)), 0);
 	v = 0;

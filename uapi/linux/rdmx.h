@@ -499,7 +499,8 @@ struct rdmx_sess_close {
  * @length: bytes, 1 to RDMX_MR_MAX
  * @access: RDMX_ACCESS_*, at least one. RDMX_ACCESS_REMOTE_ATOMIC needs a
  *	device with atomics (EOPNOTSUPP otherwise)
- * @mr_id: out: the region's id on this endpoint, for RDMX_IOC_MR_DEREG
+ * @mr_id: in: must be 0; out: the region's id on this endpoint, for
+ *	RDMX_IOC_MR_DEREG
  * @token: user pointer to a buffer for the token
  * @token_len: in: room at @token (RDMX_TOKEN_MAX always suffices); out:
  *	the token's length. ENOSPC when it does not fit.
@@ -555,8 +556,9 @@ struct rdmx_mr_dereg {
  * @opcode: RDMX_RMA_*
  * @flags: must be 0
  * @local_addr: user buffer: READ's destination, WRITE's source; for the
- *	atomics, 8 bytes that receive the word's value before the operation
- *	(little-endian on the wire; the kernel gives it in host order)
+ *	atomics, 8 bytes (8-byte aligned) that receive the word's value
+ *	before the operation, as the device returns it (the word is in the
+ *	byte order the device's atomics use: host order on rxe)
  * @length: bytes: 1 to RDMX_RMA_LEN_MAX for READ and WRITE (0 is allowed
  *	for WRITE_IMM, which then only delivers @imm); 8 for the atomics
  * @token: user pointer to the peer's token
@@ -567,7 +569,8 @@ struct rdmx_mr_dereg {
  * @compare_add: CMP_SWAP: the value compared; FETCH_ADD: the addend
  * @swap: CMP_SWAP: the value stored if equal; else 0
  * @user_data: returned in the completion event of an asynchronous batch
- * @status: out: 0, or a negative errno (see Documentation/uapi.rst)
+ * @status: in: must be 0; out: 0, or a negative errno (see
+ *	Documentation/uapi.rst)
  * @reserved: zero
  */
 struct rdmx_rma_op {
@@ -603,7 +606,8 @@ struct rdmx_rma_op {
  * its checks (bad token, out of bounds, no right, ...) stops the batch: it
  * gets the error in its @status and the ones before it run. Without
  * RDMX_RMA_ASYNC the call returns when every accepted operation completed,
- * each with its own @status. With it, the call returns at once and each
+ * each with its own @status. With it, the call returns once they are
+ * posted (which may wait for send queue room or a reconnect) and each
  * accepted operation completes as an RDMX_EVENT_RMA_DONE event (read with
  * RDMX_IOC_EP_EVENTS; poll gives EPOLLPRI). The call fails instead, with
  * the first operation's error, when none was accepted.
