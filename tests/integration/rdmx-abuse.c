@@ -249,9 +249,9 @@ static void ep_cases(void)
 	expect("EP_SEND, unknown message flag -> EINVAL", RDMX_IOC_EP_SEND, &x,
 	       EINVAL);
 	v.flags = 0;
-	v.reserved = 1;
-	expect("EP_SEND, reserved field set -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
-	v.reserved = 0;
+	v.imm = 1;
+	expect("EP_SEND, imm set -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
+	v.imm = 0;
 	x.count = 0;
 	expect("EP_SEND, no messages -> EINVAL", RDMX_IOC_EP_SEND, &x, EINVAL);
 	x.count = RDMX_XFER_MAX + 1;
