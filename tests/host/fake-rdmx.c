@@ -10,8 +10,9 @@
  * SOCK_SEQPACKET socket. LISTEN binds an abstract name made of the port and
  * service, CONNECT connects to it, ACCEPT accepts; a session is (the
  * connecting process, the port). Messages and immediates are packets.
- * Anonymous private mmaps of the program become shared mappings of a memfd,
- * so that MR_REG can name memory another process maps (/proc/PID/fd/N);
+ * Anonymous private mmaps of a process that opened an endpoint (not those
+ * of a shell that only passes the library on) become shared mappings of a
+ * memfd, so that MR_REG can name memory another process maps (/proc/PID/fd/N);
  * the token carries that, the bounds, the rights, the session and a CRC,
  * and a file in /dev/shm exists while the region is registered. RMA checks
  * an operation as the uapi says, then runs it at once on the mapping
@@ -19,7 +20,10 @@
  * their events wait in a queue.
  *
  * FAKE_NO_ATOMICS=1: a device without atomics. FAKE_BUG=NAME: one
- * misbehaviour, see fake_bug().
+ * misbehaviour, see fake_bug(). FAKE_RDMX_PATH: another path that opens an
+ * endpoint (/dev/rdmx, for scripts). LIST_DEVICES shows one port, named
+ * RDMX_RDMA_DEV; EP_INFO's addresses are RDMX_ADDR (local) and the one
+ * connected to, as in the guests.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -40,6 +44,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <linux/rdmx.h>
 
 #define MAX_FD		4096
@@ -67,6 +72,7 @@ struct ep {
 	bool used;
 	bool chan;
 	unsigned int port;
+	struct rdmx_sockaddr peer;
 	pid_t sess_pid;
 	unsigned int nmrs;
 	struct { uint32_t id; uint64_t key; } mrs[MAX_MRS];
@@ -80,6 +86,7 @@ struct ep {
 static struct ep *eps[MAX_FD];
 static struct { char *base; size_t len; int memfd; } maps[MAX_MAPS];
 static unsigned int nmaps;
+static bool active;		/* this process opened an endpoint */
 static unsigned long long nwrites, nevents;
 
 static int (*real_open)(const char *, int, ...);
@@ -147,9 +154,13 @@ static uint32_t crc32(const void *p, size_t len)
 	return ~c;
 }
 
+/* FAKE_TAG keeps the registries of concurrent runs apart. */
 static void reg_path(char *buf, size_t size, uint64_t key)
 {
-	snprintf(buf, size, "/dev/shm/rdmxfake.%016llx", (unsigned long long)key);
+	const char *tag = getenv("FAKE_TAG");
+
+	snprintf(buf, size, "/dev/shm/rdmxfake.%s.%016llx", tag ? tag : "0",
+		 (unsigned long long)key);
 }
 
 static void sock_name(struct sockaddr_un *sa, socklen_t *len, unsigned int port,
@@ -175,11 +186,13 @@ int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	if (n < 9 || strcmp(path + n - 9, "rdmx-fake"))
+	if ((n < 9 || strcmp(path + n - 9, "rdmx-fake")) &&
+	    !(getenv("FAKE_RDMX_PATH") && !strcmp(path, getenv("FAKE_RDMX_PATH"))))
 		return real_open(path, flags, mode);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | (flags & O_CLOEXEC ? SOCK_CLOEXEC : 0), 0);
 	if (fd >= 0)
 		ep_new(fd);
+	active = true;
 	return fd;
 }
 
@@ -187,7 +200,7 @@ int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
 static void mrs_drop(struct ep *e)
 {
-	char path[64];
+	char path[128];
 	unsigned int i;
 
 	for (i = 0; i < e->nmrs; i++) {
@@ -217,7 +230,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	int m;
 
 	fake_init();
-	if (addr || !(flags & MAP_ANONYMOUS) || !(flags & MAP_PRIVATE) || nmaps == MAX_MAPS)
+	if (!active || addr || !(flags & MAP_ANONYMOUS) || !(flags & MAP_PRIVATE) ||
+	    nmaps == MAX_MAPS)
 		return real_mmap(addr, len, prot, flags, fd, off);
 	m = memfd_create("rdmxfake", 0);
 	if (m < 0 || ftruncate(m, len))
@@ -234,6 +248,23 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	__attribute__((alias("mmap")));
+
+/* The memfd stays open: a peer may still have it mapped, as a pinned MR. */
+int munmap(void *addr, size_t len)
+{
+	static int (*real_munmap)(void *, size_t);
+	unsigned int i;
+
+	if (!real_munmap)
+		real_munmap = dlsym(RTLD_NEXT, "munmap");
+	for (i = 0; i < nmaps; i++) {
+		if (maps[i].base == addr) {
+			maps[i] = maps[--nmaps];
+			break;
+		}
+	}
+	return real_munmap(addr, len);
+}
 
 /* ------------------------------------------------------------ messages */
 
@@ -327,7 +358,7 @@ static int ep_recv(int fd, struct rdmx_ep_xfer *x)
 static int mr_reg(int fd, struct ep *e, struct rdmx_mr_reg *r)
 {
 	struct token t;
-	char path[64];
+	char path[128];
 	unsigned int i;
 	struct ucred cr;
 	socklen_t cl = sizeof(cr);
@@ -346,7 +377,7 @@ static int mr_reg(int fd, struct ep *e, struct rdmx_mr_reg *r)
 	for (i = 0; i < nmaps; i++)
 		if (a >= maps[i].base && a + r->length <= maps[i].base + maps[i].len)
 			break;
-	if (i == nmaps || e->nmrs == MAX_MRS)
+	if (i >= nmaps || e->nmrs == MAX_MRS)
 		return errno = EFAULT, -1;
 	memset(&t, 0, sizeof(t));
 	t.magic = TOKEN_MAGIC;
@@ -375,7 +406,7 @@ static int mr_reg(int fd, struct ep *e, struct rdmx_mr_reg *r)
 
 static int mr_dereg(struct ep *e, struct rdmx_mr_dereg *d)
 {
-	char path[64];
+	char path[128];
 	unsigned int i;
 
 	if (d->size < RDMX_MR_DEREG_SIZE_VER0 || d->flags || d->reserved)
@@ -399,7 +430,7 @@ static unsigned int nrmaps;
 /* The owner's memory: its memfd mapped here (cached); NULL if out of it */
 static char *remote(const struct token *t, uint64_t off, uint64_t len)
 {
-	char path[64];
+	char path[128];
 	struct stat st;
 	unsigned int i;
 	char *p;
@@ -474,7 +505,7 @@ static int op_check(struct ep *e, const struct rdmx_rma_op *op, struct token *t)
 static int op_run(int fd, struct ep *e, const struct rdmx_rma_op *op,
 		  const struct token *t, uint64_t *value)
 {
-	char path[64], *mem;
+	char path[128], *mem;
 	uint64_t *w, old, len = op->length;
 	void *local = (void *)(uintptr_t)op->local_addr;
 
@@ -629,6 +660,8 @@ static int ep_ioctl(int fd, struct ep *e, unsigned long req, void *arg)
 			return errno == ENOENT ? (errno = ECONNREFUSED, -1) : -1;
 		e->chan = true;
 		e->sess_pid = getpid();
+		e->peer = a->addr;
+		e->peer.port = e->port;
 		return 0;
 	}
 	case RDMX_IOC_EP_ACCEPT: {
@@ -665,6 +698,28 @@ static int ep_ioctl(int fd, struct ep *e, unsigned long req, void *arg)
 		i->size = sizeof(*i);
 		i->state = e->chan ? RDMX_EP_CONNECTED : RDMX_EP_NEW;
 		i->sess_state = RDMX_SESS_STATE_CONNECTED;
+		i->peer = e->peer;
+		i->local.family = AF_INET;
+		i->local.port = 40000;
+		if (!getenv("RDMX_ADDR") ||
+		    inet_pton(AF_INET, getenv("RDMX_ADDR"), i->local.addr) != 1)
+			i->local.addr[0] = 127, i->local.addr[3] = 1;
+		return 0;
+	}
+	case RDMX_IOC_LIST_DEVICES: {
+		struct rdmx_list_devices *ld = arg;
+		struct rdmx_device_info *d = (void *)(uintptr_t)ld->devices;
+
+		if (ld->count && d) {
+			memset(d, 0, ld->entry_size);
+			snprintf((char *)d->name, sizeof(d->name), "%s",
+				 getenv("RDMX_RDMA_DEV") ? getenv("RDMX_RDMA_DEV") : "fake0");
+			d->port = 1;
+			d->port_state = RDMX_PORT_ACTIVE;
+			d->atomic_cap = getenv("FAKE_NO_ATOMICS") ? RDMX_ATOMIC_NONE :
+					RDMX_ATOMIC_HCA;
+		}
+		ld->count = 1;
 		return 0;
 	}
 	case RDMX_IOC_MR_REG:

@@ -6,7 +6,9 @@
 # host). Every case must pass against a fake that behaves, and each must
 # fail against a fake with a misbehaviour it exists to catch (FAKE_BUG):
 # this checks the test program, that it works and that it can fail, not
-# the module, which only the guests run.
+# the module, which only the guests run. Then tests/integration/rma.sh
+# itself runs on two pretend nodes (two processes here) against the fake,
+# for rxe and siw, and against broken fakes.
 #
 # Prints "ok N - ..." or "not ok N - ..." per check, then "N passed, N
 # failed"; exits 1 if any check failed.
@@ -16,7 +18,8 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 RT=$repo/tests/integration/rdmx-rmatest
 CC=${CC:-cc}
 T=$(mktemp -d "${TMPDIR:-/tmp}/rmatest-fake.XXXXXX") || exit 1
-trap 'rm -rf "$T"; rm -f /dev/shm/rdmxfake.*' EXIT
+export FAKE_TAG=$$
+trap 'rm -rf "$T"; rm -f /dev/shm/rdmxfake.$FAKE_TAG.*' EXIT
 
 n=0 passed=0 failed=0
 check() { # DESC CMD...
@@ -172,9 +175,79 @@ check "async catches an event that never came" catches m-el "EP_EVENTS after|EIN
 pair m-ar atomic-reg no atomic-none
 check "atomic-none catches MR_REG taking the atomic right without atomics" catches m-ar "expected EOPNOTSUPP, got success"
 atomic_pair m-na nonatomic
-check "atomic catches increments that are not atomic" catches m-na "increment was (seen twice|lost)|the word is"
+check "atomic catches increments that are not atomic" catches m-na "increment was (seen twice|lost)|the word is|not above|went down"
 pair m-ria rights yes atomic
 check "atomic catches an atomic on a region without the right" catches m-ria "without the atomic right: expected EACCES, got success"
+
+# ---- rma.sh itself, on two pretend nodes ----
+
+# The guest script runs here as node 1 and node 2 at once, against the fake:
+# a copy of lib.sh whose rdmx_wait_cm_listen looks for the fake's
+# listeners, rmmod a stub early on PATH, /dev/rdmx the fake. The sysfs
+# settings it makes fail harmlessly (there is no /sys/kernel/rdmx here).
+sim() { # NAME RDMA [BUG]: sets rc1, rc2; results in $T/NAME/nodeN/results.tap
+	local d=$T/$1 k
+	local -a pids extra=(FAKE_BUG="${3:-}")
+
+	case "$d" in "$T"/?*) ;; *) echo "sim: bad directory '$d'" >&2; return 1 ;; esac
+	mkdir -p "$d/repo/tests/vm" "$d/repo/tests/integration" "$d/bin" "$d/sync" || return 1
+	cp "$repo/tests/vm/lib.sh" "$d/repo/tests/vm/lib.sh"
+	# shellcheck disable=SC2016  # these lines are code, for the copy of lib.sh
+	printf '%s\n' 'rdmx_wait_cm_listen() {' '	local i' \
+		'	for i in $(seq 150); do' \
+		'		ss -xl | grep -q "@rdmxfake\.$(id -u)\.$1\." && return 0' \
+		'		sleep 0.2' '	done' '	return 1' '}' >>"$d/repo/tests/vm/lib.sh"
+	ln -sf "$RT" "$d/repo/tests/integration/rdmx-rmatest"
+	ln -sf "$repo/userspace-tools/rdmxctl/rdmxctl" "$d/bin/rdmxctl"
+	printf '#!/bin/sh\necho "rmmod $* (not here)"\n' >"$d/bin/rmmod"
+	chmod +x "$d/bin/rmmod"
+	[ "$2" = siw ] && extra+=(FAKE_NO_ATOMICS=1)
+	for k in 1 2; do
+		mkdir -p "$d/node$k"
+		env PATH="$d/bin:$PATH" RDMX_NODE=$k RDMX_NODES=2 RDMX_ADDR_1=198.18.0.1 \
+			RDMX_ADDR_2=198.18.0.2 RDMX_ADDR=198.18.0.$k RDMX_RDMA="$2" \
+			RDMX_RDMA_DEV="${2}0" RDMX_OUT="$d/node$k" RDMX_SYNC="$d/sync" \
+			RDMX_REPO="$d/repo" LD_PRELOAD="$T/fake.so" FAKE_RDMX_PATH=/dev/rdmx \
+			RDMX_DEVNODE=/dev/rdmx "${extra[@]}" \
+			timeout 600 bash "$repo/tests/integration/rma.sh" 40 500 \
+			>"$d/node$k/script.log" 2>&1 &
+		pids[k]=$!
+	done
+	wait "${pids[1]}"
+	rc1=$?
+	wait "${pids[2]}"
+	rc2=$?
+}
+
+# sim_clean NAME: both nodes exited 0, with no failed result
+sim_clean() {
+	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] &&
+		! grep -q '^not ok' "$T/$1"/node*/results.tap; then
+		return 0
+	fi
+	grep -h '^not ok' "$T/$1"/node*/results.tap | head -n 5 | sed 's/^/    # /'
+	return 1
+}
+
+# sim_fails NAME REGEX: a node failed, with a failed result matching REGEX
+sim_fails() {
+	[ "$rc1" != 0 ] || [ "$rc2" != 0 ] || return 1
+	grep -h '^not ok' "$T/$1"/node*/results.tap | grep -qE -- "$2"
+}
+
+sim rxe rxe
+check "rma.sh (rxe) passes on two pretend nodes" sim_clean rxe
+check "rma.sh (rxe): at least 50 results from the two nodes" \
+	test "$(cat "$T"/rxe/node*/results.tap | wc -l)" -ge 50
+sim siw siw
+check "rma.sh (siw) passes on two pretend nodes" sim_clean siw
+check "rma.sh (siw): skips the atomics, saying why" \
+	grep -q '^ok - atomic (siw0): .* # SKIP .*EOPNOTSUPP (checked)' "$T/siw/node2/results.tap"
+sim siw-bad siw atomic-reg
+check "rma.sh (siw) fails, not skips, when MR_REG takes the atomic right" \
+	sim_fails siw-bad 'atomic-none|refuses atomics'
+sim drop rxe write-drop
+check "rma.sh fails when WRITEs get lost" sim_fails drop 'pattern .*every check passed'
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
