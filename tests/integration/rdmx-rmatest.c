@@ -473,7 +473,7 @@ static void wd_arm(const char *fmt, ...)
 		     opt.role_name, opt.test ? " " : "", opt.test ? opt.test : "",
 		     what, opt.idle_timeout);
 	wd_len = n < 0 ? 0 : (size_t)n < sizeof(wd_msg) ? (size_t)n : sizeof(wd_msg) - 1;
-	alarm((unsigned int)ceil(opt.idle_timeout));
+	alarm((unsigned int)opt.idle_timeout + 1);
 }
 
 static void wd_disarm(void)
