@@ -30,6 +30,7 @@ RDMXCTL_HDRS := $(wildcard userspace-tools/rdmxctl/*.h) uapi/linux/rdmx.h
 ABUSE := tests/integration/rdmx-abuse
 FAILNTH := tests/integration/fail-nth
 MSGTEST := tests/integration/rdmx-msgtest
+RMATEST := tests/integration/rdmx-rmatest
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
@@ -43,12 +44,12 @@ all: modules tools
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST)
+tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
 
-$(ABUSE) $(FAILNTH) $(MSGTEST): %: %.c uapi/linux/rdmx.h
+$(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST): %: %.c uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
@@ -62,7 +63,7 @@ guest-modules:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST)
+	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST)
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.

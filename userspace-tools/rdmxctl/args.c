@@ -175,3 +175,80 @@ int rd_check_service(const char *object, const char *name)
 					    name);
 	return 0;
 }
+
+/* The multiplier of a size suffix at @s ("K", "KiB", "kb", "M", ...); @s is past it on return. */
+static int rd_size_suffix(const char **s, unsigned int *shift)
+{
+	const char *p = *s;
+
+	switch (*p) {
+	case 'k': case 'K':
+		*shift = 10;
+		break;
+	case 'm': case 'M':
+		*shift = 20;
+		break;
+	case 'g': case 'G':
+		*shift = 30;
+		break;
+	default:
+		return -EINVAL;
+	}
+	p++;
+	if (*p == 'i' || *p == 'I')
+		p++;
+	if (*p == 'b' || *p == 'B')
+		p++;
+	*s = p;
+	return 0;
+}
+
+/**
+ * rd_parse_u64() - a 64-bit number, decimal or 0x hex, maybe a size
+ * @s: the text: digits, or "0x" and hex digits; no sign, no spaces. With
+ *	@suffix, a K, M or G may follow (times 2^10, 2^20, 2^30; "KiB",
+ *	"kb" and the like are the same), as rdmx-msgtest takes sizes
+ * @suffix: allow the suffix
+ * @min: smallest value allowed
+ * @max: largest value allowed
+ * @val: out: the number; untouched on error
+ *
+ * A leading 0 does not mean octal: "010" is ten.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int rd_parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
+		 uint64_t *val)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	const char *p;
+	char *end;
+	int base = 10;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f') ||
+		      (*s >= 'A' && *s <= 'F')))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno)
+		return -EINVAL;
+	p = end;
+	if (*p && suffix && base == 10) {
+		if (rd_size_suffix(&p, &shift))
+			return -EINVAL;
+		if (v > (UINT64_MAX >> shift))
+			return -EINVAL;
+		v <<= shift;
+	}
+	if (*p || v < min || v > max)
+		return -EINVAL;
+	*val = v;
+	return 0;
+}

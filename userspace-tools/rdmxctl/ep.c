@@ -32,6 +32,9 @@ static void rd_ep_hint(int err, const struct rd_peer *p)
 		if (echo)
 			fprintf(stderr, "hint: nothing listens on %s port %u: run '" RD_PROG " listen add -p %u' there\n",
 				host, port, port);
+		else if (p && p->serve_cmd)
+			fprintf(stderr, "hint: nothing on %s port %u serves '%s': run '" RD_PROG " %s' there, or check the port and service name\n",
+				host, port, p->service, p->serve_cmd);
 		else
 			fprintf(stderr, "hint: nothing on %s port %u serves '%s': run '" RD_PROG " msg recv -p %u %s ...' there, or check the port and service name\n",
 				host, port, p ? p->service : "?", port,
@@ -331,4 +334,102 @@ int rd_ep_recv(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
 int rd_ep_shutdown(int fd)
 {
 	return ioctl(fd, RDMX_IOC_EP_SHUTDOWN, 0) < 0 ? -errno : 0;
+}
+
+/* ---- one-sided access ---- */
+
+/**
+ * rd_rma_check() - does the module offer one-sided access?
+ *
+ * Return: 0, or -1 after saying why not (no module, another ABI, a module
+ * without RDMX_FEATURE_RMA).
+ */
+int rd_rma_check(void)
+{
+	struct rdmx_info info;
+	int fd;
+
+	fd = rd_open_checked(&info);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	if ((info.features & (RDMX_FEATURE_MSG | RDMX_FEATURE_RMA)) !=
+	    (RDMX_FEATURE_MSG | RDMX_FEATURE_RMA)) {
+		rd_err("rdmx module %s has no one-sided access: upgrade the module",
+		       (const char *)info.version);
+		return -1;
+	}
+	return 0;
+}
+
+/**
+ * rd_mr_reg() - register memory on a connected endpoint
+ * @fd: the endpoint
+ * @addr: the memory
+ * @len: its length, 1 to RDMX_MR_MAX
+ * @access: RDMX_ACCESS_* bits
+ * @token: out: the token, RDMX_TOKEN_MAX bytes of room
+ * @token_len: out: the token's length
+ * @mr_id: out: the region's id, for rd_mr_dereg()
+ *
+ * Return: 0, or -errno (-EPROTO if the kernel's answer makes no sense).
+ */
+int rd_mr_reg(int fd, void *addr, uint64_t len, uint32_t access,
+	      void *token, uint32_t *token_len, uint32_t *mr_id)
+{
+	struct rdmx_mr_reg r = {
+		.size = sizeof(r),
+		.addr = (uintptr_t)addr,
+		.length = len,
+		.access = access,
+		.token = (uintptr_t)token,
+		.token_len = RDMX_TOKEN_MAX,
+	};
+
+	if (ioctl(fd, RDMX_IOC_MR_REG, &r) < 0)
+		return -errno;
+	if (r.size < RDMX_MR_REG_SIZE_VER0 || !r.token_len ||
+	    r.token_len > RDMX_TOKEN_MAX)
+		return -EPROTO;
+	*token_len = r.token_len;
+	*mr_id = r.mr_id;
+	return 0;
+}
+
+/* rd_mr_dereg() - deregister region @mr_id of endpoint @fd; Return: 0, or -errno. */
+int rd_mr_dereg(int fd, uint32_t mr_id)
+{
+	struct rdmx_mr_dereg d = { .size = sizeof(d), .mr_id = mr_id };
+
+	return ioctl(fd, RDMX_IOC_MR_DEREG, &d) < 0 ? -errno : 0;
+}
+
+/**
+ * rd_rma() - RDMX_IOC_RMA: start (and, without RDMX_RMA_ASYNC, complete)
+ *	one-sided operations
+ * @fd: a connected endpoint
+ * @ops: the operations; each one's status is set on return
+ * @n: entries at @ops, 1 to RDMX_RMA_BATCH_MAX
+ * @flags: 0 or RDMX_RMA_ASYNC
+ *
+ * Return: the number accepted (the ones after it did not run), or -errno
+ * when none was.
+ */
+int rd_rma(int fd, struct rdmx_rma_op *ops, unsigned int n, uint32_t flags)
+{
+	struct rdmx_rma r = {
+		.size = sizeof(r),
+		.flags = flags,
+		.count = n,
+		.op_size = sizeof(*ops),
+		.ops = (uintptr_t)ops,
+	};
+	int ret;
+
+	ret = ioctl(fd, RDMX_IOC_RMA, &r);
+	if (ret < 0)
+		return -errno;
+	if (!ret || (unsigned int)ret > n)
+		return -EPROTO;
+	return ret;
 }

@@ -135,14 +135,16 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { dev | doctor | listen | msg | ping | session | version }\n"
+		"where  OBJECT := { dev | doctor | listen | mr | msg | ping | rma | session | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
 		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
+		"  mr serve --size SIZE          serve memory for one-sided access by peers\n"
 		"  msg { send | recv }           send files as messages, receive them into a directory\n"
 		"  ping HOST                     round-trip latency to the echo service on HOST\n"
+		"  rma HOST OPERATION            read, write or update memory a peer serves\n"
 		"  session [ list | show ID | close ID ]\n"
 		"                                sessions to peers, with their counters\n"
 		"  version                       versions of " RD_PROG " and of the rdmx module\n"
@@ -172,8 +174,10 @@ static const struct rd_cmd rd_cmds[] = {
 	{ "doctor",	cmd_doctor },
 	{ "help",	cmd_help },
 	{ "listen",	cmd_listen },
+	{ "mr",	cmd_mr },
 	{ "msg",	cmd_msg },
 	{ "ping",	cmd_ping },
+	{ "rma",	cmd_rma },
 	{ "session",	cmd_session },
 	{ "version",	cmd_version },
 	{ NULL,		NULL },

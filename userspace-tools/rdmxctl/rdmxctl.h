@@ -145,6 +145,9 @@ int rd_list_devices(int fd, struct rdmx_device_info **devs,
 		    unsigned int *count);
 int rd_open_checked(struct rdmx_info *info);
 int rd_open_checked_flags(struct rdmx_info *info, int oflags);
+int rd_file_load(const char *name, uint64_t max, unsigned char **data,
+		 size_t *len);
+int rd_file_save(const char *name, const void *buf, size_t len);
 
 /* sysfs.c: bounded reads of small files, sorted directory listings */
 struct dirent;
@@ -191,6 +194,8 @@ int rd_getopt(struct rd *rd, const char *object, const struct rd_opt *opts,
 	      const char **val);
 int rd_parse_ulong(const char *s, unsigned long min, unsigned long max,
 		   unsigned long *val);
+int rd_parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
+		 uint64_t *val);
 int rd_parse_port(const char *object, const char *s, unsigned int *port);
 int rd_check_service(const char *object, const char *name);
 
@@ -213,6 +218,8 @@ const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,
  * @host: the host as the user gave it; NULL on the accepting side
  * @port: the port (host byte order)
  * @service: the service name
+ * @serve_cmd: the rdmxctl command that serves @service, for the hint when
+ *	nothing does ("mr serve -p 7471"); NULL: "msg recv"
  * @addr: the peer's address once connected or accepted
  * @addr_str: @addr as "ADDR:PORT"
  */
@@ -220,6 +227,7 @@ struct rd_peer {
 	const char *host;
 	unsigned int port;
 	const char *service;
+	const char *serve_cmd;
 	struct rdmx_sockaddr addr;
 	char addr_str[RD_ADDRSTRLEN];
 };
@@ -237,13 +245,20 @@ int rd_ep_send(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
 int rd_ep_recv(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
 	       bool nonblock);
 int rd_ep_shutdown(int fd);
+int rd_rma_check(void);
+int rd_mr_reg(int fd, void *addr, uint64_t len, uint32_t access,
+	      void *token, uint32_t *token_len, uint32_t *mr_id);
+int rd_mr_dereg(int fd, uint32_t mr_id);
+int rd_rma(int fd, struct rdmx_rma_op *ops, unsigned int n, uint32_t flags);
 
 /* Objects */
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
 int cmd_listen(struct rd *rd);
+int cmd_mr(struct rd *rd);
 int cmd_msg(struct rd *rd);
 int cmd_ping(struct rd *rd);
+int cmd_rma(struct rd *rd);
 int cmd_session(struct rd *rd);
 int cmd_version(struct rd *rd);
 int version_show(struct rd *rd);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Opening /dev/rdmx and the ioctls on it.
+ * Opening /dev/rdmx and the ioctls on it; reading and writing whole files.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rdmxctl.h"
@@ -218,4 +220,132 @@ out_close:
 int rd_open_checked(struct rdmx_info *info)
 {
 	return rd_open_checked_flags(info, O_RDONLY);
+}
+
+/**
+ * rd_file_load() - read a whole file into memory
+ * @name: the file; "-" is standard input
+ * @max: the most bytes it may hold
+ * @data: out: its bytes, for free() (never NULL on success, even when empty)
+ * @len: out: their number
+ *
+ * Return: 0, -errno, or -EFBIG when it holds more than @max bytes.
+ */
+int rd_file_load(const char *name, uint64_t max, unsigned char **data,
+		 size_t *len)
+{
+	bool in = !strcmp(name, "-");
+	size_t room = 0, have = 0;
+	unsigned char *buf = NULL, *p;
+	struct stat st;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = in ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max) {
+		err = -EFBIG;
+		goto out;
+	}
+	for (;;) {
+		if (have == room) {
+			if (have > max) {
+				err = -EFBIG;
+				break;
+			}
+			room = room ? room * 2 : 65536;
+			if (room > max + 1)
+				room = max + 1;
+			p = realloc(buf, room ? room : 1);
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = p;
+		}
+		n = read(fd, buf + have, room - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (!n)
+			break;
+		have += n;
+	}
+	if (!err && have > max)
+		err = -EFBIG;
+	if (!err && !buf)
+		buf = malloc(1);
+	if (!err && !buf)
+		err = -ENOMEM;
+out:
+	if (!in)
+		close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*data = buf;
+	*len = have;
+	return 0;
+}
+
+static int rd_write_all(int fd, const unsigned char *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * rd_file_save() - write a buffer to a file, which appears whole
+ * @name: the file, written as NAME.tmp and renamed; "-" is standard output
+ * @buf: the bytes
+ * @len: their number
+ *
+ * Return: 0, or -errno (NAME.tmp removed again).
+ */
+int rd_file_save(const char *name, const void *buf, size_t len)
+{
+	char tmp[4096];
+	int fd, err;
+
+	if (!strcmp(name, "-")) {
+		if (fflush(stdout))
+			return -errno;
+		return rd_write_all(STDOUT_FILENO, buf, len);
+	}
+	if (rd_pathf(tmp, sizeof(tmp), "%s.tmp", name))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	err = rd_write_all(fd, buf, len);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(tmp, name))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }
