@@ -291,7 +291,8 @@ static long rdmx_uep_mr_reg(struct rdmx_ep *ep, void __user *uarg)
 				&usize);
 	if (ret)
 		return ret;
-	if (r.flags || r.reserved || r.mr_id || !r.access ||
+	/* @mr_id and @token_len's result are outputs. */
+	if (r.flags || r.reserved || !r.access ||
 	    r.access & ~(RDMX_ACCESS_REMOTE_READ | RDMX_ACCESS_REMOTE_WRITE |
 			 RDMX_ACCESS_REMOTE_ATOMIC) ||
 	    !r.length || r.length > RDMX_MR_MAX)
@@ -349,7 +350,8 @@ static int rdmx_uep_rma_op_in(const struct rdmx_rma_op *op, void *tbuf,
 	int ret;
 
 	memset(lm, 0, sizeof(*lm));
-	if (op->flags || op->reserved || op->status ||
+	/* @status is the kernel's to write: what it holds is ignored. */
+	if (op->flags || op->reserved ||
 	    op->opcode < RDMX_RMA_READ || op->opcode > RDMX_RMA_FETCH_ADD ||
 	    (op->opcode != RDMX_RMA_WRITE_IMM && op->imm) ||
 	    (op->opcode != RDMX_RMA_CMP_SWAP && op->swap) ||

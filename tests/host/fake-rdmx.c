@@ -617,7 +617,7 @@ static int events(struct ep *e, struct rdmx_events *x, int fd)
 		return errno = EINVAL, -1;
 	(void)fd;
 	if (!e->nev)
-		return errno = EINVAL, -1;	/* nothing in flight */
+		return errno = EAGAIN, -1;	/* nothing in flight */
 	for (i = 0; i < x->count && e->nev; i++) {
 		out[i] = e->ev[e->ev_head];
 		e->ev_head = (e->ev_head + 1) % MAX_EVENTS;

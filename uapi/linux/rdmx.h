@@ -499,8 +499,8 @@ struct rdmx_sess_close {
  * @length: bytes, 1 to RDMX_MR_MAX
  * @access: RDMX_ACCESS_*, at least one. RDMX_ACCESS_REMOTE_ATOMIC needs a
  *	device with atomics (EOPNOTSUPP otherwise)
- * @mr_id: in: must be 0; out: the region's id on this endpoint, for
- *	RDMX_IOC_MR_DEREG
+ * @mr_id: out: the region's id on this endpoint, for RDMX_IOC_MR_DEREG;
+ *	ignored on input
  * @token: user pointer to a buffer for the token
  * @token_len: in: room at @token (RDMX_TOKEN_MAX always suffices); out:
  *	the token's length. ENOSPC when it does not fit.
@@ -569,8 +569,8 @@ struct rdmx_mr_dereg {
  * @compare_add: CMP_SWAP: the value compared; FETCH_ADD: the addend
  * @swap: CMP_SWAP: the value stored if equal; else 0
  * @user_data: returned in the completion event of an asynchronous batch
- * @status: in: must be 0; out: 0, or a negative errno (see
- *	Documentation/uapi.rst)
+ * @status: out: 0, or a negative errno (see Documentation/uapi.rst);
+ *	ignored on input
  * @reserved: zero
  */
 struct rdmx_rma_op {
