@@ -269,6 +269,10 @@ static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_sess_conn_fail(conn, -EIO);
 		spin_unlock(&sess->lock);
 		cmpxchg(&req->status, 0, rdmx_wc_errno(wc->status));
+	} else {
+		spin_lock(&sess->lock);
+		rdmx_sess_peer_alive(sess);
+		spin_unlock(&sess->lock);
 	}
 	rdmx_rma_piece_free(p);
 	rdmx_rma_conn_wrs_put(sess, conn, wrs);

@@ -355,6 +355,20 @@ static void rdmx_wc_failed(struct rdmx_sess *sess, const char *op,
 }
 
 /**
+ * rdmx_sess_peer_alive() - the peer's device answered (an acknowledged
+ *	work request): it counts as traffic for the heartbeat
+ * @sess: the session
+ *
+ * Context: under the session's lock.
+ */
+void rdmx_sess_peer_alive(struct rdmx_sess *sess)
+{
+	lockdep_assert_held(&sess->lock);
+	sess->last_rx = jiffies;
+	sess->hb_missed = 0;
+}
+
+/**
  * rdmx_sess_wc_failed() - report a failed completion of a session's QP
  * @sess: the session
  * @op: what failed, for the log
@@ -393,6 +407,14 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_wc_failed(sess, "send", wc);
 		rdmx_conn_fail(conn, -EIO);
 	} else {
+		/*
+		 * A probe the peer's device acknowledged answers for the
+		 * peer: its HEARTBEAT_ACK may wait behind long one-sided
+		 * transfers in its send queue. A dead peer acknowledges
+		 * nothing, so misses still count up.
+		 */
+		if (txb->ctrl && txb->buf[0] == RDMX_MSG_HEARTBEAT)
+			rdmx_sess_peer_alive(sess);
 		rdmx_tx_kick(sess);
 		rdmx_ack_maybe(sess, false);
 	}

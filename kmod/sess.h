@@ -452,6 +452,7 @@ bool rdmx_sess_writable(struct rdmx_sess *sess);
 void rdmx_sess_wc_failed(struct rdmx_sess *sess, const char *op,
 			 const struct ib_wc *wc);
 void rdmx_sess_conn_fail(struct rdmx_conn *conn, int err);
+void rdmx_sess_peer_alive(struct rdmx_sess *sess);
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
 u32 rdmx_sess_credits(struct rdmx_sess *sess);
 
