@@ -46,13 +46,15 @@ rdmx_done() {
 	exit "$rdmx_failed"
 }
 
-# rdmx_barrier NAME [TIMEOUT]: wait until every node has reached NAME.
+# rdmx_barrier NAME [TIMEOUT]: wait until every node has reached NAME. A
+# node killed with rdmx_kill_node never will: it is not waited for.
 rdmx_barrier() {
 	local name=$1 limit=${2:-300} n waited=0
 
 	touch "$RDMX_SYNC/$name.$RDMX_NODE"
 	for n in $(seq 1 "$RDMX_NODES"); do
-		while [ ! -e "$RDMX_SYNC/$name.$n" ]; do
+		while [ ! -e "$RDMX_SYNC/$name.$n" ] &&
+		      [ ! -e "$RDMX_SYNC/kill/$n.killed" ]; do
 			sleep 0.5
 			waited=$((waited + 1))
 			if [ "$waited" -ge $((limit * 2)) ]; then
@@ -61,6 +63,84 @@ rdmx_barrier() {
 			fi
 		done
 	done
+}
+
+# rdmx_kill_node N [TIMEOUT]: have the host kill node N's QEMU with SIGKILL,
+# like a power cut: no shutdown, nothing flushed, no disconnect; N's end of
+# the link just goes quiet. Returns 0 once the host confirms that the QEMU
+# is gone (it waits up to TIMEOUT s, default 30), 1 if the host refused
+# (the reason is printed) or did not answer. The request and the answer are
+# files in $RDMX_SYNC/kill/, served by tests/vm/run. The harness counts a
+# node killed this way as passed if none of the results it reported before
+# the kill failed; rdmx_barrier stops waiting for it.
+rdmx_kill_node() {
+	local n=$1 limit=${2:-30} i f="$RDMX_SYNC/kill/$1"
+
+	case "$n" in
+	''|*[!0-9]*|0) echo "rdmx_kill_node: bad node '$n'" >&2; return 1 ;;
+	esac
+	if [ "$n" = "$RDMX_NODE" ] || [ "$n" -gt "$RDMX_NODES" ]; then
+		echo "rdmx_kill_node: node $n is not another node of this run" >&2
+		return 1
+	fi
+	[ -e "$f.killed" ] && return 0
+	[ ! -e "$f.failed" ] || rm -f "$f.failed"
+	# The request, named N.request.FROM, is an empty file: created without
+	# a fork, and seen by the host whole.
+	: >"$f.request.$RDMX_NODE" || return 1
+	for i in $(seq $((limit * 10))); do
+		[ -e "$f.killed" ] && return 0
+		if [ -e "$f.failed" ]; then
+			echo "rdmx_kill_node: node $n not killed: $(cat "$f.failed")" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	echo "rdmx_kill_node: the host did not answer in ${limit}s" >&2
+	return 1
+}
+
+# rdmx_await_kill [TIMEOUT]: for the node another kills with rdmx_kill_node:
+# wait to be killed. Returns 1 if this guest is still alive after TIMEOUT s
+# (default 120), or at once if the host refused to kill it.
+rdmx_await_kill() {
+	local limit=${1:-120} i f="$RDMX_SYNC/kill/$RDMX_NODE"
+
+	for i in $(seq $((limit * 2))); do
+		if [ -e "$f.failed" ]; then
+			echo "rdmx_await_kill: the host did not kill this node: $(cat "$f.failed")" >&2
+			return 1
+		fi
+		sleep 0.5
+	done
+	echo "rdmx_await_kill: still alive after ${limit}s" >&2
+	return 1
+}
+
+# rdmx_kmemleak_check TAG: two kmemleak scans now, as the harness does
+# after the script (a node killed with rdmx_kill_node never gets there);
+# the report goes to $RDMX_OUT/kmemleak-TAG.txt, which the harness scans
+# as well. Records the result "kmemleak: nothing unreferenced after TAG",
+# skipped on a kernel without kmemleak.
+rdmx_kmemleak_check() {
+	local name="kmemleak: nothing unreferenced after $1" f="$RDMX_OUT/kmemleak-$1.txt"
+
+	if [ ! -w /sys/kernel/debug/kmemleak ]; then
+		rdmx_skip "$name" "no kmemleak in this kernel"
+		return 0
+	fi
+	# An object is reported once it has been unreferenced for a full
+	# scan and is older than the minimum age (5 s).
+	echo scan >/sys/kernel/debug/kmemleak
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$f"
+	if [ -s "$f" ]; then
+		rdmx_fail "$name" "see $(basename "$f")"
+		grep 'unreferenced object' "$f" | head -n 5 | sed 's/^/    # /'
+	else
+		rdmx_pass "$name"
+	fi
 }
 
 # rdmx_wait_port RDMADEV [STATE]: wait (30 s) for port 1 to reach STATE.
