@@ -23,6 +23,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/crc32.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -41,7 +42,7 @@ static_assert(sizeof(struct rdmx_msg_hdr) == 24);
 static_assert(sizeof(struct rdmx_chan_open) == 72);
 static_assert(sizeof(struct rdmx_chan_open_rep) == 16);
 static_assert(sizeof(struct rdmx_imm) == 4);
-static_assert(sizeof(struct rdmx_token_hdr) == 40);
+static_assert(sizeof(struct rdmx_token_hdr) == 48);
 
 /*
  * Common to request, reply and reject: magic and major version. Sets
@@ -607,8 +608,35 @@ void rdmx_token_pack(void *buf, const struct rdmx_token *t, const u32 *keys)
 	h->chunk = cpu_to_le64(t->chunk);
 	for (i = 0; i < t->nr_keys; i++)
 		h->keys[i] = cpu_to_le32(keys[i]);
+	rdmx_token_seal(buf, rdmx_token_size(t->nr_keys));
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_token_pack);
+
+static u32 rdmx_token_crc(const void *buf, size_t len)
+{
+	static const __le32 zero;
+	size_t at = offsetof(struct rdmx_token_hdr, crc);
+	u32 crc;
+
+	crc = crc32_le(~0, buf, at);
+	crc = crc32_le(crc, (const u8 *)&zero, sizeof(zero));
+	return crc32_le(crc, buf + at + sizeof(zero), len - at - sizeof(zero));
+}
+
+/**
+ * rdmx_token_seal() - (re)compute a token's CRC
+ * @buf: the token
+ * @len: its size, at least sizeof(struct rdmx_token_hdr)
+ *
+ * Context: any context.
+ */
+void rdmx_token_seal(void *buf, size_t len)
+{
+	struct rdmx_token_hdr *h = buf;
+
+	put_unaligned_le32(rdmx_token_crc(buf, len), &h->crc);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_token_seal);
 
 /**
  * rdmx_token_parse() - check a token a peer handed out
@@ -628,9 +656,11 @@ int rdmx_token_parse(const void *buf, size_t len, struct rdmx_token *t)
 	const struct rdmx_token_hdr *h = buf;
 	u64 last;
 
-	if (!buf || len < sizeof(*h) ||
+	if (!buf || len < sizeof(*h) || len > RDMX_TOKEN_MAX ||
 	    get_unaligned_le32(&h->magic) != RDMX_TOKEN_MAGIC ||
-	    h->version != RDMX_TOKEN_VERSION)
+	    h->version != RDMX_TOKEN_VERSION ||
+	    get_unaligned_le32(&h->crc) != rdmx_token_crc(buf, len) ||
+	    get_unaligned_le32(&h->reserved))
 		return -EINVAL;
 	t->access = h->access;
 	t->nr_keys = get_unaligned_le16(&h->nr_keys);

@@ -296,6 +296,10 @@ struct rdmx_imm {
  * @iova: remote address of the region's first byte
  * @length: region bytes
  * @chunk: bytes each key covers (the first covers @chunk - @first_off)
+ * @crc: CRC-32 (crc32_le, seed ~0) of the whole token with this field 0:
+ *	a token damaged on its way is refused rather than used. It is no
+ *	seal: the peer's device enforces what a key may reach
+ * @reserved: zero
  * @keys: the rkeys, __le32 each
  */
 struct rdmx_token_hdr {
@@ -308,6 +312,8 @@ struct rdmx_token_hdr {
 	__le64 iova;
 	__le64 length;
 	__le64 chunk;
+	__le32 crc;
+	__le32 reserved;
 	__le32 keys[];
 };
 
@@ -399,6 +405,7 @@ bool rdmx_service_name_valid(const char *name, size_t size);
 size_t rdmx_token_size(u32 nr_keys);
 u32 rdmx_token_nr_keys(u64 length, u32 first_off, u64 chunk);
 void rdmx_token_pack(void *buf, const struct rdmx_token *t, const u32 *keys);
+void rdmx_token_seal(void *buf, size_t len);
 int rdmx_token_parse(const void *buf, size_t len, struct rdmx_token *t);
 int rdmx_token_check(const struct rdmx_token *t, u64 off, u64 len,
 		     u8 need);

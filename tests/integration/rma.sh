@@ -26,8 +26,10 @@ atomics=yes
 role=user
 [ "$RDMX_NODE" = 1 ] && role=owner
 
-# Fast failure detection, as msg.sh: a stale token may cost a reconnect.
-echo 500 >$sys/hb_interval_ms
+# A stale token may cost a reconnect: make it quick. Heartbeats stay
+# slow: under TCG with the debug kernel a 16 MiB transfer takes seconds,
+# and the peer's answer to a probe can queue behind it.
+echo 5000 >$sys/hb_interval_ms
 echo 3 >$sys/hb_miss_max
 echo 20000 >$sys/loss_timeout_ms
 echo 1000 >$sys/reconnect_max_ms

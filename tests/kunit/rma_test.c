@@ -50,6 +50,7 @@ static void rdmx_token_roundtrip_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	len = rdmx_t_make(test, buf + 1, 5 << 20, 123, RDMX_TOKEN_READ);
 	KUNIT_EXPECT_EQ(test, len, sizeof(struct rdmx_token_hdr) + 3 * 4);
+	KUNIT_EXPECT_EQ(test, sizeof(struct rdmx_token_hdr), (size_t)48);
 	/* From an odd address: tokens come from anywhere. */
 	KUNIT_ASSERT_EQ(test, rdmx_token_parse(buf + 1, len, &t), 0);
 	KUNIT_EXPECT_EQ(test, t.nr_keys, 3U);
@@ -85,6 +86,7 @@ static const struct rdmx_token_bad_case rdmx_token_bad_cases[] = {
 	{ "length beyond the keys", 24, 8, 7 << 20 },
 	{ "zero chunk", 32, 8, 0 },
 	{ "chunk smaller than the first offset", 32, 8, 100 },
+	{ "reserved bytes set", 44, 4, 1 },
 };
 
 static void rdmx_token_bad_desc(const struct rdmx_token_bad_case *c,
@@ -105,6 +107,11 @@ static void rdmx_token_bad_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	len = rdmx_t_make(test, buf, 5 << 20, 123, RDMX_TOKEN_READ);
 	KUNIT_ASSERT_EQ(test, rdmx_token_parse(buf, len, &t), 0);
+	/* Any damaged byte: refused by the CRC. */
+	buf[c->off] ^= 0x10;
+	KUNIT_EXPECT_EQ_MSG(test, rdmx_token_parse(buf, len, &t), -EINVAL,
+			    "%s: one flipped bit", c->desc);
+	buf[c->off] ^= 0x10;
 	switch (c->width) {
 	case 1:
 		buf[c->off] = c->value;
@@ -119,6 +126,8 @@ static void rdmx_token_bad_test(struct kunit *test)
 		put_unaligned_le64(c->value, buf + c->off);
 		break;
 	}
+	/* A well-sealed token that breaks the rules: refused by the checks. */
+	rdmx_token_seal(buf, len);
 	KUNIT_EXPECT_EQ_MSG(test, rdmx_token_parse(buf, len, &t), -EINVAL,
 			    "%s", c->desc);
 }

@@ -487,8 +487,8 @@ struct rdmx_sess_close {
 #define RDMX_TOKEN_MAX		4096
 
 /* Largest region, and largest single READ or WRITE. */
-#define RDMX_MR_MAX		(1ULL << 30)
-#define RDMX_RMA_LEN_MAX	(1ULL << 30)
+#define RDMX_MR_MAX		_BITULL(30)
+#define RDMX_RMA_LEN_MAX	_BITULL(30)
 
 /**
  * struct rdmx_mr_reg - argument of RDMX_IOC_MR_REG
