@@ -30,6 +30,12 @@ static size_t rdmx_seg_bytes(const struct rdmx_rxseg *seg)
 	return seg->len & RDMX_SEG_IMM ? 0 : seg->len & ~RDMX_SEG_FLAGS;
 }
 
+/* What a segment holds of the session's receive budget. */
+static size_t rdmx_seg_cost(const struct rdmx_rxseg *seg)
+{
+	return seg->len & RDMX_SEG_IMM ? RDMX_IMM_RX_COST : rdmx_seg_bytes(seg);
+}
+
 static void rdmx_ep_notify_work(struct work_struct *work)
 {
 	struct rdmx_ep *ep = container_of(work, struct rdmx_ep, notify_work);
@@ -113,7 +119,7 @@ void rdmx_ep_kref_release(struct kref *ref)
 	WARN_ON(!list_empty(&ep->events));
 	xa_destroy(&ep->mrs);
 	list_for_each_entry(seg, &ep->rxq, node)
-		unread += rdmx_seg_bytes(seg);
+		unread += rdmx_seg_cost(seg);
 	if (unread)
 		rdmx_sess_rx_consumed(ep->sess, unread);
 	rdmx_segs_free(&ep->rxq);
@@ -653,7 +659,9 @@ static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
 	ep->rxq_len--;
 	ep->bytes_rx += len;
 	spin_unlock(&ep->lock);
-	rdmx_sess_rx_consumed(ep->sess, len);
+	/* An immediate is its only segment; a message's cost is its bytes. */
+	rdmx_sess_rx_consumed(ep->sess, last->len & RDMX_SEG_IMM ?
+			      RDMX_IMM_RX_COST : len);
 }
 
 /**

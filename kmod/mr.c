@@ -133,9 +133,7 @@ struct rdmx_pd *rdmx_sess_pd_get(struct rdmx_sess *sess,
 		pr_info_ratelimited("session %u: now on %s: registered regions lose their keys\n",
 				    sess->id, ibdev->name);
 		rdmx_pd_put(old);
-		kref_get(&sess->ref);
-		if (!queue_work(rdmx_wq, &sess->pd_work))
-			rdmx_sess_put(sess);
+		rdmx_sess_queue(sess, &sess->pd_work, 0);
 	}
 	return xpd;
 }
@@ -157,11 +155,8 @@ void rdmx_sess_pd_device_gone(struct rdmx_sess *sess, struct ib_device *ibdev)
 	if (queue)
 		sess->pd_gone = true;
 	spin_unlock(&sess->lock);
-	if (queue) {
-		kref_get(&sess->ref);
-		if (!queue_work(rdmx_wq, &sess->pd_work))
-			rdmx_sess_put(sess);
-	}
+	if (queue)
+		rdmx_sess_queue(sess, &sess->pd_work, 0);
 }
 
 /**
@@ -175,7 +170,8 @@ void rdmx_sess_pd_device_gone(struct rdmx_sess *sess, struct ib_device *ibdev)
  */
 void rdmx_sess_pd_work(struct work_struct *work)
 {
-	struct rdmx_sess *sess = container_of(work, struct rdmx_sess, pd_work);
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, pd_work);
 	struct rdmx_pd *cur, *gone = NULL;
 	struct rdmx_mr *mr;
 
@@ -565,7 +561,12 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 		if (ret)
 			goto out_free;
 	}
-	ret = xa_alloc_cyclic(&ep->mrs, &mr->id, mr, XA_LIMIT(1, U16_MAX),
+	/*
+	 * Reserve the id (lookups see nothing there) and publish the region
+	 * only once it is whole: a DEREG racing with this finds no
+	 * half-built region.
+	 */
+	ret = xa_alloc_cyclic(&ep->mrs, &mr->id, NULL, XA_LIMIT(1, U16_MAX),
 			      &ep->mr_next, GFP_KERNEL);
 	if (ret < 0)
 		goto out_free;
@@ -617,6 +618,7 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	lmem->pages = NULL;
 	list_add_tail(&mr->sess_node, &sess->mrs);
 	mutex_unlock(&sess->mr_mutex);
+	xa_store(&ep->mrs, mr->id, mr, GFP_KERNEL);
 
 	t.access = access;
 	t.nr_keys = mr->nr_keys;

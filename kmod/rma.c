@@ -79,7 +79,8 @@ static bool rdmx_rma_conn_ready(struct rdmx_sess *sess, u32 wrs)
  * rdmx_rma_conn_wrs_put().
  *
  * Context: process context; may sleep.
- * Return: 0; -EAGAIN; -EINTR; -EIO (never fits); or the session's error
+ * Return: 0; -EAGAIN; -EINTR; -EOPNOTSUPP (the device left no send queue
+ * room for one-sided work); -EIO (@wrs never fits); or the session's error
  * once it closed.
  */
 int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
@@ -106,10 +107,12 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 			return ret;
 		}
 		if (conn && conn->state == RDMX_CONN_LIVE) {
-			if (wrs > conn->rma_wrs) {
+			if (!conn->rma_wrs || wrs > conn->rma_wrs) {
+				/* No room for them at all, or never enough. */
+				ret = conn->rma_wrs ? -EIO : -EOPNOTSUPP;
 				spin_unlock(&sess->lock);
 				mutex_unlock(&sess->mutex);
-				return -EIO;
+				return ret;
 			}
 			if (conn->rma_posted + wrs <= conn->rma_wrs) {
 				conn->rma_posted += wrs;
@@ -157,11 +160,10 @@ static void rdmx_rma_req_finish(struct rdmx_rma_req *req)
 	if (req->opcode == RDMX_RMA_CMP_SWAP ||
 	    req->opcode == RDMX_RMA_FETCH_ADD) {
 		if (!req->status) {
-			struct page *pg = req->lmem.pages[0];
-			u64 *p = kmap_local_page(pg);
+			/* The 8-byte aligned word lies in one page. */
+			void *p = kmap_local_page(req->lmem.pages[0]);
 
-			req->event.value = p[offset_in_page(req->lmem.offset) /
-					     sizeof(u64)];
+			req->event.value = *(u64 *)(p + req->lmem.offset);
 			kunmap_local(p);
 		}
 	}
@@ -297,11 +299,6 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 		ret = rdmx_rma_get_conn(sess, &conn, 0, true);
 		if (ret)
 			return ret;
-		if (!conn->rma_wrs) {
-			/* The device left no send queue room for them. */
-			mutex_unlock(&sess->mutex);
-			return -EOPNOTSUPP;
-		}
 		port = conn->cm_id->port_num;
 		ret = rdma_rw_ctx_init(&p->ctx, conn->qp, port, p->sgt.sgl,
 				       p->sgt.orig_nents, 0, p->raddr, p->rkey,
@@ -451,7 +448,6 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
  * rdmx_rma_submit() - check and start one operation
  * @ep: a connected endpoint
  * @batch: the synchronous batch it belongs to, or NULL for asynchronous
- * @index: its index in the caller's batch
  * @opcode: RDMX_RMA_*
  * @imm: WRITE_IMM's immediate
  * @t: the peer's token, parsed
@@ -471,7 +467,7 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
  * error after part was posted is reported as the operation's status.
  */
 int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
-		    u32 index, u32 opcode, u32 imm, const struct rdmx_token *t,
+		    u32 opcode, u32 imm, const struct rdmx_token *t,
 		    u64 off, struct rdmx_lmem *lmem, u64 compare_add, u64 swap,
 		    u64 user_data, struct rdmx_rma_req **reqp)
 {
@@ -542,7 +538,6 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 	kref_get(&ep->ref);
 	req->ep = ep;
 	req->batch = batch;
-	req->index = index;
 	req->opcode = opcode;
 	req->imm = imm;
 	req->lmem = *lmem;
@@ -678,13 +673,11 @@ int rdmx_ep_rma_ready(struct rdmx_ep *ep)
  * interruptible: their memory is the caller's until they end.
  *
  * Context: process context; may sleep.
- * Return: 0.
  */
-int rdmx_rma_batch_wait(struct rdmx_rma_batch *batch)
+void rdmx_rma_batch_wait(struct rdmx_rma_batch *batch)
 {
 	if (!atomic_dec_and_test(&batch->pending))
 		wait_for_completion(&batch->done);
-	return 0;
 }
 
 /**
@@ -772,10 +765,12 @@ int rdmx_ep_rma(struct rdmx_ep *ep, struct rdmx_kop *ops, unsigned int n)
 
 		memset(&lm, 0, sizeof(lm));
 		ret = rdmx_token_parse(op->token, op->token_len, &t);
+		if (!ret && op->length > RDMX_RMA_LEN_MAX)
+			ret = -EINVAL;
 		if (!ret && op->length)
 			ret = rdmx_lmem_kernel(&lm, op->local, op->length);
 		if (!ret)
-			ret = rdmx_rma_submit(ep, &batch, i, op->opcode, op->imm,
+			ret = rdmx_rma_submit(ep, &batch, op->opcode, op->imm,
 					      &t, op->remote_offset, &lm,
 					      op->compare_add, op->swap, 0,
 					      &reqs[i]);

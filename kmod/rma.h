@@ -123,15 +123,12 @@ struct rdmx_rma_batch;
  * struct rdmx_rma_req - one operation of a batch
  * @ep: the endpoint it runs on (holds a reference)
  * @batch: synchronous: the waiting batch; NULL when asynchronous
- * @index: its index in the caller's array
  * @opcode: RDMX_RMA_*
  * @imm: WRITE_IMM's immediate
  * @status: 0 or the first error of its pieces
  * @pending: pieces not completed yet, plus one while posting
- * @lmem: local memory of READ and WRITE
- * @atomic: an atomic's 8-byte result, DMA-able
- * @atomic_dma: @atomic mapped for the device
- * @ibdev: the device @atomic is mapped for
+ * @lmem: local memory: READ's destination, WRITE's source, an atomic's
+ *	8-byte result word (written by the device)
  * @work: sends a WRITE_IMM's immediate from process context
  * @event: what an asynchronous operation reports
  * @node: on @ep->events once complete (asynchronous)
@@ -139,15 +136,11 @@ struct rdmx_rma_batch;
 struct rdmx_rma_req {
 	struct rdmx_ep *ep;
 	struct rdmx_rma_batch *batch;
-	u32 index;
 	u32 opcode;
 	u32 imm;
 	int status;
 	atomic_t pending;
 	struct rdmx_lmem lmem;
-	u64 *atomic;
-	u64 atomic_dma;
-	struct ib_device *ibdev;
 	struct work_struct work;
 	struct rdmx_event event;
 	struct list_head node;
@@ -218,7 +211,7 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			   u32 wrs);
 int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
-		    u32 index, u32 opcode, u32 imm, const struct rdmx_token *t,
+		    u32 opcode, u32 imm, const struct rdmx_token *t,
 		    u64 off, struct rdmx_lmem *lmem, u64 compare_add, u64 swap,
 		    u64 user_data, struct rdmx_rma_req **reqp);
 void rdmx_rma_req_free(struct rdmx_rma_req *req);
@@ -227,6 +220,6 @@ int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 void rdmx_ep_events_free(struct rdmx_ep *ep);
 int rdmx_wc_errno(enum ib_wc_status status);
 int rdmx_ep_rma_ready(struct rdmx_ep *ep);
-int rdmx_rma_batch_wait(struct rdmx_rma_batch *batch);
+void rdmx_rma_batch_wait(struct rdmx_rma_batch *batch);
 
 #endif /* _RDMX_RMA_H */

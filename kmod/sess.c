@@ -73,8 +73,16 @@ void rdmx_sess_put(struct rdmx_sess *sess)
 }
 
 /* Queue @dwork holding a session reference for it. */
-static void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
-			    unsigned long delay)
+/**
+ * rdmx_sess_queue() - (re)arm one of a session's works; it holds a reference
+ * @sess: the session
+ * @dwork: the work
+ * @delay: in jiffies
+ *
+ * Context: any context.
+ */
+void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
+		     unsigned long delay)
 {
 	kref_get(&sess->ref);
 	if (!mod_delayed_work(rdmx_wq, dwork, delay))
@@ -114,7 +122,7 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 	mutex_init(&sess->mutex);
 	mutex_init(&sess->mr_mutex);
 	INIT_LIST_HEAD(&sess->mrs);
-	INIT_WORK(&sess->pd_work, rdmx_sess_pd_work);
+	INIT_DELAYED_WORK(&sess->pd_work, rdmx_sess_pd_work);
 	spin_lock_init(&sess->lock);
 	sess->state = RDMX_SESS_IDLE;
 	INIT_LIST_HEAD(&sess->tx_list);
@@ -621,6 +629,15 @@ static void rdmx_sess_protocol_error(struct rdmx_conn *conn, const char *what)
 	rdmx_conn_fail(conn, -EPROTO);
 }
 
+/* Bytes now queued in channels: over the limit, credits are withheld. */
+static void rdmx_sess_rx_queued(struct rdmx_sess *sess, size_t bytes)
+{
+	lockdep_assert_held(&sess->lock);
+	sess->rx_queued += bytes;
+	if (sess->rx_queued > RDMX_SESS_RX_LIMIT)
+		sess->rx_held = true;
+}
+
 /* Handle one sequenced message in order; under the session lock. */
 static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			      const struct rdmx_msg *m, const void *payload,
@@ -645,9 +662,7 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 					 m->flags & RDMX_MSG_F_MORE) < 0)
 			return;
 		*segp = NULL;
-		sess->rx_queued += m->len;
-		if (sess->rx_queued > RDMX_SESS_RX_LIMIT)
-			sess->rx_held = true;
+		rdmx_sess_rx_queued(sess, m->len);
 		break;
 	case RDMX_MSG_IMMED:
 		if (!ep) {
@@ -657,6 +672,8 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 		if (rdmx_ep_chan_deliver_imm(ep, *segp) < 0)
 			return;
 		*segp = NULL;
+		/* Immediates count too: a peer cannot queue them unbounded. */
+		rdmx_sess_rx_queued(sess, RDMX_IMM_RX_COST);
 		break;
 	case RDMX_MSG_OPEN:
 		if (rdmx_chan_open_parse(payload, m->len, &w->open_chan,

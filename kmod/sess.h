@@ -87,6 +87,9 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
+/* What a queued immediate costs the receive budget (it has no payload). */
+#define RDMX_IMM_RX_COST		(sizeof(struct rdmx_rxseg) + \
+					 sizeof(struct rdmx_imm))
 
 /* A connection's state. */
 enum rdmx_conn_state {
@@ -276,7 +279,7 @@ struct rdmx_sess {
 	bool pd_gone;
 	struct list_head mrs;
 	u32 mr_seq;
-	struct work_struct pd_work;
+	struct delayed_work pd_work;
 	spinlock_t lock;		/* the data path */
 	enum rdmx_sess_state state;
 	int error;
@@ -453,6 +456,8 @@ void rdmx_sess_wc_failed(struct rdmx_sess *sess, const char *op,
 			 const struct ib_wc *wc);
 void rdmx_sess_conn_fail(struct rdmx_conn *conn, int err);
 void rdmx_sess_peer_alive(struct rdmx_sess *sess);
+void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
+		     unsigned long delay);
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
 u32 rdmx_sess_credits(struct rdmx_sess *sess);
 

@@ -377,6 +377,15 @@ static int rdmx_uep_rma_op_in(const struct rdmx_rma_op *op, void *tbuf,
 	return ret;
 }
 
+/* Write operation @i's status back into the caller's array. */
+static int rdmx_rma_put_status(const struct rdmx_rma *r, u32 i, int status)
+{
+	void __user *uop = u64_to_user_ptr(r->ops + (u64)i * r->op_size);
+
+	return put_user((s32)status, (s32 __user *)(uop +
+			offsetof(struct rdmx_rma_op, status)));
+}
+
 static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 			 void __user *uarg)
 {
@@ -386,8 +395,8 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 	struct rdmx_lmem lm;
 	struct rdmx_token t;
 	u32 usize, i, done = 0;
+	bool async, fault = false;
 	struct rdmx_rma r;
-	bool async;
 	void *tbuf;
 	long ret;
 
@@ -420,7 +429,7 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 			break;
 		ret = rdmx_uep_rma_op_in(&op, tbuf, &t, &lm);
 		if (!ret)
-			ret = rdmx_rma_submit(ep, async ? NULL : &batch, i,
+			ret = rdmx_rma_submit(ep, async ? NULL : &batch,
 					      op.opcode, op.imm, &t,
 					      op.remote_offset, &lm,
 					      op.compare_add, op.swap,
@@ -428,8 +437,7 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 		if (ret) {
 			if (ret == -EINTR && done)
 				ret = 0;
-			else if (put_user((s32)ret, (s32 __user *)(uop +
-					  offsetof(struct rdmx_rma_op, status))))
+			else if (rdmx_rma_put_status(&r, i, ret))
 				ret = -EFAULT;
 			break;
 		}
@@ -438,17 +446,15 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 	if (!async) {
 		rdmx_rma_batch_wait(&batch);
 		for (i = 0; i < done; i++) {
-			void __user *uop = u64_to_user_ptr(r.ops +
-							   (u64)i * r.op_size);
-
-			if (put_user((s32)reqs[i]->status,
-				     (s32 __user *)(uop +
-				     offsetof(struct rdmx_rma_op, status))))
-				ret = -EFAULT;
+			if (rdmx_rma_put_status(&r, i, reqs[i]->status))
+				fault = true;
 			rdmx_rma_req_free(reqs[i]);
 		}
 	}
-	if (done) {
+	/* Statuses the caller cannot see: the call fails, though they ran. */
+	if (fault) {
+		ret = -EFAULT;
+	} else if (done) {
 		r.count = done;
 		ret = rdmx_copy_args_out(uarg, &r, sizeof(r), usize) ?: done;
 	}
