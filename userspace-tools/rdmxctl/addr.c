@@ -100,6 +100,37 @@ void rd_addr_any(unsigned int port, struct rdmx_sockaddr *sa)
 }
 
 /**
+ * rd_listen_addr() - a listening command's address, from -a and -p
+ * @object: the command, for messages
+ * @addr: -a's value; NULL for any address (see rd_addr_any())
+ * @port_arg: -p's value; NULL for RDMX_DEFAULT_PORT
+ * @port: out: the port
+ * @sa: out: the address and port
+ *
+ * Return: 0, or RD_EXIT_USAGE after saying what is wrong.
+ */
+int rd_listen_addr(const char *object, const char *addr, const char *port_arg,
+		   unsigned int *port, struct rdmx_sockaddr *sa)
+{
+	int ret;
+
+	*port = RDMX_DEFAULT_PORT;
+	if (port_arg) {
+		ret = rd_parse_port(object, port_arg, port);
+		if (ret)
+			return ret;
+	}
+	if (!addr) {
+		rd_addr_any(*port, sa);
+		return 0;
+	}
+	if (rd_addr_parse(addr, *port, sa))
+		return rd_usage_err(object, "bad address '%s': expected an IPv4 or IPv6 address",
+				    addr);
+	return 0;
+}
+
+/**
  * rd_addr_resolve() - the addresses of a peer
  * @host: an IPv4 or IPv6 literal (IPv6 also in brackets) or a host name
  * @port: the port to put in each address

@@ -41,8 +41,8 @@ static int listen_help(struct rd *rd)
 static int listen_parse(struct rd *rd, struct rdmx_sockaddr *sa)
 {
 	const char *val, *addr = NULL, *port_arg = NULL;
-	unsigned int port = RDMX_DEFAULT_PORT;
-	int opt, ret;
+	unsigned int port;
+	int opt;
 
 	while ((opt = rd_getopt(rd, "listen", listen_opts, &val)) != RD_OPT_END) {
 		switch (opt) {
@@ -61,19 +61,7 @@ static int listen_parse(struct rd *rd, struct rdmx_sockaddr *sa)
 			return RD_EXIT_USAGE;
 		}
 	}
-	if (port_arg) {
-		ret = rd_parse_port("listen", port_arg, &port);
-		if (ret)
-			return ret;
-	}
-	if (!addr) {
-		rd_addr_any(port, sa);
-		return 0;
-	}
-	if (rd_addr_parse(addr, port, sa))
-		return rd_usage_err("listen", "bad address '%s': expected an IPv4 or IPv6 address",
-				    addr);
-	return 0;
+	return rd_listen_addr("listen", addr, port_arg, &port, sa);
 }
 
 static void listen_err(int err, bool add, const struct rdmx_sockaddr *sa)

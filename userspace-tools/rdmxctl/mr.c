@@ -280,18 +280,7 @@ static int mr_serve_parse(struct rd *rd, struct mr_serve *ms)
 					    count, MR_COUNT_MAX);
 		ms->count = v;
 	}
-	ms->peer.port = RDMX_DEFAULT_PORT;
-	if (port) {
-		ret = rd_parse_port("mr", port, &ms->peer.port);
-		if (ret)
-			return ret;
-	}
-	if (!addr)
-		rd_addr_any(ms->peer.port, &ms->local);
-	else if (rd_addr_parse(addr, ms->peer.port, &ms->local))
-		return rd_usage_err("mr", "bad address '%s': expected an IPv4 or IPv6 address",
-				    addr);
-	return 0;
+	return rd_listen_addr("mr", addr, port, &ms->peer.port, &ms->local);
 }
 
 /* Read --fill FILE before listening; it sets --size if none was given. */

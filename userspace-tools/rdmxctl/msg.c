@@ -560,34 +560,7 @@ static int msg_recv_parse(struct rd *rd, struct msg_recv *mr)
 		return rd_usage_err("msg", "bad count '%s': expected 1 to %u",
 				    count, UINT32_MAX);
 	mr->count = v;
-	mr->peer.port = RDMX_DEFAULT_PORT;
-	if (port) {
-		ret = rd_parse_port("msg", port, &mr->peer.port);
-		if (ret)
-			return ret;
-	}
-	if (!addr)
-		rd_addr_any(mr->peer.port, &mr->local);
-	else if (rd_addr_parse(addr, mr->peer.port, &mr->local))
-		return rd_usage_err("msg", "bad address '%s': expected an IPv4 or IPv6 address",
-				    addr);
-	return 0;
-}
-
-static int msg_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
+	return rd_listen_addr("msg", addr, port, &mr->peer.port, &mr->local);
 }
 
 /* Write message @k to DIR/<k> through a temporary file and rename(). */
@@ -605,7 +578,7 @@ static int msg_write(struct msg_recv *mr, unsigned int k, const char *buf,
 		rd_err("%s/%s: %s", mr->dir, tmp, strerror(errno));
 		return -1;
 	}
-	err = msg_write_all(fd, buf, len);
+	err = rd_write_all(fd, buf, len);
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && renameat(mr->dfd, tmp, mr->dfd, name))

@@ -206,6 +206,9 @@ int rd_check_service(const char *object, const char *name);
 
 int rd_addr_parse(const char *s, unsigned int port, struct rdmx_sockaddr *sa);
 void rd_addr_any(unsigned int port, struct rdmx_sockaddr *sa);
+int rd_write_all(int fd, const void *buf, size_t len);
+int rd_listen_addr(const char *object, const char *addr, const char *port_arg,
+		   unsigned int *port, struct rdmx_sockaddr *sa);
 int rd_addr_resolve(const char *host, unsigned int port,
 		    struct rdmx_sockaddr **addrs, unsigned int *count);
 const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,

@@ -301,17 +301,26 @@ out:
 	return 0;
 }
 
-static int rd_write_all(int fd, const unsigned char *buf, size_t len)
+/**
+ * rd_write_all() - write all of a buffer, across short writes and EINTR
+ * @fd: where
+ * @buf: what
+ * @len: bytes
+ *
+ * Return: 0 or a negative errno.
+ */
+int rd_write_all(int fd, const void *buf, size_t len)
 {
+	const unsigned char *p = buf;
 	ssize_t n;
 
 	while (len) {
-		n = write(fd, buf, len);
+		n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
-		buf += n;
+		p += n;
 		len -= n;
 	}
 	return 0;
