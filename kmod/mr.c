@@ -618,7 +618,6 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	lmem->pages = NULL;
 	list_add_tail(&mr->sess_node, &sess->mrs);
 	mutex_unlock(&sess->mr_mutex);
-	xa_store(&ep->mrs, mr->id, mr, GFP_KERNEL);
 
 	t.access = access;
 	t.nr_keys = mr->nr_keys;
@@ -630,6 +629,8 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	rdmx_token_pack(token, &t, mr->keys);
 	*token_len = rdmx_token_size(mr->nr_keys);
 	*id = mr->id;
+	/* Last: once published, a DEREG may free it. */
+	xa_store(&ep->mrs, mr->id, mr, GFP_KERNEL);
 	return 0;
 
 out_unlock:
