@@ -49,8 +49,14 @@ tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST)
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
 
-$(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST): %: %.c uapi/linux/rdmx.h
+TESTLIB := tests/integration/testlib.c tests/integration/testlib.h
+
+$(ABUSE) $(FAILNTH): %: %.c uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $<
+
+# The test programs share tests/integration/testlib.c.
+$(MSGTEST) $(RMATEST): %: %.c $(TESTLIB) uapi/linux/rdmx.h
+	$(CC) $(USER_CFLAGS) -o $@ $< $(filter %.c,$(TESTLIB))
 
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
 # debug and perf builds (and the in-place build above) never share objects.

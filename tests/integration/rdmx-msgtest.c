@@ -52,6 +52,8 @@
 #include <linux/types.h>
 #include <linux/rdmx.h>
 
+#include "testlib.h"
+
 #define PROG		"rdmx-msgtest"
 #define HDR_LEN		16
 #define MSG_MAGIC	0x47534d52u	/* "RMSG" in little-endian bytes */
@@ -119,48 +121,6 @@ struct result {
 
 /* ---------------------------------------------------------------- misc */
 
-static __s64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__s64)ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
-static const struct {
-	int num;
-	const char *name;
-} errno_names[] = {
-/* E(PERM) is { EPERM, "EPERM" }: the names come without their leading E. */
-#define E(x) { E##x, "E" #x }
-	E(PERM), E(NOENT), E(SRCH), E(INTR), E(IO), E(NXIO), E(2BIG),
-	E(BADF), E(AGAIN), E(NOMEM), E(ACCES), E(FAULT), E(BUSY),
-	E(EXIST), E(NODEV), E(INVAL), E(NFILE), E(MFILE), E(NOTTY),
-	E(NOSPC), E(PIPE), E(RANGE), E(DEADLK), E(NAMETOOLONG),
-	E(NOSYS), E(NOMSG), E(IDRM), E(NODATA), E(TIME), E(NOLINK),
-	E(PROTO), E(BADMSG), E(OVERFLOW), E(NOTSOCK), E(DESTADDRREQ),
-	E(MSGSIZE), E(PROTOTYPE), E(NOPROTOOPT), E(PROTONOSUPPORT),
-	E(OPNOTSUPP), E(AFNOSUPPORT), E(ADDRINUSE), E(ADDRNOTAVAIL),
-	E(NETDOWN), E(NETUNREACH), E(NETRESET), E(CONNABORTED),
-	E(CONNRESET), E(NOBUFS), E(ISCONN), E(NOTCONN), E(SHUTDOWN),
-	E(TIMEDOUT), E(CONNREFUSED), E(HOSTDOWN), E(HOSTUNREACH),
-	E(ALREADY), E(INPROGRESS), E(STALE), E(CANCELED), E(NOKEY),
-	E(KEYEXPIRED), E(REMOTEIO), E(NOMEDIUM),
-#undef E
-};
-
-static const char *errno_name(int e)
-{
-	static char buf[24];
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(errno_names); i++)
-		if (errno_names[i].num == e)
-			return errno_names[i].name;
-	snprintf(buf, sizeof(buf), "E%d", e);
-	return buf;
-}
-
 static void put_le32(__u8 *p, __u32 v)
 {
 	v = htole32(v);
@@ -200,22 +160,6 @@ static __u32 crc32(const __u8 *p, size_t len)
 }
 
 /* ------------------------------------------------------------ messages */
-
-static inline __u64 splitmix64(__u64 *s)
-{
-	__u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static __u64 mix2(__u64 a, __u64 b)
-{
-	__u64 s = a ^ (b * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL);
-
-	return splitmix64(&s);
-}
 
 static void fill_random(__u8 *p, size_t len, __u64 state)
 {
@@ -307,26 +251,6 @@ static void fail(struct result *r, int err, const char *fmt, ...)
 		fprintf(stderr, PROG ": %s\n", buf);
 	else if (r->errors == MAX_SHOWN + 1)
 		fprintf(stderr, PROG ": further errors not shown\n");
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 static __s64 elapsed_ms(const struct result *r)
@@ -554,32 +478,6 @@ static int xfer_wait(int fd, unsigned long cmd, struct rdmx_msg_vec *v,
 			return -1;
 		}
 	}
-}
-
-/* Returns 0, or a getaddrinfo() error for gai_strerror(). */
-static int resolve(const char *host, struct rdmx_sockaddr *sa)
-{
-	struct addrinfo hints, *ai;
-	int ret;
-
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	ret = getaddrinfo(host, NULL, &hints, &ai);
-	if (ret)
-		return ret;
-	memset(sa, 0, sizeof(*sa));
-	sa->family = ai->ai_family;
-	if (ai->ai_family == AF_INET) {
-		memcpy(sa->addr, &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
-	} else {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ai->ai_addr;
-
-		memcpy(sa->addr, &s6->sin6_addr, 16);
-		sa->scope_id = s6->sin6_scope_id;
-	}
-	freeaddrinfo(ai);
-	return 0;
 }
 
 static bool connect_retryable(int e)
@@ -1366,20 +1264,6 @@ static bool parse_seconds(const char *s, double *out)
 	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 1e6)
 		return false;
 	*out = v;
-	return true;
-}
-
-static bool valid_service(const char *s)
-{
-	size_t n = strlen(s), i;
-
-	if (n < 1 || n > RDMX_SERVICE_LEN - 1)
-		return false;
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_' ||
-		      s[i] == '-'))
-			return false;
 	return true;
 }
 
