@@ -5,6 +5,7 @@
  * the reason, where there is none.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/uio.h>
@@ -13,6 +14,7 @@
 
 #include "../../kmod/rdmx.h"
 #include "../../kmod/rdmx_api.h"
+#include "../../kmod/sess.h"
 
 #define RDMX_KUNIT_PORT		7499
 #define RDMX_KUNIT_SERVICE	"kunit"
@@ -453,11 +455,16 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 		.local = f->tx,
 	};
 	struct kvec kv = { .iov_base = f->rx, .iov_len = 16 };
+	struct rdmx_sess *sess = f->sep->sess;
+	size_t q0, q;
 	struct iov_iter it;
 	unsigned int i;
 	bool imm;
 	u32 v;
 
+	spin_lock(&sess->lock);
+	q0 = sess->rx_queued;
+	spin_unlock(&sess->lock);
 	for (i = 0; i < 20; i++) {
 		memset(f->tx, i + 1, 65536);
 		op.imm = 0xabc000 + i;
@@ -466,6 +473,17 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, op.status, 0);
 		KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &i, sizeof(i)), 0);
 	}
+	/*
+	 * Queued immediates count against the receive budget (a peer must
+	 * not queue them unbounded), and reading gives all of it back.
+	 */
+	for (i = 0; i < 200 && READ_ONCE(f->sep->rxq_len) < 40; i++)
+		msleep(50);
+	KUNIT_ASSERT_EQ(test, READ_ONCE(f->sep->rxq_len), 40U);
+	spin_lock(&sess->lock);
+	q = sess->rx_queued;
+	spin_unlock(&sess->lock);
+	KUNIT_EXPECT_EQ(test, q - q0, 20 * (sizeof(u32) + RDMX_IMM_RX_COST));
 	for (i = 0; i < 20; i++) {
 		iov_iter_kvec(&it, ITER_DEST, &kv, 1, 16);
 		KUNIT_ASSERT_EQ(test, rdmx_ep_recvmsg(f->sep, &it, false, &imm,
@@ -479,6 +497,10 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 						      &v), (ssize_t)4);
 		KUNIT_EXPECT_FALSE(test, imm);
 	}
+	spin_lock(&sess->lock);
+	q = sess->rx_queued;
+	spin_unlock(&sess->lock);
+	KUNIT_EXPECT_EQ(test, q, q0);
 }
 
 /*
