@@ -24,6 +24,8 @@
 #define RDMX_PROTO_F_BLOCK	BIT(2)	/* block service */
 #define RDMX_PROTO_F_KNOWN	(RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA | \
 				 RDMX_PROTO_F_BLOCK)
+/* What this version offers and grants. */
+#define RDMX_PROTO_F_OFFERED	(RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA)
 
 /* Bounds a peer's parameters must respect. */
 #define RDMX_PROTO_MAX_QUEUE_DEPTH	4096

@@ -420,6 +420,17 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 		room = (u64)RDMX_RMA_PIECE_PAGES * PAGE_SIZE -
 		       offset_in_page(req->lmem.offset + done);
 		p->len = min(p->len, room);
+		/*
+		 * siw sends a payload of up to 32 bytes through
+		 * siw_try_1seg(), which copies the wrong bytes when its
+		 * source crosses a page boundary (Linux 6.12 at least): cut
+		 * a small READ where the peer's 4 KiB boundary falls, which
+		 * is where any of its page boundaries falls. Cheap and rare,
+		 * so done on every transport.
+		 */
+		if (req->opcode == RDMX_RMA_READ &&
+		    p->len <= RDMX_RMA_SMALL_READ)
+			p->len = min(p->len, SZ_4K - (p->raddr & (SZ_4K - 1)));
 		ret = rdmx_lmem_sgt(&req->lmem, done, p->len, &p->sgt);
 		if (ret) {
 			kfree(p);
@@ -492,20 +503,24 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		ret = -EINVAL;
 		goto out_release;
 	}
-	if (need == RDMX_TOKEN_ATOMIC) {
-		/* First: what this side's device cannot do, it says so. */
-		spin_lock(&sess->lock);
-		if (!sess->xpd)
-			ret = -ENOTCONN;
-		else if (sess->xpd->pd->device->attrs.atomic_cap ==
-			 IB_ATOMIC_NONE)
-			ret = -EOPNOTSUPP;
-		else
-			ret = 0;
-		spin_unlock(&sess->lock);
-		if (ret)
-			goto out_release;
-	}
+	/*
+	 * First what this side cannot do: a peer that did not grant
+	 * one-sided access, or, for atomics, a device without them.
+	 */
+	spin_lock(&sess->lock);
+	if (!(sess->features & RDMX_PROTO_F_RMA))
+		ret = -EOPNOTSUPP;
+	else if (need != RDMX_TOKEN_ATOMIC)
+		ret = 0;
+	else if (!sess->xpd)
+		ret = -ENOTCONN;
+	else if (sess->xpd->pd->device->attrs.atomic_cap == IB_ATOMIC_NONE)
+		ret = -EOPNOTSUPP;
+	else
+		ret = 0;
+	spin_unlock(&sess->lock);
+	if (ret)
+		goto out_release;
 	ret = rdmx_token_check(t, off, lmem->len, need);
 	if (ret)
 		goto out_release;

@@ -37,6 +37,8 @@
 #define RDMX_RMA_WR_FACTOR		3
 /* Pages of local memory one work request moves, at most. */
 #define RDMX_RMA_PIECE_PAGES		255
+/* READs this small are cut at the peer's page boundaries (rma.c). */
+#define RDMX_RMA_SMALL_READ		64
 /* Scatter/gather entries per work request rdmx asks of a QP, at most. */
 #define RDMX_RMA_MAX_SGE		16
 /* Asynchronous operations an endpoint may have in flight or unread. */

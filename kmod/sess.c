@@ -665,6 +665,12 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 		rdmx_sess_rx_queued(sess, m->len);
 		break;
 	case RDMX_MSG_IMMED:
+		if (!(sess->features & RDMX_PROTO_F_RMA)) {
+			pr_warn_ratelimited("session %u: immediate without one-sided access negotiated, dropped\n",
+					    sess->id);
+			sess->stats.dropped++;
+			return;
+		}
 		if (!ep) {
 			sess->stats.dropped++;
 			return;
@@ -1216,7 +1222,7 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 	memset(p, 0, sizeof(*p));
 	p->queue_depth = conn->depth;
 	p->nr_qps = 1;
-	p->features = RDMX_PROTO_F_MSG;
+	p->features = RDMX_PROTO_F_OFFERED;
 	p->max_msg_size = RDMX_SEG_SIZE;
 	uuid_copy(&p->sess_uuid, &conn->sess->uuid);
 	p->generation = conn->generation;
@@ -1248,6 +1254,7 @@ static void rdmx_conn_go_live(struct rdmx_conn *conn)
 		return;
 	}
 	conn->state = RDMX_CONN_LIVE;
+	sess->features = conn->features;
 	memcpy(&sess->local, &conn->cm_id->route.addr.src_addr,
 	       sizeof(sess->local));
 	reconnect = sess->ever_connected;
@@ -1543,6 +1550,13 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	}
 	spin_lock(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
+	conn->features = peer.features & mine.features;
+	if (!(conn->features & RDMX_PROTO_F_MSG)) {
+		spin_unlock(&conn->sess->lock);
+		pr_err_ratelimited("session %u: %pISpc granted no message service\n",
+				   conn->sess->id, &conn->sess->peer);
+		return -EPROTO;
+	}
 	if (peer.max_msg_size < RDMX_SEG_SIZE) {
 		/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the QP. */
 		spin_unlock(&conn->sess->lock);
@@ -1711,6 +1725,11 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		reason = RDMX_REJ_PARAMS;
 		goto reject;
 	}
+	/* Sessions run on the message service: no session without it. */
+	if (!(req.features & RDMX_PROTO_F_MSG)) {
+		reason = RDMX_REJ_FEATURES;
+		goto reject;
+	}
 
 	sess = rdmx_sess_find_uuid(&req.sess_uuid);
 	if (sess) {
@@ -1767,6 +1786,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		goto reject_conn;
 	}
 	conn->peer_depth = req.queue_depth;
+	conn->features = req.features & RDMX_PROTO_F_OFFERED;
 
 	spin_lock(&sess->lock);
 	if (sess->conn || sess->state == RDMX_SESS_CLOSING ||
@@ -1782,7 +1802,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	spin_unlock(&sess->lock);
 
 	rdmx_conn_params(conn, &rep_p);
-	rep_p.features = req.features & RDMX_PROTO_F_MSG;
+	rep_p.features = req.features & RDMX_PROTO_F_OFFERED;
 	rdmx_conn_rep_pack(&rep, &rep_p);
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);

@@ -156,6 +156,7 @@ struct rdmx_txbuf {
  * @generation: the session incarnation this connection carries
  * @depth: receive buffers posted (our queue depth)
  * @peer_depth: the peer's queue depth
+ * @features: RDMX_PROTO_F_* both sides agreed on in the handshake
  * @sq_size: send queue entries; @sq_posted counts those in use
  * @sq_posted: SENDs posted and not yet completed
  * @rma_wrs: send queue entries for one-sided work requests (READ, WRITE,
@@ -182,6 +183,7 @@ struct rdmx_conn {
 	u64 generation;
 	u32 depth;
 	u32 peer_depth;
+	u32 features;
 	u32 sq_size;
 	u32 sq_posted;
 	u32 rma_wrs;
@@ -233,6 +235,7 @@ struct rdmx_sess_stats {
  * @state: enum rdmx_sess_state; changed only by rdmx_sess_set_state()
  * @error: why the session closed (positive errno), once CLOSED
  * @generation: current incarnation
+ * @features: RDMX_PROTO_F_* of the live (or last live) connection
  * @conn: the current connection, if any
  * @ever_connected: reached CONNECTED once (reconnect rather than fail)
  * @peer_closed: the peer sent CLOSE
@@ -284,6 +287,7 @@ struct rdmx_sess {
 	enum rdmx_sess_state state;
 	int error;
 	u64 generation;
+	u32 features;
 	struct rdmx_conn *conn;
 	bool ever_connected;
 	bool peer_closed;

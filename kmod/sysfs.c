@@ -170,6 +170,20 @@ static ssize_t queue_depth_show(struct kobject *k, struct kobj_attribute *a,
 	return sysfs_emit(buf, "%u\n", n);
 }
 
+static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
+			     char *buf)
+{
+	struct rdmx_sess *sess = to_sess(k);
+	u32 f;
+
+	spin_lock(&sess->lock);
+	f = sess->features;
+	spin_unlock(&sess->lock);
+	return sysfs_emit(buf, "%s%s%s\n", f & RDMX_PROTO_F_MSG ? "msg" : "",
+			  f & RDMX_PROTO_F_RMA ? " rma" : "",
+			  f & RDMX_PROTO_F_BLOCK ? " block" : "");
+}
+
 #define RDMX_SESS_U64(_name, _expr)					\
 static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a, \
 			    char *buf)					\
@@ -204,6 +218,7 @@ static struct kobj_attribute rdmx_sess_attr_uuid = __ATTR_RO(uuid);
 static struct kobj_attribute rdmx_sess_attr_device = __ATTR_RO(device);
 static struct kobj_attribute rdmx_sess_attr_qps = __ATTR_RO(qps);
 static struct kobj_attribute rdmx_sess_attr_queue_depth = __ATTR_RO(queue_depth);
+static struct kobj_attribute rdmx_sess_attr_features = __ATTR_RO(features);
 
 static struct attribute *rdmx_sess_attrs[] = {
 	&rdmx_sess_attr_role.attr,
@@ -214,6 +229,7 @@ static struct attribute *rdmx_sess_attrs[] = {
 	&rdmx_sess_attr_device.attr,
 	&rdmx_sess_attr_qps.attr,
 	&rdmx_sess_attr_queue_depth.attr,
+	&rdmx_sess_attr_features.attr,
 	&rdmx_sess_attr_generation.attr,
 	&rdmx_sess_attr_credits.attr,
 	&rdmx_sess_attr_channels.attr,

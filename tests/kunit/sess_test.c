@@ -335,6 +335,9 @@ static void rdmx_rma_rw_test(struct kunit *test)
 	static const struct { u64 off, len; } cases[] = {
 		{ 0, 1 }, { 3, 7 }, { 4093, 4099 }, { (2 << 20) - 5 - 100, 300 },
 		{ 1, (2 << 20) + 12345 }, { 0, RDMX_KUNIT_REGION },
+		/* Small, across the owner's page boundary at 4091 (siw). */
+		{ 4081, 20 }, { 4090, 2 }, { 4075, 32 }, { 4061, 64 },
+		{ 8187 - 16, 33 },
 	};
 	struct rdmx_sess_fixture *f = test->priv;
 	struct rdmx_rma_fixture *r = f->priv;
@@ -368,6 +371,16 @@ static void rdmx_rma_rw_test(struct kunit *test)
 				    off);
 		KUNIT_EXPECT_EQ(test, f->rx[len + 1], 0);
 	}
+}
+
+/* Both ends agreed on the message service and one-sided access. */
+static void rdmx_rma_features_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	u32 want = RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA;
+
+	KUNIT_EXPECT_EQ(test, READ_ONCE(f->cep->sess->features), want);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(f->sep->sess->features), want);
 }
 
 /* Out of bounds, a bad token, rights: refused before anything is posted. */
@@ -547,6 +560,7 @@ static void rdmx_rma_stale_test(struct kunit *test)
 
 static struct kunit_case rdmx_rma_cases[] = {
 	KUNIT_CASE_SLOW(rdmx_rma_rw_test),
+	KUNIT_CASE(rdmx_rma_features_test),
 	KUNIT_CASE(rdmx_rma_checks_test),
 	KUNIT_CASE(rdmx_rma_atomic_test),
 	KUNIT_CASE_SLOW(rdmx_rma_write_imm_test),

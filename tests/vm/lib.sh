@@ -210,7 +210,8 @@ rdmx_wait_cm_listen() {
 
 # rdmx_pair_run TAG PORT OUTFILE SERVER-CMD... -- CLIENT-CMD...: run a
 # server in node 1 and a client in node 2, the client started once the
-# server's rdma_cm listener on PORT exists. Returns this node's status.
+# server's rdma_cm listener on PORT exists; each is killed after
+# RDMX_PAIR_TIMEOUT seconds (default 300). Returns this node's status.
 rdmx_pair_run() {
 	local tag=$1 port=$2 outf=$3 srv rc=1 server=() client=()
 	shift 3
@@ -219,7 +220,7 @@ rdmx_pair_run() {
 	client=("$@")
 
 	if [ "$RDMX_NODE" = 1 ]; then
-		timeout 300 "${server[@]}" >"$outf" 2>&1 &
+		timeout "${RDMX_PAIR_TIMEOUT:-300}" "${server[@]}" >"$outf" 2>&1 &
 		srv=$!
 		rdmx_wait_cm_listen "$port" ||
 			echo "server not listening on $port after 60 s" >>"$outf"
@@ -228,7 +229,7 @@ rdmx_pair_run() {
 		rc=$?
 	else
 		rdmx_barrier "$tag-server-up"
-		timeout 300 "${client[@]}" >"$outf" 2>&1
+		timeout "${RDMX_PAIR_TIMEOUT:-300}" "${client[@]}" >"$outf" 2>&1
 		rc=$?
 	fi
 	rdmx_barrier "$tag-done"
