@@ -418,8 +418,7 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	atomic_set(&batch.pending, 1);
-	init_completion(&batch.done);
+	rdmx_rma_batch_init(&batch);
 
 	for (i = 0; i < r.count; i++) {
 		void __user *uop = u64_to_user_ptr(r.ops + (u64)i * r.op_size);
