@@ -225,4 +225,12 @@ int rdmx_ep_rma_ready(struct rdmx_ep *ep);
 void rdmx_rma_batch_init(struct rdmx_rma_batch *batch);
 void rdmx_rma_batch_wait(struct rdmx_rma_batch *batch);
 
+/* bench.c */
+long rdmx_uep_bench(struct rdmx_ep *ep, void __user *uarg);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmx_bench_check(const struct rdmx_bench *b);
+void rdmx_bench_lat_stats(u32 *samples, u32 n, struct rdmx_bench *b);
+u64 rdmx_bench_rate(u64 bytes, u64 ns);
+#endif
+
 #endif /* _RDMX_RMA_H */

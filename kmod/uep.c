@@ -557,6 +557,8 @@ long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
 		return rdmx_uep_rma(file, ep, uarg);
 	case RDMX_IOC_EP_EVENTS:
 		return rdmx_uep_events(file, ep, uarg);
+	case RDMX_IOC_BENCH:
+		return rdmx_uep_bench(ep, uarg);
 	default:
 		return -ENOIOCTLCMD;
 	}
