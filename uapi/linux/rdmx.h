@@ -726,7 +726,7 @@ struct rdmx_events {
  * @elapsed_ns: out: from the first start to the last completion (SEND:
  *	to the peer's answer to the closing empty message)
  * @bw_peak: out: bytes per second of the fastest window of
- *	max(@depth, 16) consecutive completions; @bw_avg when fewer ran
+ *	max(@depth, 16) consecutive completions, and at least @bw_avg
  * @bw_avg: out: @bytes per second of @elapsed_ns
  * @lat_min_ns: out: the shortest latency (see below)
  * @lat_max_ns: out: the longest
