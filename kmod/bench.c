@@ -257,6 +257,8 @@ static void rdmx_bench_record(struct rdmx_bench_run *r, u64 lat, u64 now)
  */
 static bool rdmx_bench_more(struct rdmx_bench_run *r, int *err)
 {
+	/* A send window that never closes would never sleep. */
+	cond_resched();
 	if (signal_pending(current)) {
 		*err = -EINTR;
 		return false;
