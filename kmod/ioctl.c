@@ -36,7 +36,8 @@ static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
  */
 u64 rdmx_features(void)
 {
-	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA;
+	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA |
+	       RDMX_FEATURE_BENCH;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 

@@ -170,6 +170,7 @@ static void rdmx_rma_req_finish(struct rdmx_rma_req *req)
 	rdmx_lmem_release(&req->lmem);
 
 	if (batch) {
+		WRITE_ONCE(batch->done_ns, ktime_get_ns());
 		if (atomic_dec_and_test(&batch->pending))
 			complete(&batch->done);
 		return;
@@ -680,6 +681,21 @@ int rdmx_ep_rma_ready(struct rdmx_ep *ep)
 }
 
 /**
+ * rdmx_rma_batch_init() - make a synchronous batch ready for operations
+ * @batch: the batch; its submitter then holds one count of @batch->pending
+ *
+ * A batch that completed may be made ready again.
+ *
+ * Context: any context.
+ */
+void rdmx_rma_batch_init(struct rdmx_rma_batch *batch)
+{
+	atomic_set(&batch->pending, 1);
+	init_completion(&batch->done);
+	batch->done_ns = 0;
+}
+
+/**
  * rdmx_rma_batch_wait() - wait for a synchronous batch to complete
  * @batch: the batch, whose submitter holds one count of @batch->pending
  *
@@ -773,8 +789,7 @@ int rdmx_ep_rma(struct rdmx_ep *ep, struct rdmx_kop *ops, unsigned int n)
 	reqs = kcalloc(n, sizeof(*reqs), GFP_KERNEL);
 	if (!reqs)
 		return -ENOMEM;
-	atomic_set(&batch.pending, 1);
-	init_completion(&batch.done);
+	rdmx_rma_batch_init(&batch);
 	for (i = 0; i < n; i++) {
 		struct rdmx_kop *op = &ops[i];
 

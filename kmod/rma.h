@@ -181,10 +181,12 @@ struct rdmx_rma_piece {
  * struct rdmx_rma_batch - a synchronous batch waiting for its operations
  * @pending: operations not complete yet, plus one while submitting
  * @done: completed when @pending reaches 0
+ * @done_ns: ktime_get_ns() when an operation of the batch last completed
  */
 struct rdmx_rma_batch {
 	atomic_t pending;
 	struct completion done;
+	u64 done_ns;
 };
 
 /* mr.c */
@@ -222,6 +224,15 @@ int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 void rdmx_ep_events_free(struct rdmx_ep *ep);
 int rdmx_wc_errno(enum ib_wc_status status);
 int rdmx_ep_rma_ready(struct rdmx_ep *ep);
+void rdmx_rma_batch_init(struct rdmx_rma_batch *batch);
 void rdmx_rma_batch_wait(struct rdmx_rma_batch *batch);
+
+/* bench.c */
+long rdmx_uep_bench(struct rdmx_ep *ep, void __user *uarg);
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmx_bench_check(const struct rdmx_bench *b);
+void rdmx_bench_lat_stats(u32 *samples, u32 n, struct rdmx_bench *b);
+u64 rdmx_bench_rate(u64 bytes, u64 ns);
+#endif
 
 #endif /* _RDMX_RMA_H */

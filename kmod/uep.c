@@ -418,8 +418,7 @@ static long rdmx_uep_rma(struct file *file, struct rdmx_ep *ep,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	atomic_set(&batch.pending, 1);
-	init_completion(&batch.done);
+	rdmx_rma_batch_init(&batch);
 
 	for (i = 0; i < r.count; i++) {
 		void __user *uop = u64_to_user_ptr(r.ops + (u64)i * r.op_size);
@@ -558,6 +557,8 @@ long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg)
 		return rdmx_uep_rma(file, ep, uarg);
 	case RDMX_IOC_EP_EVENTS:
 		return rdmx_uep_events(file, ep, uarg);
+	case RDMX_IOC_BENCH:
+		return rdmx_uep_bench(ep, uarg);
 	default:
 		return -ENOIOCTLCMD;
 	}

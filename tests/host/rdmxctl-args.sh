@@ -185,8 +185,8 @@ check "-j -p version is JSON" is_json
 # ---- listen, session, msg, ping: the command line ----
 
 run help
-check "help lists listen, mr, msg, ping, rma and session" out_has 'OBJECT := \{ dev \| doctor \| listen \| mr \| msg \| ping \| rma \| session \| version \}'
-for obj in listen session msg ping mr rma; do
+check "help lists bench, listen, mr, msg, ping, rma and session" out_has 'OBJECT := \{ bench \| dev \| doctor \| listen \| mr \| msg \| ping \| rma \| session \| version \}'
+for obj in bench listen session msg ping mr rma; do
 	run "$obj" help
 	check "$obj help exits 0" rc_is 0
 	check "$obj help prints usage" out_has "^Usage: rdmxctl $obj"
@@ -199,6 +199,10 @@ run ping -h
 check "ping -h exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl ping"'
 run listen del -h
 check "listen del -h exits 0" rc_is 0
+run bench -h
+check "bench -h exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl bench"'
+run bench -t read -a host1 --help
+check "bench ... --help exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl bench"'
 run mr serve --help
 check "mr serve --help exits 0 with its usage" eval 'rc_is 0 && out_has "^Usage: rdmxctl mr serve"'
 run rma -h
@@ -289,6 +293,38 @@ usage_err "ping bad interval" ping -i -5 host1
 usage_err "ping bad port" ping -p 65536 host1
 usage_err "ping bad timeout" ping --timeout 0 host1
 usage_err "ping unknown option" ping -f host1
+
+usage_err "bench unknown test" bench -t atomic host1
+check "bench unknown test: lists the tests" err_has "bad test 'atomic': expected send, write, read, cas or fadd"
+usage_err "bench unknown mode" bench -m both host1
+check "bench unknown mode: says bw or lat" err_has "bad mode 'both': expected bw or lat"
+usage_err "bench size 0" bench -s 0 host1
+check "bench size 0: says bad size" err_has "bad size '0'"
+usage_err "bench size over 8 MiB" bench -s 8388609 host1
+usage_err "bench send over RDMX_MSG_MAX" bench -t send -s 5M host1
+check "bench send over RDMX_MSG_MAX: names the bound" err_has 'expected 1 to 4194304 bytes'
+usage_err "bench atomic of 16 bytes" bench -t fadd -s 16 host1
+check "bench atomic of 16 bytes: atomics are 8" err_has 'atomics are 8 bytes'
+usage_err "bench -s with -a" bench -s 4K -a host1
+usage_err "bench -n with -D" bench -n 10 -D 2 host1
+usage_err "bench iterations 0" bench -n 0 host1
+usage_err "bench iterations over 2^32" bench -n 4294967297 host1
+usage_err "bench duration 0" bench -D 0 host1
+usage_err "bench duration over an hour" bench -D 3601 host1
+usage_err "bench depth 0" bench -d 0 host1
+usage_err "bench depth over 1024" bench -d 1025 host1
+usage_err "bench depth in lat mode" bench -m lat -d 4 host1
+usage_err "bench depth of send" bench -t send -d 4 host1
+check "bench depth of send: says where -d applies" err_has '-d applies to bw mode'
+usage_err "bench two hosts" bench host1 host2
+usage_err "bench bad port" bench -p 0 host1
+usage_err "bench serving with a test" bench -t read
+check "bench serving with a test: needs HOST" err_has 'need a HOST'
+usage_err "bench --once with HOST" bench --once host1
+usage_err "bench serving on a bad address" bench --addr ::g
+usage_err "bench unknown option" bench -q host1
+run bench host1
+check "bench without a module: exits 1" rc_is 1
 
 usage_err "mr without command" mr
 check "mr without command: says serve" err_has 'missing command: serve'

@@ -407,6 +407,115 @@ static void rma_cases(void)
 	       &e, EINVAL);
 }
 
+/* RDMX_IOC_BENCH: every field is checked before the endpoint's state. */
+static void bench_cases(void)
+{
+	static unsigned char token[64];
+	unsigned char buf[sizeof(struct rdmx_bench) + 8];
+	struct rdmx_bench *b = (struct rdmx_bench *)buf;
+	struct rdmx_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	report(ioctl(fd, RDMX_IOC_GET_INFO, &info) == 0 &&
+	       (info.features & RDMX_FEATURE_BENCH),
+	       "GET_INFO advertises RDMX_FEATURE_BENCH", errno);
+
+#define BENCH_RESET() do {					\
+		memset(buf, 0, sizeof(buf));			\
+		b->size = sizeof(*b);				\
+		b->op = RDMX_BENCH_WRITE;			\
+		b->depth = 16;					\
+		b->length = 4096;				\
+		b->iters = 10;					\
+		b->token = (uintptr_t)token;			\
+		b->token_len = sizeof(token);			\
+	} while (0)
+
+	BENCH_RESET();
+	expect("BENCH, not connected -> ENOTCONN", RDMX_IOC_BENCH, b,
+	       ENOTCONN);
+	b->ops = 99;
+	expect("BENCH, output fields set on input: still ENOTCONN",
+	       RDMX_IOC_BENCH, b, ENOTCONN);
+	BENCH_RESET();
+	b->flags = 2;
+	expect("BENCH, unknown flag -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	b->flags = RDMX_BENCH_PINGPONG;
+	expect("BENCH, PINGPONG on a write -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	BENCH_RESET();
+	b->op = 0;
+	expect("BENCH, op 0 -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	b->op = RDMX_BENCH_FETCH_ADD + 1;
+	expect("BENCH, unknown op -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	BENCH_RESET();
+	b->depth = 0;
+	expect("BENCH, depth 0 -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	b->depth = RDMX_BENCH_DEPTH_MAX + 1;
+	expect("BENCH, depth over the bound -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	BENCH_RESET();
+	b->length = RDMX_BENCH_LEN_MAX + 1;
+	expect("BENCH, length over the bound -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	b->op = RDMX_BENCH_CMP_SWAP;
+	b->length = 4;
+	expect("BENCH, 4-byte atomic -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	BENCH_RESET();
+	b->duration_ms = 1000;
+	expect("BENCH, count and duration -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	b->iters = 0;
+	b->duration_ms = RDMX_BENCH_DURATION_MAX_MS + 1;
+	expect("BENCH, duration over the bound -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	b->duration_ms = 0;
+	expect("BENCH, neither count nor duration -> EINVAL", RDMX_IOC_BENCH,
+	       b, EINVAL);
+	b->iters = RDMX_BENCH_ITERS_MAX + 1;
+	expect("BENCH, count over the bound -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	BENCH_RESET();
+	b->token_len = 0;
+	expect("BENCH, one-sided without a token -> EINVAL", RDMX_IOC_BENCH,
+	       b, EINVAL);
+	b->token_len = RDMX_TOKEN_MAX + 1;
+	expect("BENCH, token over RDMX_TOKEN_MAX -> EINVAL", RDMX_IOC_BENCH,
+	       b, EINVAL);
+	BENCH_RESET();
+	b->op = RDMX_BENCH_SEND;
+	b->depth = 1;
+	expect("BENCH, send with a token -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	b->token = 0;
+	b->token_len = 0;
+	expect("BENCH, send, not connected -> ENOTCONN", RDMX_IOC_BENCH, b,
+	       ENOTCONN);
+	b->depth = 2;
+	expect("BENCH, send with depth 2 -> EINVAL", RDMX_IOC_BENCH, b,
+	       EINVAL);
+	BENCH_RESET();
+	b->reserved0 = 1;
+	expect("BENCH, reserved0 set -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	BENCH_RESET();
+	b->reserved[3] = 1;
+	expect("BENCH, reserved[3] set -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	BENCH_RESET();
+	b->size = RDMX_BENCH_SIZE_VER0 - 1;
+	expect("BENCH, short size -> EINVAL", RDMX_IOC_BENCH, b, EINVAL);
+	b->size = sizeof(buf);
+	buf[sizeof(buf) - 1] = 1;
+	expect("BENCH, longer struct with a non-zero tail -> E2BIG",
+	       RDMX_IOC_BENCH, b, E2BIG);
+	buf[sizeof(buf) - 1] = 0;
+	expect("BENCH, longer struct with a zero tail: checked, ENOTCONN",
+	       RDMX_IOC_BENCH, b, ENOTCONN);
+	expect("BENCH, bad pointer -> EFAULT", RDMX_IOC_BENCH, (void *)8,
+	       EFAULT);
+#undef BENCH_RESET
+}
+
 int main(int argc, char **argv)
 {
 	const char *node = argc > 1 ? argv[1] : "/dev/rdmx";
@@ -422,6 +531,7 @@ int main(int argc, char **argv)
 	unknown_cases();
 	ep_cases();
 	rma_cases();
+	bench_cases();
 	close(fd);
 	printf("%d passed, %d failed\n", n_tests - n_failed, n_failed);
 	return n_failed ? 1 : 0;

@@ -10,8 +10,9 @@
 # Each case is one run of tests/integration/rdmx-rmatest, "owner" on node 1
 # and "user" on node 2 (see the comment at its top); each node checks its
 # own side's exit status and JSON. Over siw (no atomics) the atomic cases
-# are skipped, after checking that the kernel answers EOPNOTSUPP. Last,
-# rdmxctl mr serve and rdmxctl rma, by hand as an operator would.
+# are skipped, after checking that the kernel answers EOPNOTSUPP. Then
+# rdmxctl mr serve and rdmxctl rma, by hand as an operator would; last,
+# rdmxctl bench, every test in both modes, with the numbers checked.
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
@@ -260,10 +261,94 @@ else
 	rdmx_barrier mr-done
 fi
 
+# 8. rdmxctl bench: every test in both modes, against a server that keeps
+# serving; a sweep in text; a duration; --once.
+# bench_json EXPR NAME: the JSON of run NAME satisfies EXPR (j the rows,
+# r the first)
+# shellcheck disable=SC2317  # called through rdmx_check
+bench_json() {
+	rdmx_json "(lambda r: $1)(j[0])" <"$RDMX_OUT/bench-$2.json"
+}
+# (rdmx-abuse checks that the module advertises it; tests/host's fake
+# module does not.)
+if ! rdmx_json "'bench' in j['module']['features']" <"$RDMX_OUT/version.json"; then
+	rdmx_skip "rdmxctl bench" "the module has no RDMX_FEATURE_BENCH"
+else
+	bench_port=7495
+	if [ "$RDMX_NODE" = 1 ]; then
+		rdmxctl bench -p $bench_port >"$RDMX_OUT/bench-server.txt" 2>&1 &
+		bench_srv=$!
+		rdmx_wait_cm_listen $bench_port || rdmx_fail "rdmxctl bench serves on $bench_port"
+		rdmx_barrier bench-up
+		rdmx_barrier bench-done 1200
+		rdmx_check "rdmxctl bench: still serving after every client" kill $bench_srv
+		wait $bench_srv
+		cat "$RDMX_OUT/bench-server.txt"
+		timeout 300 rdmxctl -j bench -p $((bench_port + 1)) --once \
+			>"$RDMX_OUT/bench-once.json" 2>"$RDMX_OUT/bench-once.err" &
+		bench_once=$!
+		rdmx_wait_cm_listen $((bench_port + 1)) || rdmx_fail "rdmxctl bench --once serves"
+		rdmx_barrier bench-once-up
+		wait $bench_once
+		rdmx_check "rdmxctl bench --once: exits 0 after its client" test $? -eq 0
+		rdmx_check "rdmxctl bench --once: a JSON report of the client's send runs" rdmx_json \
+			"len(j) == 1 and j[0]['send_runs'] == 1 and j[0]['messages'] == 10" <"$RDMX_OUT/bench-once.json"
+	else
+		rdmx_barrier bench-up
+		iters=50
+		for t in send write read cas fadd; do
+			for m in bw lat; do
+				name=$t-$m
+				timeout 120 rdmxctl bench -j -p $bench_port -t $t -m $m -n $iters "$owner" \
+					>"$RDMX_OUT/bench-$name.json" 2>"$RDMX_OUT/bench-$name.err"
+				rc=$?
+				cat "$RDMX_OUT/bench-$name.err"
+				if [ "$atomics" = no ] && { [ $t = cas ] || [ $t = fadd ]; }; then
+					rdmx_check "rdmxctl bench $name over $dev fails with EOPNOTSUPP" \
+						sh -c "[ $rc -eq 1 ] && grep -q 'Operation not supported' '$RDMX_OUT/bench-$name.err'"
+					continue
+				fi
+				rdmx_check "rdmxctl bench $name: exits 0" test $rc -eq 0
+				rdmx_check "rdmxctl bench $name: one row of $iters iterations" bench_json \
+					"len(j) == 1 and r['iterations'] == $iters and r['test'] == '$t' and r['mode'] == '$m' and r['samples'] == $iters" "$name"
+				if [ $m = bw ]; then
+					rdmx_check "rdmxctl bench $name: bandwidth and message rate" bench_json \
+						"r['bw_avg'] > 0 and r['bw_peak'] >= r['bw_avg'] and r['elapsed_ns'] > 0 and abs(r['bw_avg'] * 2**20 - r['iterations'] * r['bytes'] * 1e9 / r['elapsed_ns']) <= r['bw_avg'] * 2**20 * 0.01 + 2**20 * 0.001 and abs(r['msg_rate'] * 1e6 * r['bytes'] - r['bw_avg'] * 2**20) <= r['bw_avg'] * 2**20 * 0.01 + 1e3 * r['bytes']" "$name"
+				else
+					rdmx_check "rdmxctl bench $name: ordered latencies" bench_json \
+						"0 <= r['t_min'] <= r['t_typical'] <= r['p99'] <= r['p99_9'] <= r['t_max'] and r['t_min'] <= r['t_avg'] <= r['t_max'] and r['t_max'] > 0 and r['t_avg'] > 0 and r['t_stdev'] >= 0" "$name"
+				fi
+			done
+		done
+		# A sweep, in text: perftest's heading, then a row per size, 2 B to 8 MiB.
+		timeout 600 rdmxctl bench -p $bench_port -t write -a -n 1 "$owner" >"$RDMX_OUT/bench-sweep.txt"
+		rdmx_check "rdmxctl bench -a: exits 0" test $? -eq 0
+		cat "$RDMX_OUT/bench-sweep.txt"
+		rdmx_check "rdmxctl bench -a: perftest's bandwidth heading" grep -qxF \
+			" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]" "$RDMX_OUT/bench-sweep.txt"
+		rdmx_check "rdmxctl bench -a: 23 rows, 2 to 8388608 bytes, 1 iteration each" python3 -c "
+	import sys
+	rows = [l.split() for l in open('$RDMX_OUT/bench-sweep.txt') if l.split() and l.split()[0].isdigit()]
+	sys.exit(not ([int(r[0]) for r in rows] == [2**k for k in range(1, 24)] and
+	              all(len(r) == 5 and r[1] == '1' and min(map(float, r[2:])) >= 0 for r in rows) and
+	              float(rows[-1][3]) > 0))"
+		timeout 120 rdmxctl bench -p $bench_port -t read -m lat -n 50 "$owner" >"$RDMX_OUT/bench-lat.txt"
+		rdmx_check "rdmxctl bench -m lat: perftest's latency heading" grep -qxF \
+			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]" "$RDMX_OUT/bench-lat.txt"
+		timeout 120 rdmxctl bench -j -p $bench_port -t write -D 2 "$owner" >"$RDMX_OUT/bench-duration.json"
+		rdmx_check "rdmxctl bench -D 2: about 2 s of writes" bench_json \
+			"r['iterations'] > 0 and 1.99e9 <= r['elapsed_ns'] <= 60e9" duration
+		rdmx_barrier bench-done 1200
+		rdmx_barrier bench-once-up
+		timeout 120 rdmxctl bench -j -p $((bench_port + 1)) -t send -m lat -n 10 "$owner" >"$RDMX_OUT/bench-once-client.json"
+		rdmx_check "rdmxctl bench against --once: exits 0" test $? -eq 0
+	fi
+fi
+
 rdmx_barrier all-done
 dmesg | grep "rdmx: session" | tail -n 20
 
-# 8. Unload with sessions left and every endpoint closed: clean (kmemleak
+# 9. Unload with sessions left and every endpoint closed: clean (kmemleak
 # scans follow), nothing pinned left behind.
 rdmx_check "rmmod rdmx after one-sided access" rmmod rdmx
 rdmx_check "nothing of rdmx left in sysfs" test ! -e $sys

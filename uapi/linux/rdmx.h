@@ -46,6 +46,7 @@
 #define RDMX_CMD_MR_DEREG	0x31
 #define RDMX_CMD_RMA		0x32
 #define RDMX_CMD_EP_EVENTS	0x33
+#define RDMX_CMD_BENCH		0x34
 
 /* The size rides in each struct, not in the ioctl number (as in iommufd). */
 #define RDMX_IOC_GET_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO)
@@ -64,11 +65,13 @@
 #define RDMX_IOC_MR_DEREG	_IO(RDMX_IOC_TYPE, RDMX_CMD_MR_DEREG)
 #define RDMX_IOC_RMA		_IO(RDMX_IOC_TYPE, RDMX_CMD_RMA)
 #define RDMX_IOC_EP_EVENTS	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_EVENTS)
+#define RDMX_IOC_BENCH		_IO(RDMX_IOC_TYPE, RDMX_CMD_BENCH)
 
 /* Feature bits in rdmx_info.features */
 #define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
 #define RDMX_FEATURE_MSG		_BITULL(1)	/* RDMX_IOC_EP_*, listeners, sessions */
 #define RDMX_FEATURE_RMA		_BITULL(2)	/* RDMX_IOC_MR_*, _RMA, _EP_EVENTS */
+#define RDMX_FEATURE_BENCH		_BITULL(3)	/* RDMX_IOC_BENCH */
 
 #define RDMX_VERSION_LEN	32
 
@@ -673,5 +676,114 @@ struct rdmx_events {
 
 #define RDMX_EVENTS_SIZE_VER0		24
 #define RDMX_EVENT_SIZE_VER0		32
+
+/*
+ * In-kernel benchmark (the successor of krping): RDMX_IOC_BENCH on a
+ * connected endpoint runs one kind of operation, of one size, many times
+ * in the kernel, with no system call per operation, and reports totals,
+ * bandwidth and latency. See Documentation/uapi.rst.
+ */
+
+/* rdmx_bench.op */
+#define RDMX_BENCH_SEND		1	/* messages on the channel */
+#define RDMX_BENCH_WRITE	2	/* RDMA WRITE to the peer's region */
+#define RDMX_BENCH_READ		3	/* RDMA READ from the peer's region */
+#define RDMX_BENCH_CMP_SWAP	4	/* 8-byte compare-and-swap (0 -> 0) */
+#define RDMX_BENCH_FETCH_ADD	5	/* 8-byte fetch-and-add of 1 */
+
+/* rdmx_bench.flags */
+#define RDMX_BENCH_PINGPONG	_BITULL(0)	/* SEND: wait for a reply to each */
+
+/* Bounds of rdmx_bench's fields */
+#define RDMX_BENCH_DEPTH_MAX		1024
+#define RDMX_BENCH_LEN_MAX		_BITULL(23)	/* READ and WRITE */
+#define RDMX_BENCH_ITERS_MAX		_BITULL(32)
+#define RDMX_BENCH_DURATION_MAX_MS	3600000
+/* Latencies kept for the percentiles: those of the first operations. */
+#define RDMX_BENCH_SAMPLES_MAX		_BITUL(20)
+
+/**
+ * struct rdmx_bench - argument of RDMX_IOC_BENCH
+ * @size: in: sizeof(struct rdmx_bench) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_BENCH_PINGPONG (SEND only)
+ * @op: RDMX_BENCH_*
+ * @depth: operations in flight, 1 to RDMX_BENCH_DEPTH_MAX; 1 for SEND,
+ *	whose messages the session's send window paces
+ * @length: bytes per operation: SEND 1 to RDMX_MSG_MAX, READ and WRITE 1
+ *	to RDMX_BENCH_LEN_MAX, the atomics 8
+ * @iters: operations to run, 1 to RDMX_BENCH_ITERS_MAX; or 0 with
+ *	@duration_ms
+ * @duration_ms: start operations for this long, 1 to
+ *	RDMX_BENCH_DURATION_MAX_MS; or 0 with @iters
+ * @token_len: one-sided: the length of the peer's token, 1 to
+ *	RDMX_TOKEN_MAX; SEND: 0
+ * @token: one-sided: user pointer to the peer's token; SEND: 0
+ * @remote_offset: one-sided: where in the peer's region every operation
+ *	goes (8-byte aligned for the atomics); SEND: 0
+ * @ops: out: operations completed
+ * @bytes: out: their bytes
+ * @elapsed_ns: out: from the first start to the last completion (SEND:
+ *	to the peer's answer to the closing empty message)
+ * @bw_peak: out: bytes per second of the fastest window of
+ *	max(@depth, 16) consecutive completions, and at least @bw_avg
+ * @bw_avg: out: @bytes per second of @elapsed_ns
+ * @lat_min_ns: out: the shortest latency (see below)
+ * @lat_max_ns: out: the longest
+ * @lat_median_ns: out: the median of the samples (nearest rank)
+ * @lat_avg_ns: out: the mean of all operations
+ * @lat_stdev_ns: out: the standard deviation of the samples
+ * @lat_p99_ns: out: the 99th percentile of the samples (nearest rank)
+ * @lat_p999_ns: out: the 99.9th percentile of the samples
+ * @nr_samples: out: samples the median, percentiles and deviation come
+ *	from: the first RDMX_BENCH_SAMPLES_MAX operations
+ * @reserved0: zero
+ * @reserved: zero
+ *
+ * An operation's latency runs from its start to its completion: for READ,
+ * WRITE and the atomics, until the device reported the operation complete
+ * (the peer acknowledged it); for SEND, the time the message took to be
+ * queued, or with RDMX_BENCH_PINGPONG until the peer's reply arrived (a
+ * round trip). Latencies saturate at 2^32 - 1 ns.
+ *
+ * SEND's peer takes part: it receives the messages, answers each with a
+ * message when RDMX_BENCH_PINGPONG is set, and answers the empty message
+ * that ends every SEND run with a message of at most @length bytes.
+ *
+ * Output fields are ignored on input. The call returns 0 once every
+ * operation started has completed; EINTR when a signal came first
+ * (operations in flight are waited for, results are not written); an
+ * operation's errno (EOPNOTSUPP: no atomics on this side's device;
+ * EACCES, ERANGE: the token's rights or bounds) when one failed.
+ */
+struct rdmx_bench {
+	__u32 size;
+	__u32 flags;
+	__u32 op;
+	__u32 depth;
+	__u64 length;
+	__u64 iters;
+	__u32 duration_ms;
+	__u32 token_len;
+	__u64 token;
+	__u64 remote_offset;
+	__u64 ops;
+	__u64 bytes;
+	__u64 elapsed_ns;
+	__u64 bw_peak;
+	__u64 bw_avg;
+	__u64 lat_min_ns;
+	__u64 lat_max_ns;
+	__u64 lat_median_ns;
+	__u64 lat_avg_ns;
+	__u64 lat_stdev_ns;
+	__u64 lat_p99_ns;
+	__u64 lat_p999_ns;
+	__u32 nr_samples;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+#define RDMX_BENCH_SIZE_VER0		192
 
 #endif /* _UAPI_LINUX_RDMX_H */

@@ -339,12 +339,14 @@ int rd_ep_shutdown(int fd)
 /* ---- one-sided access ---- */
 
 /**
- * rd_rma_check() - does the module offer one-sided access?
+ * rd_feature_check() - does the module offer what a command needs?
+ * @need: RDMX_FEATURE_* bits, all of which must be there
+ * @what: what they are, for the message ("one-sided access")
  *
  * Return: 0, or -1 after saying why not (no module, another ABI, a module
- * without RDMX_FEATURE_RMA).
+ * without one of @need).
  */
-int rd_rma_check(void)
+int rd_feature_check(uint64_t need, const char *what)
 {
 	struct rdmx_info info;
 	int fd;
@@ -353,13 +355,23 @@ int rd_rma_check(void)
 	if (fd < 0)
 		return -1;
 	close(fd);
-	if ((info.features & (RDMX_FEATURE_MSG | RDMX_FEATURE_RMA)) !=
-	    (RDMX_FEATURE_MSG | RDMX_FEATURE_RMA)) {
-		rd_err("rdmx module %s has no one-sided access: upgrade the module",
-		       (const char *)info.version);
+	if ((info.features & need) != need) {
+		rd_err("rdmx module %s has no %s: upgrade the module",
+		       (const char *)info.version, what);
 		return -1;
 	}
 	return 0;
+}
+
+/**
+ * rd_rma_check() - does the module offer one-sided access?
+ *
+ * Return: 0, or -1 after saying why not (see rd_feature_check()).
+ */
+int rd_rma_check(void)
+{
+	return rd_feature_check(RDMX_FEATURE_MSG | RDMX_FEATURE_RMA,
+				"one-sided access");
 }
 
 /**

@@ -135,9 +135,10 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { dev | doctor | listen | mr | msg | ping | rma | session | version }\n"
+		"where  OBJECT := { bench | dev | doctor | listen | mr | msg | ping | rma | session | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
+		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
 		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
@@ -170,6 +171,7 @@ static int cmd_none(struct rd *rd)
 
 static const struct rd_cmd rd_cmds[] = {
 	{ NULL,		cmd_none },
+	{ "bench",	cmd_bench },
 	{ "dev",	cmd_dev },
 	{ "doctor",	cmd_doctor },
 	{ "help",	cmd_help },

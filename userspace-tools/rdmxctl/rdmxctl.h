@@ -248,6 +248,7 @@ int rd_ep_send(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
 int rd_ep_recv(int fd, struct rdmx_msg_vec *msgs, unsigned int n,
 	       bool nonblock);
 int rd_ep_shutdown(int fd);
+int rd_feature_check(uint64_t need, const char *what);
 int rd_rma_check(void);
 int rd_mr_reg(int fd, void *addr, uint64_t len, uint32_t access,
 	      void *token, uint32_t *token_len, uint32_t *mr_id);
@@ -255,6 +256,7 @@ int rd_mr_dereg(int fd, uint32_t mr_id);
 int rd_rma(int fd, struct rdmx_rma_op *ops, unsigned int n, uint32_t flags);
 
 /* Objects */
+int cmd_bench(struct rd *rd);
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
 int cmd_listen(struct rd *rd);

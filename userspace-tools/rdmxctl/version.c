@@ -13,6 +13,7 @@ static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_LIST_DEVICES,	"list_devices" },
 	{ RDMX_FEATURE_MSG,		"msg" },
 	{ RDMX_FEATURE_RMA,		"rma" },
+	{ RDMX_FEATURE_BENCH,		"bench" },
 };
 
 static void version_print_absent(struct rd *rd, int err)
