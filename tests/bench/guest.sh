@@ -307,6 +307,9 @@ run_perftest() {
 	tag=$(echo "$id-$rep" | tr '/' '_')
 	f=$B/raw/$tag.txt
 	case "$tool" in *_lat) kind=perftest-lat ;; esac
+	# The server starts once the client gets here (it may be busy with
+	# the block cases for a while), so that its timeout is its own.
+	sync_point "$tag-ready"
 	# shellcheck disable=SC2086 # opts are words
 	if [ "$is_server" = 1 ]; then
 		timeout 900 "$tool" -R -F -d "$dev" $opts >"$f.server" 2>&1 &
@@ -322,10 +325,24 @@ run_perftest() {
 		if [ "$rc" = 0 ]; then
 			record "$id" "$rep" "$kind" ok "$f"
 		else
+			echo "exit status $rc" >>"$f"
 			record "$id" "$rep" "$kind" failed "$f"
 		fi
+		: >"$RDMX_SYNC/$tag.client-done"
 	fi
-	[ -z "$srv" ] || wait "$srv"
+	if [ -n "$srv" ]; then
+		# A server whose client died may wait for it forever: it gets
+		# 30 s once the client is done.
+		while kill -0 "$srv" 2>/dev/null && [ ! -e "$RDMX_SYNC/$tag.client-done" ]; do
+			sleep 1
+		done
+		for _ in $(seq 30); do
+			kill -0 "$srv" 2>/dev/null || break
+			sleep 1
+		done
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+	fi
 	sync_point "$tag-done"
 }
 
