@@ -223,6 +223,14 @@ TARGETS = [
      "nvme-rdma:randread-4k-qd1:p50_us", "<=", 1.0),
 ]
 
+# Short names of the targets, for the chart.
+CHART_LABELS = [
+    "3: ping RTT / ib_send_lat", "3: ping RTT / TCP", "3: 4 MiB msgs / ib_send_bw",
+    "4: write bw / ib_write_bw", "4: read bw / ib_read_bw", "4: fetch-add / ib_atomic_lat",
+    "5: QD32 IOPS / nvme-rdma", "5: QD32 IOPS / RNBD", "5: seq read / ib_read_bw",
+    "5: seq write / ib_write_bw", "5: QD1 p50 / nvme-rdma",
+]
+
 # ----------------------------------------------------------------- collecting
 
 
@@ -484,22 +492,22 @@ def chart(rundir, js, meta):
     """chart.svg: one bar per target, its measured ratio (log scale), and
     the target's limit as a mark; a target without a value shows n/a."""
     dat = os.path.join(rundir, "chart.dat")
+    n = len(js["targets"])
     with open(dat, "w") as f:
-        f.write("# label ratio limit\n")
+        f.write("# x label ratio at-most-limit at-least-limit\n")
         for i, t in enumerate(js["targets"]):
-            label = "%d: %s" % (t["issue"], t["target"])
-            label = label.replace("\"", "'")
-            if len(label) > 42:
-                label = label[:40] + ".."
             r = t["ratio"]
-            f.write('%d "%s%s" %s %s\n' % (i, label, "" if r is not None else " (n/a)",
-                                           "%g" % r if r is not None else "NaN", t["limit"]))
+            label = CHART_LABELS[i] + ("" if r is not None else " (n/a)")
+            hi = t["limit"] if t["op"] == "<=" else "NaN"
+            lo = t["limit"] if t["op"] == ">=" else "NaN"
+            f.write('%d "%s" %s %s %s\n' % (i, label, "%g" % r if r is not None else "NaN",
+                                            hi, lo))
     gp = os.path.join(rundir, "chart.gp")
-    title = "rdmx / reference, %s (%s, %s)" % (
+    title = "rdmx / reference against the speed targets, %s (%s, %s)" % (
         meta.get("date", ""), meta.get("mode", ""),
         "loopback" if meta.get("loopback") else "two guests")
     with open(gp, "w") as f:
-        f.write("""set terminal svg size 1000,640 dynamic font "sans,11"
+        f.write("""set terminal svg size 1000,600 dynamic font "sans,11" noenhanced
 set output "%s"
 set title "%s"
 set datafile missing "NaN"
@@ -507,16 +515,19 @@ set style fill solid 0.6 border -1
 set boxwidth 0.6
 set logscale y
 set yrange [0.01:1000]
+set xrange [-0.6:%d]
 set ylabel "ratio (log scale)"
-set xtics rotate by -35 left font ",9"
-set bmargin 14
-set rmargin 12
+set xtics rotate by -40 left font ",10"
+set bmargin 11
+set rmargin 10
 set grid ytics
-set key top right
-plot "%s" using 1:3:xtic(2) with boxes title "measured (n/a: no value)", \\
-     "" using 1:4 with points pt 7 ps 1.2 lc rgb "red" title "target limit", \\
+set key top left
+plot "%s" using 1:3:xtic(2) with boxes lc rgb "steelblue" title "measured (n/a: no value)", \\
+     "" using 1:3:(sprintf("%%.2f", $3)) with labels offset 0,0.8 notitle, \\
+     "" using 1:4 with points pt 11 ps 1.6 lc rgb "red" title "target: at most", \\
+     "" using 1:5 with points pt 9 ps 1.6 lc rgb "dark-green" title "target: at least", \\
      1 with lines dt 2 lc rgb "gray" notitle
-""" % (os.path.join(rundir, "chart.svg"), title, dat))
+""" % (os.path.join(rundir, "chart.svg"), title, n, dat))
     if not shutil.which("gnuplot"):
         print("report: gnuplot not installed (tests/deps.sh); no chart.svg", file=sys.stderr)
         return
