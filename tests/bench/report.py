@@ -4,9 +4,10 @@
 
 DIR is a run's results directory (tests/bench/run): DIR/meta.json and the
 guests' files under DIR/vm/nodeN/. Reads each node's bench/manifest.tsv and
-the raw outputs it names, and writes DIR/results.md, DIR/results.json and
-DIR/chart.svg (gnuplot; DIR/chart.gp and chart.dat are kept). Every case is
-in the output: one that could not run says why.
+the raw outputs it names, and writes DIR/results.md, DIR/results.rst (the
+same for Documentation/benchmarks.rst), DIR/results.json and DIR/chart.svg
+(gnuplot; DIR/chart.gp and chart.dat are kept). Every case is in the
+output: one that could not run says why.
 
     report.py --parse KIND FILE   prints what one raw output parses to
 """
@@ -347,9 +348,14 @@ def fmt_ratio(r):
     return "-" if r is None else ("%.2f x" % r if r < 100 else "%.0f x" % r)
 
 
-def metric_rows(cases, rows, meta, out_json):
-    md = ["| case | median | spread (min .. max) | n | unit | note |",
-          "|---|---:|---|---:|---|---|"]
+# A report is a list of blocks, written out as Markdown (results.md) and as
+# reStructuredText (results.rst, for Documentation/benchmarks.rst):
+# ("h", title), ("p", text), ("table", header, rows), ("list", items).
+
+
+def metric_table(cases, rows, meta, out_json):
+    header = ["case", "median", "spread (min .. max)", "n", "unit", "note"]
+    out = []
     for cid, metric, label, unit, hib in rows:
         c = cases.get(cid)
         s = summary(c["samples"].get(metric, [])) if c else None
@@ -363,13 +369,12 @@ def metric_rows(cases, rows, meta, out_json):
             spread = "%s .. %s" % (fmt(s["min"]), fmt(s["max"]))
             if s["median"]:
                 spread += " (%.0f %%)" % (100.0 * (s["max"] - s["min"]) / s["median"])
-            md.append("| %s | %s | %s | %d | %s | %s |" % (label, fmt(s["median"]), spread,
-                                                          s["n"], unit, note))
+            out.append([label, fmt(s["median"]), spread, str(s["n"]), unit, note])
         else:
             rec["reason"] = case_reason(cases, cid, meta)
-            md.append("| %s | - | - | 0 | %s | %s |" % (label, unit, rec["reason"]))
+            out.append([label, "-", "-", "0", unit, rec["reason"]])
         out_json.append(rec)
-    return md
+    return [("table", header, out)]
 
 
 def cell(s):
@@ -382,8 +387,7 @@ def cell(s):
 def block_matrix(cases, meta, out_json):
     """Block figures as one row a measure, one column a contender; cells are
     median (min .. max); what could not run is listed under the table."""
-    md = ["| measure | unit | %s |" % " | ".join(BLOCK_CONTENDERS),
-          "|---|---|%s" % ("---:|" * len(BLOCK_CONTENDERS))]
+    rows = []
     reasons = {}
     for job, metric, label, unit, hib in BLOCK_METRICS:
         cells = []
@@ -402,41 +406,43 @@ def block_matrix(cases, meta, out_json):
                 reasons.setdefault(c, []).append(rec["reason"])
                 cells.append("n/a")
             out_json.append(rec)
-        md.append("| %s | %s | %s |" % (label, unit, " | ".join(cells)))
+        rows.append([label, unit] + cells)
+    blocks = [("table", ["measure", "unit"] + BLOCK_CONTENDERS, rows)]
     if reasons:
-        md += ["", "n/a:"]
+        items = []
         for c in BLOCK_CONTENDERS:
             if c in reasons:
                 uniq = list(dict.fromkeys(reasons[c]))
-                md.append("- %s: %s" % (c, "; ".join(uniq[:3])))
-    return md
+                items.append("%s: %s" % (c, "; ".join(uniq[:3])))
+        blocks += [("p", "n/a:"), ("list", items)]
+    return blocks
 
 
 def report(rundir):
     meta, cases = load(rundir)
     js = {"meta": meta, "metrics": [], "ratios": [], "targets": []}
-    md = ["# rdmx benchmark, %s" % meta.get("date", "?"), ""]
-    md.append("%s mode, %s, %s kernel %s, %s, %s repetition(s) per case%s." % (
-        meta.get("mode", "?"),
-        "loopback (one guest)" if meta.get("loopback") else "two guests",
-        meta.get("kernel", "?"), meta.get("kver", "?"), meta.get("rdma", "?"),
-        meta.get("repeats", "?"),
-        ", QEMU -icount %s" % meta["icount"] if meta.get("icount") else ""))
-    md.append("Medians, with the spread over the repetitions; latencies in "
-              "microseconds, bandwidths in MiB/s. rdmx %s, git %s." % (
-                  meta.get("version", "?"), meta.get("git", "?")))
-    md += ["", "## Block (fio --direct=1, one null_blk memory_backed=1 device)", ""]
-    md += block_matrix(cases, meta, js["metrics"])
-    md += ["", "## Raw transport (perftest -R)", ""]
-    md += metric_rows(cases, RAW_METRICS, meta, js["metrics"])
-    md += ["", "## Messages and one-sided access", ""]
-    md += metric_rows(cases, MSG_METRICS, meta, js["metrics"])
+    doc = [("title", "rdmx benchmark, %s" % meta.get("date", "?"))]
+    doc.append(("p", "%s mode, %s, %s kernel %s, %s, %s repetition(s) per case%s. "
+                "Medians, with the spread over the repetitions; latencies in "
+                "microseconds, bandwidths in MiB/s. rdmx %s, git %s." % (
+                    meta.get("mode", "?"),
+                    "loopback (one guest)" if meta.get("loopback") else "two guests",
+                    meta.get("kernel", "?"), meta.get("kver", "?"), meta.get("rdma", "?"),
+                    meta.get("repeats", "?"),
+                    ", QEMU -icount %s" % meta["icount"] if meta.get("icount") else "",
+                    meta.get("version", "?"), meta.get("git", "?"))))
+    doc.append(("h", "Block (fio --direct=1, one null_blk memory_backed=1 device)"))
+    doc += block_matrix(cases, meta, js["metrics"])
+    doc.append(("h", "Raw transport (perftest -R)"))
+    doc += metric_table(cases, RAW_METRICS, meta, js["metrics"])
+    doc.append(("h", "Messages and one-sided access"))
+    doc += metric_table(cases, MSG_METRICS, meta, js["metrics"])
 
-    md += ["", "## Ratios", "",
-           "Block: rdmx / each peer and rdmx / the raw transport (throughput: "
-           "higher is better; latency: lower is better).", "",
-           "| measure | / nvme-rdma | / rnbd | / nbd | / raw |", "|---|---|---|---|---|"]
+    doc.append(("h", "Ratios"))
+    doc.append(("p", "Block: rdmx / each peer and rdmx / the raw transport (throughput: "
+                "higher is better; latency: lower is better)."))
     raw_for = {"read-128k": "ib_read_bw", "write-128k": "ib_write_bw"}
+    rows = []
     for job, metric, label, unit, hib in BLOCK_METRICS:
         num = "rdmx:%s:%s" % (job, metric)
         cells = []
@@ -450,19 +456,23 @@ def report(rundir):
                                  "numerator": num, "denominator": den, "ratio": r,
                                  "reason": why})
             cells.append(fmt_ratio(r) if r is not None else "n/a")
-        md.append("| %s (%s) | %s |" % (label, unit, " | ".join(cells)))
-    rdmx_block = case_reason(cases, "block/rdmx/randread-4k-qd32", meta)
+        rows.append(["%s (%s)" % (label, unit)] + cells)
+    doc.append(("table", ["measure", "/ nvme-rdma", "/ rnbd", "/ nbd", "/ raw"], rows))
     if not (cases.get("block/rdmx/randread-4k-qd32") or {}).get("samples"):
-        md += ["", "n/a: rdmx block: %s." % rdmx_block]
+        doc.append(("p", "n/a: rdmx block: %s." %
+                    case_reason(cases, "block/rdmx/randread-4k-qd32", meta)))
 
-    md += ["", "Messages and one-sided access:", "", "| ratio | value | note |", "|---|---:|---|"]
+    doc.append(("p", "Messages and one-sided access:"))
+    rows = []
     for label, num, den in MSG_RATIOS:
         r, why, _ = ratio(cases, num, den, meta)
         js["ratios"].append({"label": label, "numerator": num, "denominator": den,
                              "ratio": r, "reason": why})
-        md.append("| %s | %s | %s |" % (label, fmt_ratio(r), why or ""))
+        rows.append([label, fmt_ratio(r), why or ""])
+    doc.append(("table", ["ratio", "value", "note"], rows))
 
-    md += ["", "## Targets", "", "| issue | target | measured | met |", "|---|---|---:|---|"]
+    doc.append(("h", "Targets"))
+    rows = []
     for issue, text, num, den, op, limit in TARGETS:
         r, why, used = ratio(cases, num, den, meta)
         if r is None:
@@ -476,16 +486,62 @@ def report(rundir):
                               "numerator": num, "denominator": den, "ratio": r,
                               "met": None if r is None else met.startswith("yes"),
                               "reason": why})
-        md.append("| %d | %s | %s | %s |" % (issue, text, fmt_ratio(r), met))
-    md += ["", "Chart: chart.svg (each target's measured ratio beside its limit).", ""]
+        rows.append([str(issue), text, fmt_ratio(r), met])
+    doc.append(("table", ["issue", "target", "measured", "met"], rows))
+    doc.append(("p", "Chart: chart.svg (each target's measured ratio beside its limit)."))
 
     with open(os.path.join(rundir, "results.md"), "w") as f:
-        f.write("\n".join(md))
+        f.write(markdown(doc))
+    with open(os.path.join(rundir, "results.rst"), "w") as f:
+        f.write(rest(doc))
     with open(os.path.join(rundir, "results.json"), "w") as f:
         json.dump(js, f, indent=1, sort_keys=True)
         f.write("\n")
     chart(rundir, js, meta)
     return js
+
+
+def markdown(doc):
+    out = []
+    for b in doc:
+        if b[0] == "title":
+            out += ["# " + b[1], ""]
+        elif b[0] == "h":
+            out += ["## " + b[1], ""]
+        elif b[0] == "p":
+            out += [b[1], ""]
+        elif b[0] == "list":
+            out += ["- " + i for i in b[1]] + [""]
+        else:
+            _, header, rows = b
+            out.append("| " + " | ".join(header) + " |")
+            out.append("|" + "---|" * len(header))
+            out += ["| " + " | ".join(r) + " |" for r in rows]
+            out.append("")
+    return "\n".join(out)
+
+
+def rest(doc):
+    """The report as reStructuredText: its sections one level below the
+    document's (underlined with '-'), tables as list-tables."""
+    out = []
+    for b in doc:
+        if b[0] == "title":
+            continue
+        if b[0] == "h":
+            out += [b[1], "-" * len(b[1]), ""]
+        elif b[0] == "p":
+            out += [b[1], ""]
+        elif b[0] == "list":
+            out += ["- " + i for i in b[1]] + [""]
+        else:
+            _, header, rows = b
+            out += [".. list-table::", "   :header-rows: 1", ""]
+            for r in [header] + rows:
+                out.append("   * - " + (r[0] or r"\ "))
+                out += ["     - " + (c or r"\ ") for c in r[1:]]
+            out.append("")
+    return "\n".join(out)
 
 
 def chart(rundir, js, meta):
