@@ -491,9 +491,9 @@ def report(rundir):
     doc.append(("p", "Chart: chart.svg (each target's measured ratio beside its limit)."))
 
     with open(os.path.join(rundir, "results.md"), "w") as f:
-        f.write(markdown(doc))
+        f.write(render(doc, MARKDOWN))
     with open(os.path.join(rundir, "results.rst"), "w") as f:
-        f.write(rest(doc))
+        f.write(render(doc, REST))
     with open(os.path.join(rundir, "results.json"), "w") as f:
         json.dump(js, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -501,46 +501,38 @@ def report(rundir):
     return js
 
 
-def markdown(doc):
-    out = []
-    for b in doc:
-        if b[0] == "title":
-            out += ["# " + b[1], ""]
-        elif b[0] == "h":
-            out += ["## " + b[1], ""]
-        elif b[0] == "p":
-            out += [b[1], ""]
-        elif b[0] == "list":
-            out += ["- " + i for i in b[1]] + [""]
-        else:
-            _, header, rows = b
-            out.append("| " + " | ".join(header) + " |")
-            out.append("|" + "---|" * len(header))
-            out += ["| " + " | ".join(r) + " |" for r in rows]
-            out.append("")
-    return "\n".join(out)
+def md_table(header, rows):
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] +
+            ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def rest(doc):
-    """The report as reStructuredText: its sections one level below the
-    document's (underlined with '-'), tables as list-tables."""
+def rst_table(header, rows):
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for r in [header] + rows:
+        out.append("   * - " + (r[0] or r"\ "))
+        out += ["     - " + (c or r"\ ") for c in r[1:]]
+    return out
+
+
+# Markdown, and reStructuredText with its sections one level below the
+# document's (underlined with '-') and list-tables.
+MARKDOWN = {"title": lambda t: ["# " + t], "h": lambda t: ["## " + t], "table": md_table}
+REST = {"title": lambda t: [], "h": lambda t: [t, "-" * len(t)], "table": rst_table}
+
+
+def render(doc, how):
     out = []
     for b in doc:
-        if b[0] == "title":
-            continue
-        if b[0] == "h":
-            out += [b[1], "-" * len(b[1]), ""]
-        elif b[0] == "p":
-            out += [b[1], ""]
+        if b[0] == "p":
+            lines = [b[1]]
         elif b[0] == "list":
-            out += ["- " + i for i in b[1]] + [""]
+            lines = ["- " + i for i in b[1]]
+        elif b[0] == "table":
+            lines = how["table"](b[1], b[2])
         else:
-            _, header, rows = b
-            out += [".. list-table::", "   :header-rows: 1", ""]
-            for r in [header] + rows:
-                out.append("   * - " + (r[0] or r"\ "))
-                out += ["     - " + (c or r"\ ") for c in r[1:]]
-            out.append("")
+            lines = how[b[0]](b[1])
+        if lines:
+            out += lines + [""]
     return "\n".join(out)
 
 
