@@ -112,11 +112,14 @@ rbench_cases=(
 declare -A why bdev
 why[rdmx]="not implemented (issue 5)"
 
+# Only the contenders with a selected case are set up.
 any_block=0
+declare -A want
 for c in $block_contenders; do
 	for j in $block_jobs; do
-		selected "block/$c/$j" && any_block=1
+		selected "block/$c/$j" && any_block=1 want[$c]=1
 	done
+	[ -n "${want[$c]:-}" ] || why[$c]="not selected"
 done
 
 nullb=""
@@ -235,9 +238,15 @@ if [ "$any_block" = 1 ]; then
 		if r=$(try nullb setup_nullb); then
 			nullb=$(wait_blk '^nullb[0-9]+$')
 			echo "$nullb" >"$RDMX_SYNC/nullb"
-			r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
-			r=$(try rnbd-server setup_rnbd_server) || echo "rnbd-server: $r" >"$RDMX_SYNC/why-rnbd"
-			r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
+			if [ -n "${want[nvme-rdma]:-}" ]; then
+				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
+			fi
+			if [ -n "${want[rnbd]:-}" ]; then
+				r=$(try rnbd-server setup_rnbd_server) || echo "rnbd-server: $r" >"$RDMX_SYNC/why-rnbd"
+			fi
+			if [ -n "${want[nbd]:-}" ]; then
+				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
+			fi
 		else
 			for c in nvme-rdma rnbd nbd; do
 				echo "null_blk: $r" >"$RDMX_SYNC/why-$c"
@@ -273,6 +282,7 @@ if [ "$any_block" = 1 ]; then
 			fi
 		fi
 		for c in $block_contenders; do
+			[ -n "${want[$c]:-}" ] || continue
 			log "block: $c: ${bdev[$c]:-${why[$c]}}"
 		done
 	fi
