@@ -235,6 +235,18 @@ CHART_LABELS = [
 # ----------------------------------------------------------------- collecting
 
 
+def failure(text):
+    """The gist of a failed case's output: its last line with words in it
+    (tables' rules left out), with the exit status the guest appended."""
+    lines = [ln.strip() for ln in text.splitlines() if re.search(r"[A-Za-z]", ln)]
+    status = ""
+    if lines and re.match(r"exit status \d+$", lines[-1]):
+        status = lines.pop()
+    if not lines:
+        return status or "failed"
+    return lines[-1][:100] + (" (%s)" % status if status else "")
+
+
 def load(rundir):
     meta = {}
     try:
@@ -268,8 +280,7 @@ def load(rundir):
                     c["failures"].append("rep %s: %s" % (rep, e.strerror))
                     continue
                 if status != "ok":
-                    last = [ln.strip() for ln in text.splitlines() if ln.strip()]
-                    c["failures"].append("rep %s: %s" % (rep, last[-1][:100] if last else "failed"))
+                    c["failures"].append("rep %s: %s" % (rep, failure(text)))
                     continue
                 try:
                     vals = PARSERS[kind](text)

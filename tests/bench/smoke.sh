@@ -5,7 +5,8 @@
 # `make bench` (one guest in loopback, the debug kernel the other tests
 # already built, a handful of cases with a few iterations each), so the
 # benchmark's scripts cannot rot: the guest half, the block setup, the
-# parsers, the report and the chart. Prints a result line a check.
+# parsers (also alone, tests/bench/report_test.py), the report and the
+# chart. Prints a result line a check.
 # shellcheck disable=SC2317  # checks run through check()
 set -uo pipefail
 
@@ -14,6 +15,10 @@ out=${1:?usage: smoke.sh DIR}
 rm -rf "$out"
 mkdir -p "$out"
 
+fails=0
+# The parsers first, on the host, against outputs as the tools print them.
+python3 "$repo/tests/bench/report_test.py" || fails=1
+
 only='^(raw/ib_send_lat-64|msg/rdmx-ping-64|msg/qperf-tcp_lat|block/(rdmx|nvme-rdma)/randread-4k-qd1|msg/rdmx-bench-send-lat-64)$'
 t0=$(date +%s)
 "$repo/tests/bench/run" --tiny --loopback --kernel debug --only "$only" --out "$out" \
@@ -21,7 +26,6 @@ t0=$(date +%s)
 rc=$?
 echo "# tiny benchmark: $(($(date +%s) - t0)) s, status $rc"
 
-fails=0
 check() { # NAME CMD...
 	local name=$1
 	shift
