@@ -152,7 +152,8 @@ MSG_METRICS = [
     ("msg/rdmx-ping-64", "typical_us", "rdmxctl ping 64 B p50 RTT", "us", False),
     ("msg/rdmx-ping-64", "p99_us", "rdmxctl ping 64 B p99 RTT", "us", False),
     ("msg/rdmx-ping-64", "p99_9_us", "rdmxctl ping 64 B p99.9 RTT", "us", False),
-    ("msg/rdmx-bench-send-lat-64", "typical_us", "rdmxctl bench send 64 B typical", "us", False),
+    ("msg/rdmx-bench-send-lat-64", "typical_us", "rdmxctl bench send 64 B typical RTT", "us",
+     False),
     ("msg/rdmx-bench-send-bw-4m", "bw_mibs", "rdmxctl bench send 4 MiB", "MiB/s", True),
     ("msg/rdmx-msg-send-4m", "bw_mibs", "rdmxctl msg send, 4 MiB messages, timed", "MiB/s", True),
     ("rma/rdmx-bench-write-bw-128k", "bw_mibs", "rdmxctl bench write 128 KiB", "MiB/s", True),
@@ -165,11 +166,12 @@ MSG_METRICS = [
 
 # A quantity the ratios and targets use: (case, metric, factor). The
 # factor turns one-way latencies into round trips where a round trip is
-# compared.
+# compared: ib_send_lat and qperf tcp_lat report half a round trip;
+# rdmxctl ping, rdmxctl bench's send latency (a ping-pong), ib_atomic_lat
+# and rdmxctl bench's atomics a whole one.
 Q = {
     "ping_rtt": ("msg/rdmx-ping-64", "typical_us", 1),
     "ib_send_lat_rtt": ("raw/ib_send_lat-64", "typical_us", 2),
-    "ib_send_lat": ("raw/ib_send_lat-64", "typical_us", 1),
     "tcp_rtt": ("msg/qperf-tcp_lat", "lat_us", 2),
     "tcp_bw": ("msg/qperf-tcp_bw", "bw_mibs", 1),
     "bench_send_lat": ("msg/rdmx-bench-send-lat-64", "typical_us", 1),
@@ -191,7 +193,8 @@ for _job, _metric, _label, _unit, _hib in BLOCK_METRICS:
 MSG_RATIOS = [
     ("rdmx ping p50 RTT / ib_send_lat RTT (2 x typical)", "ping_rtt", "ib_send_lat_rtt"),
     ("rdmx ping p50 RTT / TCP RTT (2 x qperf tcp_lat)", "ping_rtt", "tcp_rtt"),
-    ("rdmxctl bench send 64 B / ib_send_lat (typical)", "bench_send_lat", "ib_send_lat"),
+    ("rdmxctl bench send 64 B RTT / ib_send_lat RTT (2 x typical)", "bench_send_lat",
+     "ib_send_lat_rtt"),
     ("rdmxctl bench send 4 MiB / ib_send_bw", "bench_send_bw", "ib_send_bw"),
     ("rdmxctl msg send 4 MiB / ib_send_bw", "msg_send_bw", "ib_send_bw"),
     ("rdmxctl msg send 4 MiB / qperf tcp_bw", "msg_send_bw", "tcp_bw"),
