@@ -6,6 +6,7 @@ tools print them (tabs, warnings between header and figures, units)."""
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report  # noqa: E402
 
