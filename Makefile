@@ -8,6 +8,7 @@
 #   make install         module to extra/ + depmod, rdmxctl, man pages, header
 #   make check           every test (host tests, then debug-kernel guests)
 #   make demo            two soft-RoCE guests running rdmx
+#   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
 #   make kernel          build (or reuse) the debug and perf test kernels
 
 VERSION := 0.1.0
@@ -37,7 +38,7 @@ MANPAGES := $(wildcard userspace-tools/man/*.8)
 KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
 
 .PHONY: all modules tools clean install modules_install check demo kernel \
-	guest-modules checkpatch help
+	guest-modules checkpatch help bench
 
 all: modules tools
 
@@ -91,6 +92,11 @@ check:
 demo:
 	tests/demo
 
+# Options of tests/bench/run, e.g. BENCH_ARGS="--quick --loopback".
+BENCH_ARGS ?=
+bench:
+	tests/bench/run $(BENCH_ARGS)
+
 kernel:
 	tests/vm/build-kernel debug
 	tests/vm/build-kernel perf
@@ -99,4 +105,4 @@ checkpatch:
 	tests/host/checkpatch.sh
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,13p' Makefile

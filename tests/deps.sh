@@ -17,7 +17,7 @@ pkgs=(
 	# RDMA userspace used inside the guests
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
 	# storage and benchmark peers
-	fio nvme-cli qperf e2fsprogs gnuplot-nox
+	fio nvme-cli qperf e2fsprogs gnuplot-nox nbd-server nbd-client
 )
 
 missing=()

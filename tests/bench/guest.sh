@@ -1,0 +1,467 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of `make bench` (tests/bench/run starts it through
+# tests/vm/run on the perf kernel):
+#
+#   guest.sh [--quick|--tiny] [--repeats N] [--only REGEX]
+#
+# With two guests node 1 serves (null_blk, the block targets, perftest,
+# qperf and rdmx servers) and node 2 measures; with one guest (loopback)
+# node 1 does both, over its own soft-RDMA device. Every case runs once per
+# repetition, repetitions outermost, so the contenders alternate and a slow
+# patch of the host spreads over all of them.
+#
+# Nothing is parsed here. The measuring node records one line a case and
+# repetition in $RDMX_OUT/bench/manifest.tsv:
+#   CASE <TAB> REP <TAB> KIND <TAB> STATUS <TAB> FILE-OR-REASON
+# KIND says how tests/bench/report.py reads FILE (fio, perftest-bw,
+# perftest-lat, qperf, rdmx-ping, msg-send); STATUS is ok, failed (exit
+# status; FILE holds the output) or unavailable (the reason, when a
+# contender cannot run at all). The script exits 0 unless the harness
+# itself breaks: a contender failing is a result, not an error.
+
+# shellcheck disable=SC2317  # setup steps are called through try
+set -u
+# shellcheck source=tests/vm/lib.sh
+. "$RDMX_REPO/tests/vm/lib.sh"
+
+mode=full repeats="" only=.
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) mode=quick; shift ;;
+	--tiny) mode=tiny; shift ;;
+	--repeats) repeats=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	*) echo "guest.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+# Sizes of each case by mode: iterations of the latency tests, of the
+# bandwidth tests, fio's ramp and run time (s), qperf's time (s), 4 MiB
+# messages sent, null_blk size (MiB).
+case "$mode" in
+full)  reps=3 lat_n=1000 bw_n=500 bw4m_n=40 ramp=2 rt=10 qt=10 msgs=32 dev_mb=512 ;;
+quick) reps=1 lat_n=100 bw_n=100 bw4m_n=16 ramp=1 rt=3 qt=3 msgs=8 dev_mb=256 ;;
+tiny)  reps=1 lat_n=10 bw_n=20 bw4m_n=5 ramp=0 rt=1 qt=1 msgs=2 dev_mb=64 ;;
+esac
+reps=${repeats:-$reps}
+
+loopback=0
+[ "$RDMX_NODES" = 1 ] && loopback=1
+is_server=0 is_client=0
+[ "$RDMX_NODE" = 1 ] && is_server=1
+[ "$RDMX_NODE" = "$RDMX_NODES" ] && is_client=1
+peer=$RDMX_ADDR_1
+dev=$RDMX_RDMA_DEV
+B=$RDMX_OUT/bench
+mkdir -p "$B/raw"
+manifest=$B/manifest.tsv
+: >"$manifest"
+log() { echo "bench: $*"; }
+
+# A barrier that waits long enough for the other node's whole share of a
+# repetition (block cases run on the client alone).
+sync_point() { [ "$loopback" = 1 ] || rdmx_barrier "$1" 7200; }
+
+# record CASE REP KIND STATUS FILE-OR-REASON
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$manifest"; }
+
+selected() { [[ $1 =~ $only ]]; }
+
+# ---------------------------------------------------------------- cases
+#
+# The case list is the same on both nodes, so both walk it in step.
+# id|kind|what. Block ids are block/CONTENDER/JOB.
+block_contenders="rdmx nvme-rdma rnbd nbd"
+block_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k write-128k"
+
+# fio_args JOB: fio's job options for one block job.
+fio_args() {
+	case "$1" in
+	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1" ;;
+	randwrite-4k-qd1) echo "--rw=randwrite --bs=4k --iodepth=1" ;;
+	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32" ;;
+	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32" ;;
+	read-128k) echo "--rw=read --bs=128k --iodepth=8" ;;
+	write-128k) echo "--rw=write --bs=128k --iodepth=8" ;;
+	esac
+}
+
+# perftest cases: id, tool, options.
+perftest_cases=(
+	"raw/ib_write_bw-128k|ib_write_bw|-s 131072 -n $bw_n"
+	"raw/ib_read_bw-128k|ib_read_bw|-s 131072 -n $bw_n"
+	"raw/ib_send_bw-4m|ib_send_bw|-s 4194304 -n $bw4m_n"
+	"raw/ib_send_lat-64|ib_send_lat|-s 64 -n $lat_n"
+	"raw/ib_atomic_lat-8|ib_atomic_lat|-A FETCH_AND_ADD -n $lat_n"
+)
+
+# rdmxctl bench cases: id, kind, options (the client's, HOST appended).
+rbench_cases=(
+	"msg/rdmx-bench-send-lat-64|perftest-lat|-t send -m lat -s 64 -n $lat_n"
+	"msg/rdmx-bench-send-bw-4m|perftest-bw|-t send -m bw -s 4194304 -n $bw4m_n"
+	"rma/rdmx-bench-write-bw-128k|perftest-bw|-t write -m bw -s 131072 -n $bw_n"
+	"rma/rdmx-bench-read-bw-128k|perftest-bw|-t read -m bw -s 131072 -n $bw_n"
+	"rma/rdmx-bench-fadd-lat-8|perftest-lat|-t fadd -m lat -s 8 -n $lat_n"
+)
+
+# ---------------------------------------------------------------- setup
+
+# Block contenders: why each cannot run, once set up (empty: it can).
+declare -A why bdev
+why[rdmx]="not implemented (issue 5)"
+
+# Only the contenders with a selected case are set up.
+any_block=0
+declare -A want
+for c in $block_contenders; do
+	for j in $block_jobs; do
+		selected "block/$c/$j" && any_block=1 want[$c]=1
+	done
+	[ -n "${want[$c]:-}" ] || why[$c]="not selected"
+done
+
+nullb=""
+setup_nullb() { # server: one memory-backed null_blk device, prefilled
+	# The disk takes the configfs directory's name.
+	local d=/sys/kernel/config/nullb/nullb0
+
+	modprobe null_blk nr_devices=0 || return 1
+	mkdir "$d" || return 1
+	echo "$dev_mb" >"$d/size" && echo 1 >"$d/memory_backed" &&
+		echo 4096 >"$d/blocksize" && echo 1 >"$d/power" || return 1
+	nullb=$(wait_blk '^nullb[0-9]+$') || return 1
+	# Prefilled, so reads touch stored pages rather than a hole.
+	dd if=/dev/zero of="$nullb" bs=1M count="$dev_mb" oflag=direct status=none
+}
+
+NQN=nqn.2026-11.org.rdmx:bench
+setup_nvmet() {
+	local s=/sys/kernel/config/nvmet
+
+	modprobe nvmet-rdma || return 1
+	mkdir "$s/subsystems/$NQN" || return 1
+	echo 1 >"$s/subsystems/$NQN/attr_allow_any_host" || return 1
+	mkdir "$s/subsystems/$NQN/namespaces/1" || return 1
+	echo "$nullb" >"$s/subsystems/$NQN/namespaces/1/device_path" || return 1
+	echo 1 >"$s/subsystems/$NQN/namespaces/1/enable" || return 1
+	mkdir "$s/ports/1" || return 1
+	echo rdma >"$s/ports/1/addr_trtype" && echo ipv4 >"$s/ports/1/addr_adrfam" &&
+		echo "$peer" >"$s/ports/1/addr_traddr" &&
+		echo 4420 >"$s/ports/1/addr_trsvcid" || return 1
+	ln -s "$s/subsystems/$NQN" "$s/ports/1/subsystems/$NQN"
+}
+
+setup_rnbd_server() { modprobe rnbd-server; }
+
+setup_nbd_server() {
+	command -v nbd-server >/dev/null || {
+		echo "nbd-server not installed on the host (tests/deps.sh)"
+		return 1
+	}
+	cat >/tmp/nbd-bench.conf <<-EOF
+	[generic]
+	user = root
+	group = root
+	allowlist = false
+	[bench]
+	exportname = $nullb
+	EOF
+	nbd-server -C /tmp/nbd-bench.conf
+}
+
+# wait_blk PATTERN: the first block device in /sys/block matching the
+# extended regular expression PATTERN, within 30 s.
+wait_blk() {
+	local b=""
+
+	for _ in $(seq 150); do
+		for b in /sys/block/*; do
+			b=${b##*/}
+			[[ $b =~ $1 ]] && break
+			b=""
+		done
+		if [ -n "$b" ]; then
+			udevadm settle 2>/dev/null
+			[ -b "/dev/$b" ] || mknod "/dev/$b" b \
+				"$(cut -d: -f1 "/sys/block/$b/dev")" "$(cut -d: -f2 "/sys/block/$b/dev")"
+			echo "/dev/$b"
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
+connect_nvme() {
+	modprobe nvme-rdma || return 1
+	nvme connect -t rdma -a "$peer" -s 4420 -n "$NQN" \
+		--hostnqn="nqn.2014-08.org.nvmexpress:uuid:$(cat /proc/sys/kernel/random/uuid)" ||
+		return 1
+	wait_blk '^nvme[0-9]+n[0-9]+$'
+}
+
+connect_rnbd() {
+	modprobe rnbd-client || return 1
+	echo "sessname=bench path=ip:$peer device_path=$nullb" \
+		>/sys/devices/virtual/rnbd-client/ctl/map_device || return 1
+	wait_blk '^rnbd[0-9]+$'
+}
+
+connect_nbd() {
+	command -v nbd-client >/dev/null || {
+		echo "nbd-client not installed on the host (tests/deps.sh)"
+		return 1
+	}
+	modprobe nbd nbds_max=2 || return 1
+	nbd-client -N bench -b 4096 "$peer" /dev/nbd0 >&2 || return 1
+	echo /dev/nbd0
+}
+
+# try NAME CMD...: run a setup step, its output in raw/setup-NAME.txt;
+# prints the last line of output on failure.
+try() {
+	local f=$B/raw/setup-$1.txt
+	shift
+	local rc=0
+	"$@" >"$f" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && return 0
+	echo "$(grep -v '^$' "$f" | tail -n 1 | cut -c1-120) (exit $rc)"
+	return 1
+}
+
+if [ "$any_block" = 1 ]; then
+	if [ "$is_server" = 1 ]; then
+		log "block: null_blk and targets"
+		# The device node name is needed by both nodes (rnbd's device_path).
+		if r=$(try nullb setup_nullb); then
+			nullb=$(wait_blk '^nullb[0-9]+$')
+			echo "$nullb" >"$RDMX_SYNC/nullb"
+			if [ -n "${want[nvme-rdma]:-}" ]; then
+				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
+			fi
+			if [ -n "${want[rnbd]:-}" ]; then
+				r=$(try rnbd-server setup_rnbd_server) || echo "rnbd-server: $r" >"$RDMX_SYNC/why-rnbd"
+			fi
+			if [ -n "${want[nbd]:-}" ]; then
+				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
+			fi
+		else
+			for c in nvme-rdma rnbd nbd; do
+				echo "null_blk: $r" >"$RDMX_SYNC/why-$c"
+			done
+		fi
+	fi
+	sync_point block-targets
+	if [ "$is_client" = 1 ]; then
+		nullb=$(cat "$RDMX_SYNC/nullb" 2>/dev/null)
+		for c in nvme-rdma rnbd nbd; do
+			[ -e "$RDMX_SYNC/why-$c" ] && why[$c]=$(cat "$RDMX_SYNC/why-$c")
+		done
+		log "block: connecting the initiators"
+		if [ -z "${why[nvme-rdma]:-}" ]; then
+			if r=$(try nvme-connect connect_nvme); then
+				bdev[nvme-rdma]=$(tail -n 1 "$B/raw/setup-nvme-connect.txt")
+			else
+				why[nvme-rdma]="nvme connect: $r"
+			fi
+		fi
+		if [ -z "${why[rnbd]:-}" ]; then
+			if r=$(try rnbd-map connect_rnbd); then
+				bdev[rnbd]=$(tail -n 1 "$B/raw/setup-rnbd-map.txt")
+			else
+				why[rnbd]="rnbd map_device: $r"
+			fi
+		fi
+		if [ -z "${why[nbd]:-}" ]; then
+			if r=$(try nbd-client connect_nbd); then
+				bdev[nbd]=$(tail -n 1 "$B/raw/setup-nbd-client.txt")
+			else
+				why[nbd]="nbd-client: $r"
+			fi
+		fi
+		for c in $block_contenders; do
+			[ -n "${want[$c]:-}" ] || continue
+			log "block: $c: ${bdev[$c]:-${why[$c]}}"
+		done
+	fi
+fi
+
+# Persistent servers: qperf, the rdmx echo listener, rdmxctl bench.
+rbench=1
+rdmxctl bench --help >/dev/null 2>&1 || rbench=0
+if [ "$is_server" = 1 ]; then
+	qperf >"$B/raw/qperf-server.txt" 2>&1 &
+	rdmxctl listen >"$B/raw/rdmx-listen.txt" 2>&1 ||
+		echo "rdmxctl listen failed" >>"$B/raw/rdmx-listen.txt"
+	if [ "$rbench" = 1 ]; then
+		rdmxctl bench >"$B/raw/rdmx-bench-server.txt" 2>&1 &
+	fi
+	mkdir -p /tmp/msg-in
+	# One receiver a repetition (msg recv takes one channel).
+	(for _ in $(seq "$reps"); do
+		rdmxctl msg recv bench --count "$msgs" --dir /tmp/msg-in >/dev/null
+		rm -f /tmp/msg-in/*
+	done) >"$B/raw/msg-recv.txt" 2>&1 &
+	sleep 1
+fi
+sync_point servers-up
+
+# ---------------------------------------------------------------- runners
+
+# run_perftest ID TOOL OPTS REP: server on node 1, client on node 2 (both
+# in loopback), the client once the server's rdma_cm listener exists.
+run_perftest() {
+	local id=$1 tool=$2 opts=$3 rep=$4 tag f kind=perftest-bw srv="" rc
+	tag=$(echo "$id-$rep" | tr '/' '_')
+	f=$B/raw/$tag.txt
+	case "$tool" in *_lat) kind=perftest-lat ;; esac
+	# The server starts once the client gets here (it may be busy with
+	# the block cases for a while), so that its timeout is its own.
+	sync_point "$tag-ready"
+	# shellcheck disable=SC2086 # opts are words
+	if [ "$is_server" = 1 ]; then
+		timeout 900 "$tool" -R -F -d "$dev" $opts >"$f.server" 2>&1 &
+		srv=$!
+		rdmx_wait_cm_listen 18515 ||
+			echo "server not listening on 18515 after 60 s" >>"$f.server"
+	fi
+	sync_point "$tag-up"
+	if [ "$is_client" = 1 ]; then
+		# shellcheck disable=SC2086
+		timeout 900 "$tool" -R -F -d "$dev" $opts "$peer" >"$f" 2>&1
+		rc=$?
+		if [ "$rc" = 0 ]; then
+			record "$id" "$rep" "$kind" ok "$f"
+		else
+			echo "exit status $rc" >>"$f"
+			record "$id" "$rep" "$kind" failed "$f"
+		fi
+		: >"$RDMX_SYNC/$tag.client-done"
+	fi
+	if [ -n "$srv" ]; then
+		# A server whose client died may wait for it forever: it gets
+		# 30 s once the client is done.
+		while kill -0 "$srv" 2>/dev/null && [ ! -e "$RDMX_SYNC/$tag.client-done" ]; do
+			sleep 1
+		done
+		for _ in $(seq 30); do
+			kill -0 "$srv" 2>/dev/null || break
+			sleep 1
+		done
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+	fi
+	sync_point "$tag-done"
+}
+
+# client_case ID REP KIND CMD...: run CMD on the measuring node into the
+# case's raw file and record it.
+client_case() {
+	local id=$1 rep=$2 kind=$3 f t=(timeout 900)
+	shift 3
+	f=$B/raw/$(echo "$id-$rep" | tr '/' '_').txt
+	# Functions of this script bound their own commands.
+	declare -F "$1" >/dev/null && t=()
+	if "${t[@]}" "$@" >"$f" 2>&1; then
+		record "$id" "$rep" "$kind" ok "$f"
+	else
+		echo "exit status $?" >>"$f"
+		record "$id" "$rep" "$kind" failed "$f"
+	fi
+}
+
+run_fio() { # CONTENDER JOB REP
+	local c=$1 j=$2 rep=$3 id=block/$1/$2
+	if [ -n "${why[$c]:-}" ]; then
+		record "$id" "$rep" fio unavailable "${why[$c]}"
+		return
+	fi
+	# shellcheck disable=SC2046 # fio_args gives words
+	client_case "$id" "$rep" fio fio --name="${c}_$j" --filename="${bdev[$c]}" \
+		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs=1 \
+		--time_based --runtime="$rt" --ramp_time="$ramp" \
+		--lat_percentiles=1 --percentile_list=50:99:99.9 \
+		--output-format=json
+}
+
+# msg_send REP: rdmxctl msg send of $msgs messages of 4 MiB, timed from the
+# start of the command (connect included) to the receiver's end of stream.
+msg_send() {
+	local files=() t0 t1
+	[ -e /tmp/m4 ] || head -c 4194304 /dev/urandom >/tmp/m4
+	for _ in $(seq "$msgs"); do files+=(/tmp/m4); done
+	t0=$(date +%s%N)
+	timeout 900 rdmxctl msg send "$peer" bench "${files[@]}" || return 1
+	t1=$(date +%s%N)
+	echo "messages $msgs bytes 4194304 ns $((t1 - t0))"
+}
+
+# ---------------------------------------------------------------- the run
+
+log "mode $mode, $reps repetition(s), loopback $loopback, only '$only'"
+for rep in $(seq "$reps"); do
+	log "repetition $rep of $reps"
+	# Block: every contender for one job before the next job.
+	if [ "$is_client" = 1 ]; then
+		for j in $block_jobs; do
+			for c in $block_contenders; do
+				selected "block/$c/$j" || continue
+				log "$rep block/$c/$j"
+				run_fio "$c" "$j" "$rep"
+			done
+		done
+	fi
+	# Raw transport (perftest), then rdmx against it and TCP.
+	for pc in "${perftest_cases[@]}"; do
+		IFS='|' read -r id tool opts <<<"$pc"
+		selected "$id" || continue
+		[ "$is_client" = 1 ] && log "$rep $id"
+		run_perftest "$id" "$tool" "$opts" "$rep"
+	done
+	[ "$is_client" = 1 ] || continue
+	id=msg/rdmx-ping-64
+	if selected "$id"; then
+		log "$rep $id"
+		client_case "$id" "$rep" rdmx-ping rdmxctl ping -c "$lat_n" -s 64 "$peer"
+	fi
+	id=msg/rdmx-msg-send-4m
+	if selected "$id"; then
+		log "$rep $id"
+		client_case "$id" "$rep" msg-send msg_send
+	fi
+	for bc in "${rbench_cases[@]}"; do
+		IFS='|' read -r id kind opts <<<"$bc"
+		selected "$id" || continue
+		if [ "$rbench" = 0 ]; then
+			record "$id" "$rep" "$kind" unavailable "rdmxctl bench not available in this build"
+			continue
+		fi
+		log "$rep $id"
+		# shellcheck disable=SC2086
+		client_case "$id" "$rep" "$kind" rdmxctl bench $opts "$peer"
+	done
+	for q in "tcp_lat|-m 64" "tcp_bw|-m 65536"; do
+		IFS='|' read -r test opts <<<"$q"
+		id=msg/qperf-$test
+		selected "$id" || continue
+		log "$rep $id"
+		# shellcheck disable=SC2086
+		client_case "$id" "$rep" qperf qperf $opts -t "$qt" "$peer" "$test"
+	done
+done
+sync_point bench-done
+
+# Undo the block setup (the guest powers off anyway; this keeps the kernel
+# log free of teardown noise of a forced shutdown).
+if [ "$is_client" = 1 ] && [ "$any_block" = 1 ]; then
+	[ -n "${bdev[nbd]:-}" ] && nbd-client -d /dev/nbd0 >/dev/null 2>&1
+	[ -n "${bdev[nvme-rdma]:-}" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
+	for s in /sys/block/rnbd*/rnbd/unmap_device; do
+		[ -e "$s" ] && echo normal >"$s" 2>/dev/null
+	done
+fi
+sync_point teardown
+log "done: $(wc -l <"$manifest") records in $manifest"
+exit 0

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/bench/smoke.sh DIR: the bench-smoke group of tests/check. One tiny
+# `make bench` (one guest in loopback, the debug kernel the other tests
+# already built, a handful of cases with a few iterations each), so the
+# benchmark's scripts cannot rot: the guest half, the block setup, the
+# parsers (also alone, tests/bench/report_test.py), the report and the
+# chart. Prints a result line a check.
+# shellcheck disable=SC2317  # checks run through check()
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: smoke.sh DIR}
+rm -rf "$out"
+mkdir -p "$out"
+
+fails=0
+# The parsers first, on the host, against outputs as the tools print them.
+python3 "$repo/tests/bench/report_test.py" || fails=1
+
+only='^(raw/ib_send_lat-64|msg/rdmx-ping-64|msg/qperf-tcp_lat|block/(rdmx|nvme-rdma)/randread-4k-qd1|msg/rdmx-bench-send-lat-64)$'
+t0=$(date +%s)
+"$repo/tests/bench/run" --tiny --loopback --kernel debug --only "$only" --out "$out" \
+	>"$out/run.log" 2>&1
+rc=$?
+echo "# tiny benchmark: $(($(date +%s) - t0)) s, status $rc"
+
+check() { # NAME CMD...
+	local name=$1
+	shift
+	if "$@" >>"$out/checks.log" 2>&1; then
+		echo "ok - $name"
+	else
+		echo "not ok - $name"
+		fails=1
+	fi
+}
+
+# has CASE METRIC: a value (one sample at least) in results.json.
+has() {
+	python3 - "$out/results.json" "$1" "$2" <<-'EOF'
+	import json, sys
+	j = json.load(open(sys.argv[1]))
+	m = [x for x in j["metrics"] if x["case"] == sys.argv[2] and x["metric"] == sys.argv[3]]
+	print(m)
+	sys.exit(0 if m and m[0].get("n", 0) >= 1 and m[0]["median"] >= 0 else 1)
+	EOF
+}
+
+# reason CASE METRIC TEXT: no value, and a reason that contains TEXT.
+reason() {
+	python3 - "$out/results.json" "$1" "$2" "$3" <<-'EOF'
+	import json, sys
+	j = json.load(open(sys.argv[1]))
+	m = [x for x in j["metrics"] if x["case"] == sys.argv[2] and x["metric"] == sys.argv[3]]
+	print(m)
+	sys.exit(0 if m and sys.argv[4] in m[0].get("reason", "") else 1)
+	EOF
+}
+
+check "bench: the guest run exits cleanly, no kernel splat" test "$rc" = 0
+check "bench: results.md, results.json and chart.svg written" \
+	test -s "$out/results.md" -a -s "$out/results.json" -a -s "$out/chart.svg"
+check "bench: ib_send_lat measured" has raw/ib_send_lat-64 typical_us
+check "bench: rdmxctl ping measured" has msg/rdmx-ping-64 typical_us
+check "bench: qperf tcp_lat measured" has msg/qperf-tcp_lat lat_us
+check "bench: nvme-rdma 4 KiB randread QD1 measured" has block/nvme-rdma/randread-4k-qd1 p50_us
+check "bench: rdmx block shown with its reason" \
+	reason block/rdmx/randread-4k-qd1 p50_us "issue 5"
+if "$repo/userspace-tools/rdmxctl/rdmxctl" bench --help >/dev/null 2>&1; then
+	check "bench: rdmxctl bench send latency measured" has msg/rdmx-bench-send-lat-64 typical_us
+else
+	check "bench: rdmxctl bench absent, shown with its reason" \
+		reason msg/rdmx-bench-send-lat-64 typical_us "not available in this build"
+fi
+check "bench: a case left out says so" reason raw/ib_write_bw-128k bw_mibs "not selected"
+all_targets() { [ "$(grep -c '^| [345] |' "$out/results.md")" = 11 ]; }
+check "bench: all 11 targets are in the table" all_targets
+[ "$fails" = 0 ] || tail -n 20 "$out/run.log" | sed 's/^/# /'
+exit "$fails"
