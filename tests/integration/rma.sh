@@ -327,11 +327,11 @@ else
 		rdmx_check "rdmxctl bench -a: perftest's bandwidth heading" grep -qxF \
 			" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]" "$RDMX_OUT/bench-sweep.txt"
 		rdmx_check "rdmxctl bench -a: 23 rows, 2 to 8388608 bytes, 1 iteration each" python3 -c "
-	import sys
-	rows = [l.split() for l in open('$RDMX_OUT/bench-sweep.txt') if l.split() and l.split()[0].isdigit()]
-	sys.exit(not ([int(r[0]) for r in rows] == [2**k for k in range(1, 24)] and
-	              all(len(r) == 5 and r[1] == '1' and min(map(float, r[2:])) >= 0 for r in rows) and
-	              float(rows[-1][3]) > 0))"
+import sys
+rows = [l.split() for l in open('$RDMX_OUT/bench-sweep.txt') if l.split() and l.split()[0].isdigit()]
+sys.exit(not ([int(r[0]) for r in rows] == [2**k for k in range(1, 24)] and
+              all(len(r) == 5 and r[1] == '1' and min(map(float, r[2:])) >= 0 for r in rows) and
+              float(rows[-1][3]) > 0))"
 		timeout 120 rdmxctl bench -p $bench_port -t read -m lat -n 50 "$owner" >"$RDMX_OUT/bench-lat.txt"
 		rdmx_check "rdmxctl bench -m lat: perftest's latency heading" grep -qxF \
 			" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]" "$RDMX_OUT/bench-lat.txt"
