@@ -1802,7 +1802,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	spin_unlock(&sess->lock);
 
 	rdmx_conn_params(conn, &rep_p);
-	rep_p.features = req.features & RDMX_PROTO_F_OFFERED;
+	rep_p.features = conn->features;
 	rdmx_conn_rep_pack(&rep, &rep_p);
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
