@@ -19,6 +19,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "blk.h"
 #include "rdmx.h"
 #include "sess.h"
 
@@ -37,7 +38,7 @@ static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
 u64 rdmx_features(void)
 {
 	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA |
-	       RDMX_FEATURE_BENCH;
+	       RDMX_FEATURE_BENCH | RDMX_FEATURE_BLOCK;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 
@@ -263,6 +264,14 @@ long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg)
 		return rdmx_ioc_listener(uarg, false);
 	case RDMX_IOC_SESS_CLOSE:
 		return rdmx_ioc_sess_close(uarg);
+	case RDMX_IOC_EXPORT_ADD:
+		return rdmx_ioc_export_add(uarg);
+	case RDMX_IOC_EXPORT_DEL:
+		return rdmx_ioc_export_del(uarg);
+	case RDMX_IOC_MAP:
+		return rdmx_ioc_map(uarg);
+	case RDMX_IOC_UNMAP:
+		return rdmx_ioc_unmap(uarg);
 	default:
 		return -ENOTTY;
 	}

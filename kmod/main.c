@@ -10,6 +10,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 
+#include "blk.h"
 #include "rdmx.h"
 #include "sess.h"
 
@@ -76,9 +77,15 @@ static int __init rdmx_init(void)
 	ret = rdmx_listeners_init();
 	if (ret)
 		goto out_sysfs_exit;
-	ret = rdmx_devices_init();
+	ret = rdmx_blk_srv_init();
 	if (ret)
 		goto out_listeners_exit;
+	ret = rdmx_blk_clt_init();
+	if (ret)
+		goto out_blk_srv_exit;
+	ret = rdmx_devices_init();
+	if (ret)
+		goto out_blk_clt_exit;
 
 	ret = misc_register(&rdmx_misc);
 	if (ret)
@@ -90,6 +97,10 @@ static int __init rdmx_init(void)
 
 out_devices_exit:
 	rdmx_devices_exit();
+out_blk_clt_exit:
+	rdmx_blk_clt_exit();
+out_blk_srv_exit:
+	rdmx_blk_srv_exit();
 out_listeners_exit:
 	rdmx_listeners_exit();
 out_sysfs_exit:
@@ -102,7 +113,9 @@ out_sess_exit:
 static void __exit rdmx_exit(void)
 {
 	misc_deregister(&rdmx_misc);
+	rdmx_blk_clt_exit();
 	rdmx_listeners_exit();
+	rdmx_blk_srv_exit();
 	rdmx_sess_exit();
 	rdmx_devices_exit();
 	rdmx_sysfs_exit();

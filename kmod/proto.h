@@ -26,6 +26,7 @@
 				 RDMX_PROTO_F_BLOCK)
 /* What this version offers and grants. */
 #define RDMX_PROTO_F_OFFERED	(RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA)
+/* A block queue's connection offers, and is granted, RDMX_PROTO_F_BLOCK only. */
 
 /* Bounds a peer's parameters must respect. */
 #define RDMX_PROTO_MAX_QUEUE_DEPTH	4096

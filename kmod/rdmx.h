@@ -58,6 +58,9 @@ long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
 __poll_t rdmx_uep_poll(struct file *file, struct poll_table_struct *wait);
 void rdmx_uep_set_fops(const struct file_operations *fops);
 
+/* sysfs.c */
+struct kobject *rdmx_sysfs_root(void);
+
 /* device.c */
 struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
 

@@ -17,6 +17,7 @@
 
 #include "rdmx.h"
 #include "rma.h"
+#include "blk.h"
 #include "sess.h"
 #include "rdmx_trace.h"
 
@@ -1658,6 +1659,8 @@ int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 			    ev->event, ev->status);
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return rdmx_sess_listener_event(cm_id, ev);
+	if (ctx->kind == RDMX_CM_BLK_SRV)
+		return rdmx_blk_srv_cm_event(cm_id, ev);
 	if (ctx->kind == RDMX_CM_LISTENER)
 		return rdmx_listener_cm_event(cm_id, ev);
 	return rdmx_conn_cm_event(container_of(ctx, struct rdmx_conn, cm_ctx),
@@ -1720,6 +1723,9 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 				  ev->param.conn.private_data_len, &req, &reason);
 	if (ret)
 		goto reject;
+	/* A block queue is no session: the block server takes it. */
+	if (req.features == RDMX_PROTO_F_BLOCK)
+		return rdmx_blk_srv_connect(cm_id, &req);
 	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
 	if (req.max_msg_size < RDMX_SEG_SIZE) {
 		reason = RDMX_REJ_PARAMS;

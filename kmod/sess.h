@@ -56,6 +56,7 @@ struct rdmx_pd;
 enum rdmx_cm_kind {
 	RDMX_CM_LISTENER = 1,
 	RDMX_CM_CONN,
+	RDMX_CM_BLK_SRV,	/* a block server queue (blk_srv.c) */
 };
 
 struct rdmx_cm_ctx {

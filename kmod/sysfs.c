@@ -23,6 +23,17 @@ static struct kobject *rdmx_kobj;
 static struct kobject *rdmx_sessions_kobj;
 static struct kobject *rdmx_listeners_kobj;
 
+/**
+ * rdmx_sysfs_root() - /sys/kernel/rdmx, for other files' directories
+ *
+ * Context: any context, between rdmx_sysfs_init() and rdmx_sysfs_exit().
+ * Return: the kobject.
+ */
+struct kobject *rdmx_sysfs_root(void)
+{
+	return rdmx_kobj;
+}
+
 /* ---- parameters ---------------------------------------------------------- */
 
 struct rdmx_param_attr {

@@ -47,6 +47,10 @@
 #define RDMX_CMD_RMA		0x32
 #define RDMX_CMD_EP_EVENTS	0x33
 #define RDMX_CMD_BENCH		0x34
+#define RDMX_CMD_EXPORT_ADD	0x40
+#define RDMX_CMD_EXPORT_DEL	0x41
+#define RDMX_CMD_MAP		0x42
+#define RDMX_CMD_UNMAP		0x43
 
 /* The size rides in each struct, not in the ioctl number (as in iommufd). */
 #define RDMX_IOC_GET_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO)
@@ -66,12 +70,17 @@
 #define RDMX_IOC_RMA		_IO(RDMX_IOC_TYPE, RDMX_CMD_RMA)
 #define RDMX_IOC_EP_EVENTS	_IO(RDMX_IOC_TYPE, RDMX_CMD_EP_EVENTS)
 #define RDMX_IOC_BENCH		_IO(RDMX_IOC_TYPE, RDMX_CMD_BENCH)
+#define RDMX_IOC_EXPORT_ADD	_IO(RDMX_IOC_TYPE, RDMX_CMD_EXPORT_ADD)
+#define RDMX_IOC_EXPORT_DEL	_IO(RDMX_IOC_TYPE, RDMX_CMD_EXPORT_DEL)
+#define RDMX_IOC_MAP		_IO(RDMX_IOC_TYPE, RDMX_CMD_MAP)
+#define RDMX_IOC_UNMAP		_IO(RDMX_IOC_TYPE, RDMX_CMD_UNMAP)
 
 /* Feature bits in rdmx_info.features */
 #define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
 #define RDMX_FEATURE_MSG		_BITULL(1)	/* RDMX_IOC_EP_*, listeners, sessions */
 #define RDMX_FEATURE_RMA		_BITULL(2)	/* RDMX_IOC_MR_*, _RMA, _EP_EVENTS */
 #define RDMX_FEATURE_BENCH		_BITULL(3)	/* RDMX_IOC_BENCH */
+#define RDMX_FEATURE_BLOCK		_BITULL(4)	/* RDMX_IOC_EXPORT_*, _MAP, _UNMAP */
 
 #define RDMX_VERSION_LEN	32
 
@@ -785,5 +794,173 @@ struct rdmx_bench {
 };
 
 #define RDMX_BENCH_SIZE_VER0		192
+
+/*
+ * Block service. A server exports a block device, a regular file or a RAM
+ * region under a name (RDMX_IOC_EXPORT_ADD); a client maps it as the
+ * blk-mq disk /dev/rdmxbN (RDMX_IOC_MAP). Exports are served by the
+ * listeners (RDMX_IOC_LISTENER_ADD). All four calls need CAP_SYS_ADMIN.
+ * See Documentation/block.rst.
+ */
+
+/* An export's name: 1 to 63 bytes of [A-Za-z0-9._-], NUL-padded. */
+#define RDMX_EXPORT_NAME_LEN	64
+/* Most allow-list entries of one export. */
+#define RDMX_EXPORT_ALLOW_MAX	16
+
+/* rdmx_export_add.flags */
+#define RDMX_EXPORT_RO		_BITULL(0)	/* refuse writes */
+#define RDMX_EXPORT_RAM		_BITULL(1)	/* memory, @ram_size bytes; no path */
+
+/**
+ * struct rdmx_export_allow - one allow-list entry: a network prefix
+ * @family: AF_INET or AF_INET6
+ * @prefix_len: leading bits that must match: 0 to 32 (AF_INET) or 128
+ * @reserved0: zero
+ * @reserved1: zero
+ * @addr: the network, network byte order (4 bytes for AF_INET, the rest
+ *	zero)
+ */
+struct rdmx_export_allow {
+	__u16 family;
+	__u8 prefix_len;
+	__u8 reserved0;
+	__u32 reserved1;
+	__u8 addr[16];
+};
+
+/**
+ * struct rdmx_export_add - argument of RDMX_IOC_EXPORT_ADD
+ * @size: in: sizeof(struct rdmx_export_add) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_EXPORT_*
+ * @name: the export's name (see RDMX_EXPORT_NAME_LEN); EEXIST if taken
+ * @path: user pointer to the path of a block device or regular file,
+ *	@path_len bytes, no NUL needed; 0 with RDMX_EXPORT_RAM
+ * @path_len: 1 to 4095; 0 with RDMX_EXPORT_RAM
+ * @nr_allow: entries of @allow in use, 0 (any peer) to
+ *	RDMX_EXPORT_ALLOW_MAX
+ * @ram_size: RDMX_EXPORT_RAM: bytes, a non-zero multiple of 4096; else 0
+ * @logical_block_size: 512 or 4096; 0 for the backing device's (512 for
+ *	files and RAM)
+ * @reserved0: zero
+ * @allow: peers allowed to map the export; others are refused at connect
+ *	time (EACCES on their side)
+ * @reserved: zero
+ *
+ * A regular file is read and written with direct I/O when its filesystem
+ * supports it, else through the page cache; its size must be a non-zero
+ * multiple of the logical block size. Errors: EEXIST, ENOENT and the other
+ * errors of opening @path, EINVAL (a bad field; a file that is neither a
+ * regular file nor a block device), ENOMEM.
+ */
+struct rdmx_export_add {
+	__u32 size;
+	__u32 flags;
+	__u8 name[RDMX_EXPORT_NAME_LEN];
+	__u64 path;
+	__u32 path_len;
+	__u32 nr_allow;
+	__u64 ram_size;
+	__u32 logical_block_size;
+	__u32 reserved0;
+	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
+	__u64 reserved[4];
+};
+
+#define RDMX_EXPORT_ADD_SIZE_VER0	520
+
+/* rdmx_export_del.flags */
+#define RDMX_EXPORT_DEL_FORCE	_BITULL(0)	/* disconnect clients first */
+
+/**
+ * struct rdmx_export_del - argument of RDMX_IOC_EXPORT_DEL
+ * @size: in: sizeof(struct rdmx_export_del) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_EXPORT_DEL_*
+ * @name: the export; ENOENT if there is none
+ *
+ * EBUSY while a client has the export mapped, unless RDMX_EXPORT_DEL_FORCE:
+ * then the clients' connections are closed (their I/O waits for the
+ * export to come back, up to their loss timeout).
+ */
+struct rdmx_export_del {
+	__u32 size;
+	__u32 flags;
+	__u8 name[RDMX_EXPORT_NAME_LEN];
+};
+
+#define RDMX_EXPORT_DEL_SIZE_VER0	72
+
+/* rdmx_map.flags */
+#define RDMX_MAP_RO		_BITULL(0)	/* map read-only */
+
+/* Bounds of rdmx_map's fields */
+#define RDMX_MAP_QUEUES_MAX	64
+#define RDMX_MAP_DEPTH_MAX	1024
+#define RDMX_MAP_LOSS_TIMEOUT_MAX_MS	3600000
+
+/**
+ * struct rdmx_map - argument of RDMX_IOC_MAP
+ * @size: in: sizeof(struct rdmx_map) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_MAP_*
+ * @addr: the server's address and port
+ * @name: the export's name
+ * @nr_queues: hardware queues (one connection each), 1 to
+ *	RDMX_MAP_QUEUES_MAX; 0 for one per CPU. At most one per CPU is used
+ * @queue_depth: requests in flight per queue, 1 to RDMX_MAP_DEPTH_MAX;
+ *	0 for 128. The server may grant fewer
+ * @loss_timeout_ms: how long I/O waits for a lost server before failing
+ *	with EIO; 0 for the default (/sys/kernel/rdmx/loss_timeout_ms)
+ * @index: out: N of /dev/rdmxbN
+ * @timeout_ms: how long the first connection may take (ETIMEDOUT); 0
+ *	for the default of 10 s
+ * @reserved0: zero
+ * @reserved: zero
+ *
+ * Returns once the disk exists. Errors: ECONNREFUSED (no listener),
+ * ETIMEDOUT, ENOENT (no such export), EACCES (not on its allow-list, or
+ * a read-write map of a read-only export), EPROTO (an incompatible
+ * server).
+ */
+struct rdmx_map {
+	__u32 size;
+	__u32 flags;
+	struct rdmx_sockaddr addr;
+	__u8 name[RDMX_EXPORT_NAME_LEN];
+	__u32 nr_queues;
+	__u32 queue_depth;
+	__u32 loss_timeout_ms;
+	__u32 index;
+	__u32 timeout_ms;
+	__u32 reserved0;
+	__u64 reserved[4];
+};
+
+#define RDMX_MAP_SIZE_VER0		152
+
+/* rdmx_unmap.flags */
+#define RDMX_UNMAP_FORCE	_BITULL(0)	/* even while open: fail its I/O */
+
+/**
+ * struct rdmx_unmap - argument of RDMX_IOC_UNMAP
+ * @size: in: sizeof(struct rdmx_unmap) as the caller knows it;
+ *	out: bytes written back
+ * @flags: RDMX_UNMAP_*
+ * @index: N of /dev/rdmxbN; ENOENT if not mapped
+ * @reserved: zero
+ *
+ * EBUSY while the disk is open, unless RDMX_UNMAP_FORCE: then pending
+ * and new I/O fails with EIO and the disk goes away once closed.
+ */
+struct rdmx_unmap {
+	__u32 size;
+	__u32 flags;
+	__u32 index;
+	__u32 reserved;
+};
+
+#define RDMX_UNMAP_SIZE_VER0		16
 
 #endif /* _UAPI_LINUX_RDMX_H */

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx block service: declarations shared by the server (blk_srv.c), the
+ * client (blk_clt.c) and the rest of the module.
+ */
+#ifndef _RDMX_BLK_H
+#define _RDMX_BLK_H
+
+#include <linux/types.h>
+#include <rdma/rdma_cm.h>
+
+#include "blk_proto.h"
+#include "proto.h"
+
+/**
+ * struct rdmx_blk_io - a command's fields, unpacked
+ * @op: enum rdmx_blk_op
+ * @flags: RDMX_BLK_CMD_*
+ * @tag: the client's tag
+ * @offset: bytes
+ * @length: bytes
+ * @rkey: the client's key
+ * @addr: the client's address
+ */
+struct rdmx_blk_io {
+	u8 op;
+	u8 flags;
+	u32 tag;
+	u64 offset;
+	u32 length;
+	u32 rkey;
+	u64 addr;
+};
+
+/**
+ * struct rdmx_blk_limits - what a command is checked against
+ * @size: the export's bytes
+ * @lbs: its logical block size
+ * @max_io: largest I/O, bytes
+ * @depth: tags are below this
+ * @ro: writes refused
+ * @inline_len: bytes that followed the header in the SEND
+ */
+struct rdmx_blk_limits {
+	u64 size;
+	u32 lbs;
+	u32 max_io;
+	u32 depth;
+	bool ro;
+	u32 inline_len;
+};
+
+int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io);
+int rdmx_blk_io_check(const struct rdmx_blk_io *io,
+		      const struct rdmx_blk_limits *lim);
+
+/* blk_srv.c */
+int rdmx_blk_srv_init(void);
+void rdmx_blk_srv_exit(void);
+int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
+			 const struct rdmx_conn_params *req);
+int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+long rdmx_ioc_export_add(void __user *uarg);
+long rdmx_ioc_export_del(void __user *uarg);
+
+/* blk_clt.c */
+int rdmx_blk_clt_init(void);
+void rdmx_blk_clt_exit(void);
+long rdmx_ioc_map(void __user *uarg);
+long rdmx_ioc_unmap(void __user *uarg);
+
+#endif /* _RDMX_BLK_H */

@@ -1,0 +1,1531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx block service: the client.
+ *
+ * A map (struct rdmx_bdev) is the blk-mq disk /dev/rdmxbN over one export of
+ * one server. Each hardware queue has its own connection (struct rdmx_bcq):
+ * an rdma_cm id, an RC QP, a CQ from the pool and a pool of FRWR MRs, one
+ * per tag. A request's pages are registered for that request only; the
+ * server answers with a SEND with invalidate of the key (or, if it did not,
+ * the client invalidates it locally) before the request completes.
+ *
+ * When a connection fails, the error work quiesces the disk, drains and
+ * destroys every queue, requeues what was in flight and reconnects with
+ * backoff; I/O waits meanwhile. After the loss timeout the map is dead:
+ * waiting and new I/O fails with EIO until it is unmapped.
+ *
+ * Locking (outermost first):
+ *   rdmx_maps_mutex   the map table; map and unmap
+ *   bd->mutex         a map's connections: connect, teardown, reconnect
+ *   disk->open_mutex  (the block layer's) opening against unmapping
+ *   bd->lock          (spinlock) bd->state
+ * Completions run in softirq context (IB_POLL_SOFTIRQ) and take no lock of
+ * rdmx's but bd->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mr_pool.h>
+#include <rdma/rdma_cm.h>
+
+#include "blk.h"
+#include "rdmx.h"
+#include "sess.h"
+
+#define RDMX_BDEV_MINORS		16
+#define RDMX_BDEV_DEPTH_DEFAULT		128
+#define RDMX_BDEV_TIMEOUT_MS		10000	/* first connection */
+#define RDMX_BDEV_IO_TIMEOUT_S		30	/* a request, before recovery */
+#define RDMX_BDEV_RECONNECT_MAX_MS	2000
+#define RDMX_BDEV_INLINE_SGE		4	/* inline write pieces, at most */
+
+/* A map's state; changed under bd->lock. */
+enum rdmx_bdev_state {
+	RDMX_BDEV_CONNECTING,	/* the first connection */
+	RDMX_BDEV_LIVE,
+	RDMX_BDEV_RECONNECTING,	/* I/O waits */
+	RDMX_BDEV_DEAD,		/* the loss timeout passed: I/O fails */
+	RDMX_BDEV_DELETING,	/* being unmapped: I/O fails */
+};
+
+static const char *const rdmx_bdev_state_names[] = {
+	[RDMX_BDEV_CONNECTING] = "connecting",
+	[RDMX_BDEV_LIVE] = "live",
+	[RDMX_BDEV_RECONNECTING] = "reconnecting",
+	[RDMX_BDEV_DEAD] = "dead",
+	[RDMX_BDEV_DELETING] = "deleting",
+};
+
+struct rdmx_bdev;
+
+/**
+ * struct rdmx_bcq_rbuf - a posted receive for one response
+ * @cqe: completion entry
+ * @q: owner
+ * @rsp: the response
+ * @dma: its mapping
+ */
+struct rdmx_bcq_rbuf {
+	struct ib_cqe cqe;
+	struct rdmx_bcq *q;
+	struct rdmx_blk_rsp rsp;
+	u64 dma;
+};
+
+/* rdmx_bcq.flags */
+#define RDMX_BCQ_LIVE		0	/* connected and open: I/O may be posted */
+#define RDMX_BCQ_OPENING	1	/* the OPEN's answer is awaited */
+
+/**
+ * struct rdmx_bcq - a client queue: one hardware queue's connection
+ * @cm_ctx: unused tag (the client's ids have their own handler)
+ * @bd: the map
+ * @idx: hardware queue index
+ * @cm_id: rdma_cm id, NULL between connections
+ * @ibdev: its device
+ * @pd: protection domain
+ * @cq: completion queue from the pool
+ * @cq_size: entries taken
+ * @qp: the RC QP
+ * @max_pages: pages one request's MR maps
+ * @max_send_sge: send scatter/gather entries
+ * @rbufs: the responses' receive buffers
+ * @nr_rbufs: how many
+ * @flags: RDMX_BCQ_*
+ * @cm_error: the connection attempt's result
+ * @cm_done: completed when the attempt ends
+ * @open_cmd: the OPEN command
+ * @open_rsp: the OPEN's answer
+ * @open_done: completed when it arrives
+ * @open_cqe: completion entry of the OPEN's SEND
+ */
+struct rdmx_bcq {
+	struct rdmx_cm_ctx cm_ctx;
+	struct rdmx_bdev *bd;
+	u16 idx;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct ib_qp *qp;
+	u32 max_pages;
+	u32 max_send_sge;
+	struct rdmx_bcq_rbuf *rbufs;
+	unsigned int nr_rbufs;
+	unsigned long flags;
+	int cm_error;
+	struct completion cm_done;
+	struct rdmx_blk_cmd open_cmd;
+	struct rdmx_blk_rsp open_rsp;
+	struct completion open_done;
+	struct ib_cqe open_cqe;
+};
+
+/**
+ * struct rdmx_bdev_stats - a map's counters, in /sys/block/rdmxbN/rdmx
+ * @reads: reads completed successfully
+ * @writes: writes completed successfully
+ * @read_bytes: their bytes
+ * @write_bytes: their bytes
+ * @errors: requests completed with an error
+ * @timeouts: requests that timed out (each starts a reconnect)
+ * @requeues: requests taken back from a lost connection to be sent again
+ * @reconnects: successful reconnections
+ */
+struct rdmx_bdev_stats {
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+	atomic64_t timeouts;
+	atomic64_t requeues;
+	atomic64_t reconnects;
+};
+
+/**
+ * struct rdmx_bdev - a mapped export: the disk /dev/rdmxbN
+ * @index: N
+ * @addr: the server
+ * @name: the export
+ * @uuid: the map's identity, sent as the connections' session uuid
+ * @generation: bumped on each reconnect
+ * @ro: mapped read-only
+ * @nr_queues: hardware queues (connections)
+ * @depth: requests per queue, as granted
+ * @max_io: largest request, bytes
+ * @size: the export's size, bytes
+ * @lbs: its logical block size
+ * @exp_flags: RDMX_BLK_EXP_*
+ * @exp_uuid: its identity (the disk's serial)
+ * @loss_timeout_ms: how long I/O waits for the server
+ * @queues: @nr_queues of them
+ * @tag_set: blk-mq tag set
+ * @disk: the disk, once added
+ * @mutex: connections (see the locking rules at the top)
+ * @lock: @state
+ * @state: enum rdmx_bdev_state
+ * @err_work: tears the connections down after an error
+ * @reconnect_work: the next connection attempt
+ * @down_since: jiffies when the connection was lost
+ * @attempts: connection attempts since then
+ * @quiesced: the error work quiesced the disk's queues; owned by the
+ *	error and reconnect works (and the unmap that cancels them)
+ * @stats: counters
+ */
+struct rdmx_bdev {
+	u32 index;
+	struct sockaddr_storage addr;
+	char name[RDMX_EXPORT_NAME_LEN];
+	uuid_t uuid;
+	u64 generation;
+	bool ro;
+	unsigned int nr_queues;
+	u32 depth;
+	u32 max_io;
+	u64 size;
+	u32 lbs;
+	u32 exp_flags;
+	uuid_t exp_uuid;
+	unsigned int loss_timeout_ms;
+	struct rdmx_bcq *queues;
+	struct blk_mq_tag_set tag_set;
+	struct gendisk *disk;
+	struct mutex mutex;	/* connections */
+	spinlock_t lock;	/* state */
+	enum rdmx_bdev_state state;
+	struct work_struct err_work;
+	struct delayed_work reconnect_work;
+	unsigned long down_since;
+	unsigned int attempts;
+	bool quiesced;
+	struct rdmx_bdev_stats stats;
+};
+
+/**
+ * struct rdmx_bcq_req - a request's driver data (blk-mq pdu)
+ * @q: the queue it was sent on
+ * @cmd: the command
+ * @cmd_dma: its mapping, while in flight
+ * @send_cqe: completion of the command's SEND
+ * @reg_cqe: completion (errors only) of the registration
+ * @inv_cqe: completion of a local invalidation
+ * @reg_wr: the registration
+ * @mr: the request's MR, or NULL
+ * @nents: @sgt's entries mapped for DMA, 0 when none
+ * @ref: the SEND's completion and the response (and an invalidation)
+ * @status: the response's, as a blk_status_t
+ * @in_flight: sent and not yet ended
+ * @sgt: its pages
+ * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
+ */
+struct rdmx_bcq_req {
+	struct rdmx_bcq *q;
+	struct rdmx_blk_cmd cmd;
+	u64 cmd_dma;
+	struct ib_cqe send_cqe;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	struct ib_reg_wr reg_wr;
+	struct ib_mr *mr;
+	int nents;
+	refcount_t ref;
+	blk_status_t status;
+	bool in_flight;
+	struct sg_table sgt;
+	struct scatterlist first_sgl[];
+};
+
+static DEFINE_XARRAY_ALLOC(rdmx_maps);
+static DEFINE_MUTEX(rdmx_maps_mutex);
+static int rdmx_bdev_major;
+static struct workqueue_struct *rdmx_bdev_wq;
+
+static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err);
+
+/* ---- the data path ------------------------------------------------------- */
+
+static void rdmx_bcq_unmap(struct rdmx_bcq_req *req, struct request *rq)
+{
+	struct rdmx_bcq *q = req->q;
+
+	if (req->cmd_dma) {
+		ib_dma_unmap_single(q->ibdev, req->cmd_dma, sizeof(req->cmd),
+				    DMA_TO_DEVICE);
+		req->cmd_dma = 0;
+	}
+	if (req->mr) {
+		ib_mr_pool_put(q->qp, &q->qp->rdma_mrs, req->mr);
+		req->mr = NULL;
+	}
+	if (req->nents) {
+		ib_dma_unmap_sg(q->ibdev, req->sgt.sgl, req->nents,
+				rq_dma_dir(rq));
+		req->nents = 0;
+		sg_free_table_chained(&req->sgt, SG_CHUNK_SIZE);
+	}
+}
+
+static void rdmx_bcq_complete_rq(struct request *rq)
+{
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_bdev *bd = req->q->bd;
+
+	rdmx_bcq_unmap(req, rq);
+	req->in_flight = false;
+	if (req->status) {
+		atomic64_inc(&bd->stats.errors);
+	} else if (req_op(rq) == REQ_OP_READ) {
+		atomic64_inc(&bd->stats.reads);
+		atomic64_add(blk_rq_bytes(rq), &bd->stats.read_bytes);
+	} else if (req_op(rq) == REQ_OP_WRITE) {
+		atomic64_inc(&bd->stats.writes);
+		atomic64_add(blk_rq_bytes(rq), &bd->stats.write_bytes);
+	}
+	blk_mq_end_request(rq, req->status);
+}
+
+static void rdmx_bcq_put(struct rdmx_bcq_req *req)
+{
+	if (refcount_dec_and_test(&req->ref))
+		blk_mq_complete_request(blk_mq_rq_from_pdu(req));
+}
+
+static void rdmx_bcq_wr_error(struct rdmx_bcq *q, struct ib_wc *wc,
+			      const char *op)
+{
+	pr_debug("rdmxb%u: queue %u: %s failed: %s\n", q->bd->index, q->idx,
+		 op, ib_wc_status_msg(wc->status));
+	rdmx_bdev_error(q->bd, op, -(int)wc->status);
+}
+
+static void rdmx_bcq_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
+						struct rdmx_bcq_req, send_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rdmx_bcq_wr_error(req->q, wc, "SEND");
+		return;
+	}
+	rdmx_bcq_put(req);
+}
+
+static void rdmx_bcq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
+						struct rdmx_bcq_req, reg_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS))
+		rdmx_bcq_wr_error(req->q, wc, "REG_MR");
+}
+
+static void rdmx_bcq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
+						struct rdmx_bcq_req, inv_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rdmx_bcq_wr_error(req->q, wc, "LOCAL_INV");
+		return;
+	}
+	rdmx_bcq_put(req);
+}
+
+static int rdmx_bcq_post_recv(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb)
+{
+	struct ib_sge sge = {
+		.addr = rb->dma, .length = sizeof(rb->rsp),
+		.lkey = q->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rb->cqe, .sg_list = &sge, .num_sge = 1,
+	};
+
+	return ib_post_recv(q->qp, &wr, NULL);
+}
+
+static blk_status_t rdmx_blk_status(u32 status)
+{
+	switch (status) {
+	case 0:
+		return BLK_STS_OK;
+	case EROFS:
+	case EACCES:
+		return BLK_STS_PROTECTION;
+	case EOPNOTSUPP:
+		return BLK_STS_NOTSUPP;
+	case ENOMEM:
+		return BLK_STS_RESOURCE;
+	case ERANGE:
+	case EINVAL:
+		return BLK_STS_IOERR;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bcq_rbuf *rb = container_of(wc->wr_cqe,
+						struct rdmx_bcq_rbuf, cqe);
+	struct rdmx_bcq *q = rb->q;
+	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_bcq_req *req;
+	struct request *rq;
+	u32 tag, status;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rdmx_bcq_wr_error(q, wc, "RECV");
+		return;
+	}
+	ib_dma_sync_single_for_cpu(q->ibdev, rb->dma, sizeof(rb->rsp),
+				   DMA_FROM_DEVICE);
+	if (wc->byte_len != sizeof(rb->rsp))
+		goto protocol;
+	if (test_bit(RDMX_BCQ_OPENING, &q->flags)) {
+		memcpy(&q->open_rsp, &rb->rsp, sizeof(rb->rsp));
+		clear_bit(RDMX_BCQ_OPENING, &q->flags);
+		rdmx_bcq_post_recv(q, rb);
+		complete(&q->open_done);
+		return;
+	}
+	tag = le32_to_cpu(rb->rsp.tag);
+	status = le32_to_cpu(rb->rsp.status);
+	if (tag >= bd->depth)
+		goto protocol;
+	rq = blk_mq_tag_to_rq(bd->tag_set.tags[q->idx], tag);
+	if (!rq)
+		goto protocol;
+	req = blk_mq_rq_to_pdu(rq);
+	if (!req->in_flight || req->q != q)
+		goto protocol;
+	req->status = rdmx_blk_status(status);
+	if (status)
+		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
+				    bd->index, (u64)blk_rq_pos(rq), -(int)status);
+	if (rdmx_bcq_post_recv(q, rb)) {
+		rdmx_bdev_error(bd, "cannot post a receive", -EIO);
+		return;
+	}
+	if (req->mr && !((wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+			 wc->ex.invalidate_rkey == req->mr->rkey)) {
+		/* The server did not kill the key: kill it before completing. */
+		struct ib_send_wr inv = {
+			.opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &req->inv_cqe,
+			.ex.invalidate_rkey = req->mr->rkey,
+		};
+
+		if (ib_post_send(q->qp, &inv, NULL))
+			rdmx_bdev_error(bd, "cannot post an invalidation", -EIO);
+		return;
+	}
+	rdmx_bcq_put(req);
+	return;
+
+protocol:
+	rdmx_bdev_error(bd, "malformed response", -EPROTO);
+}
+
+static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
+			     struct rdmx_bcq_req *req, struct ib_sge *sge,
+			     int *nr_sge)
+{
+	struct scatterlist *sg;
+	int nents, count, i, nr;
+
+	req->sgt.sgl = req->first_sgl;
+	if (sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
+				   req->sgt.sgl, SG_CHUNK_SIZE))
+		return -ENOMEM;
+	nents = blk_rq_map_sg(rq->q, rq, req->sgt.sgl);
+	count = ib_dma_map_sg(q->ibdev, req->sgt.sgl, nents, rq_dma_dir(rq));
+	if (!count) {
+		sg_free_table_chained(&req->sgt, SG_CHUNK_SIZE);
+		return -EIO;
+	}
+	req->nents = nents;
+
+	if (rq_data_dir(rq) == WRITE && blk_rq_bytes(rq) <= RDMX_BLK_INLINE_MAX &&
+	    count < q->max_send_sge && count <= RDMX_BDEV_INLINE_SGE) {
+		for_each_sg(req->sgt.sgl, sg, count, i) {
+			sge[1 + i].addr = sg_dma_address(sg);
+			sge[1 + i].length = sg_dma_len(sg);
+			sge[1 + i].lkey = q->pd->local_dma_lkey;
+		}
+		*nr_sge = 1 + count;
+		req->cmd.flags |= RDMX_BLK_CMD_INLINE;
+		return 0;
+	}
+
+	req->mr = ib_mr_pool_get(q->qp, &q->qp->rdma_mrs);
+	if (WARN_ON_ONCE(!req->mr))
+		return -EAGAIN;
+	nr = ib_map_mr_sg(req->mr, req->sgt.sgl, count, NULL, SZ_4K);
+	if (unlikely(nr < count))
+		return nr < 0 ? nr : -EINVAL;
+	ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
+	memset(&req->reg_wr, 0, sizeof(req->reg_wr));
+	req->reg_wr.wr.opcode = IB_WR_REG_MR;
+	req->reg_wr.wr.wr_cqe = &req->reg_cqe;
+	req->reg_wr.mr = req->mr;
+	req->reg_wr.key = req->mr->rkey;
+	req->reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			     IB_ACCESS_REMOTE_WRITE;
+	req->cmd.rkey = cpu_to_le32(req->mr->rkey);
+	req->cmd.addr = cpu_to_le64(req->mr->iova);
+	return 0;
+}
+
+static blk_status_t rdmx_bdev_queue_rq(struct blk_mq_hw_ctx *hctx,
+				       const struct blk_mq_queue_data *bd_)
+{
+	struct rdmx_bcq *q = hctx->driver_data;
+	struct rdmx_bdev *bd = q->bd;
+	struct request *rq = bd_->rq;
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct ib_sge sge[1 + RDMX_BDEV_INLINE_SGE];
+	struct ib_send_wr wr = {}, *first = &wr;
+	enum rdmx_bdev_state state;
+	int nr_sge = 1, ret;
+	u8 op;
+
+	state = READ_ONCE(bd->state);
+	if (state == RDMX_BDEV_DEAD || state == RDMX_BDEV_DELETING)
+		return BLK_STS_IOERR;
+	if (!test_bit(RDMX_BCQ_LIVE, &q->flags))
+		return BLK_STS_RESOURCE;
+
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		op = RDMX_BLK_OP_READ;
+		break;
+	case REQ_OP_WRITE:
+		op = RDMX_BLK_OP_WRITE;
+		break;
+	case REQ_OP_FLUSH:
+		op = RDMX_BLK_OP_FLUSH;
+		break;
+	case REQ_OP_DISCARD:
+		op = RDMX_BLK_OP_DISCARD;
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		op = RDMX_BLK_OP_WRITE_ZEROES;
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+
+	req->q = q;
+	memset(&req->cmd, 0, sizeof(req->cmd));
+	req->cmd.opcode = op;
+	req->cmd.tag = cpu_to_le32(rq->tag);
+	if (op != RDMX_BLK_OP_FLUSH) {
+		req->cmd.offset = cpu_to_le64((u64)blk_rq_pos(rq) << SECTOR_SHIFT);
+		req->cmd.length = cpu_to_le32(blk_rq_bytes(rq));
+	}
+	if ((rq->cmd_flags & REQ_FUA) &&
+	    (op == RDMX_BLK_OP_WRITE || op == RDMX_BLK_OP_WRITE_ZEROES))
+		req->cmd.flags |= RDMX_BLK_CMD_FUA;
+	req->status = BLK_STS_OK;
+	req->nents = 0;
+	req->mr = NULL;
+	refcount_set(&req->ref, 2);	/* the SEND's completion and the response */
+
+	blk_mq_start_request(rq);
+	if (op == RDMX_BLK_OP_READ || op == RDMX_BLK_OP_WRITE) {
+		ret = rdmx_bcq_map_data(q, rq, req, sge, &nr_sge);
+		if (ret)
+			goto out_unmap;
+	}
+	req->cmd_dma = ib_dma_map_single(q->ibdev, &req->cmd, sizeof(req->cmd),
+					 DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(q->ibdev, req->cmd_dma)) {
+		req->cmd_dma = 0;
+		ret = -ENOMEM;
+		goto out_unmap;
+	}
+	sge[0].addr = req->cmd_dma;
+	sge[0].length = sizeof(req->cmd);
+	sge[0].lkey = q->pd->local_dma_lkey;
+	req->send_cqe.done = rdmx_bcq_send_done;
+	wr.wr_cqe = &req->send_cqe;
+	wr.sg_list = sge;
+	wr.num_sge = nr_sge;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	if (req->mr) {
+		req->reg_wr.wr.next = &wr;
+		first = &req->reg_wr.wr;
+	}
+	req->in_flight = true;
+	ret = ib_post_send(q->qp, first, NULL);
+	if (ret) {
+		req->in_flight = false;
+		goto out_unmap;
+	}
+	return BLK_STS_OK;
+
+out_unmap:
+	rdmx_bcq_unmap(req, rq);
+	if (ret == -ENOMEM || ret == -EAGAIN)
+		return BLK_STS_RESOURCE;
+	/* The QP failed: recovery quiesces the queue, then retries this. */
+	rdmx_bdev_error(bd, "cannot send a request", ret);
+	return BLK_STS_RESOURCE;
+}
+
+static void rdmx_bdev_complete(struct request *rq)
+{
+	rdmx_bcq_complete_rq(rq);
+}
+
+static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
+{
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_bdev *bd = req->q->bd;
+
+	atomic64_inc(&bd->stats.timeouts);
+	/* Recovery drains the queues, then requeues or fails the request. */
+	rdmx_bdev_error(bd, "a request timed out", -ETIMEDOUT);
+	return BLK_EH_RESET_TIMER;
+}
+
+static int rdmx_bdev_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+			       unsigned int idx)
+{
+	struct rdmx_bdev *bd = data;
+
+	hctx->driver_data = &bd->queues[idx];
+	return 0;
+}
+
+static int rdmx_bdev_init_request(struct blk_mq_tag_set *set,
+				  struct request *rq, unsigned int hctx_idx,
+				  unsigned int numa_node)
+{
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_bdev *bd = set->driver_data;
+
+	req->q = &bd->queues[hctx_idx];
+	req->reg_cqe.done = rdmx_bcq_reg_done;
+	req->inv_cqe.done = rdmx_bcq_inv_done;
+	return 0;
+}
+
+static const struct blk_mq_ops rdmx_bdev_mq_ops = {
+	.queue_rq = rdmx_bdev_queue_rq,
+	.complete = rdmx_bdev_complete,
+	.timeout = rdmx_bdev_timeout,
+	.init_hctx = rdmx_bdev_init_hctx,
+	.init_request = rdmx_bdev_init_request,
+};
+
+/* ---- connections ------------------------------------------------------ */
+
+static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
+{
+	struct rdmx_bdev *bd = q->bd;
+	struct ib_device_attr *da = &q->ibdev->attrs;
+	struct ib_qp_init_attr attr = {};
+	unsigned int i;
+	int ret;
+
+	if (!(da->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS))
+		return -EOPNOTSUPP;
+	q->pd = ib_alloc_pd(q->ibdev, 0);
+	if (IS_ERR(q->pd)) {
+		ret = PTR_ERR(q->pd);
+		q->pd = NULL;
+		return ret;
+	}
+	/* A receive, and a registration, a SEND and an invalidation each. */
+	q->cq_size = bd->depth * 4 + 2;
+	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx, IB_POLL_SOFTIRQ);
+	if (IS_ERR(q->cq)) {
+		ret = PTR_ERR(q->cq);
+		q->cq = NULL;
+		return ret;
+	}
+	q->max_send_sge = min_t(u32, da->max_send_sge, 1 + RDMX_BDEV_INLINE_SGE);
+	attr.qp_context = q;
+	attr.send_cq = q->cq;
+	attr.recv_cq = q->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	/* +1 for drain; +1 for the OPEN */
+	attr.cap.max_send_wr = bd->depth * 3 + 2;
+	attr.cap.max_recv_wr = bd->depth + 1;
+	attr.cap.max_send_sge = q->max_send_sge;
+	attr.cap.max_recv_sge = 1;
+	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
+	if (ret)
+		return ret;
+	q->qp = q->cm_id->qp;
+	q->max_pages = min_t(u32, da->max_fast_reg_page_list_len,
+			     bd->max_io / SZ_4K + 2);
+	ret = ib_mr_pool_init(q->qp, &q->qp->rdma_mrs, bd->depth,
+			      IB_MR_TYPE_MEM_REG, q->max_pages, 0);
+	if (ret)
+		return ret;
+	q->rbufs = kcalloc(bd->depth, sizeof(*q->rbufs), GFP_KERNEL);
+	if (!q->rbufs)
+		return -ENOMEM;
+	q->nr_rbufs = bd->depth;
+	for (i = 0; i < q->nr_rbufs; i++) {
+		struct rdmx_bcq_rbuf *rb = &q->rbufs[i];
+
+		rb->cqe.done = rdmx_bcq_recv_done;
+		rb->q = q;
+		rb->dma = ib_dma_map_single(q->ibdev, &rb->rsp, sizeof(rb->rsp),
+					    DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(q->ibdev, rb->dma)) {
+			rb->dma = 0;
+			return -ENOMEM;
+		}
+		ret = rdmx_bcq_post_recv(q, rb);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Undo rdmx_bcq_create_ib() and the cm_id; the QP is drained already. */
+static void rdmx_bcq_destroy(struct rdmx_bcq *q)
+{
+	unsigned int i;
+
+	/* No CM event runs after this; the QP is ours to destroy. */
+	if (q->cm_id)
+		rdma_destroy_id(q->cm_id);
+	q->cm_id = NULL;
+	if (q->qp) {
+		ib_mr_pool_destroy(q->qp, &q->qp->rdma_mrs);
+		ib_destroy_qp(q->qp);
+		q->qp = NULL;
+	}
+	for (i = 0; q->rbufs && i < q->nr_rbufs; i++)
+		if (q->rbufs[i].dma)
+			ib_dma_unmap_single(q->ibdev, q->rbufs[i].dma,
+					    sizeof(q->rbufs[i].rsp),
+					    DMA_FROM_DEVICE);
+	kfree(q->rbufs);
+	q->rbufs = NULL;
+	if (q->cq)
+		ib_cq_pool_put(q->cq, q->cq_size);
+	q->cq = NULL;
+	if (q->pd)
+		ib_dealloc_pd(q->pd);
+	q->pd = NULL;
+}
+
+static int rdmx_bcq_route_resolved(struct rdmx_bcq *q)
+{
+	struct rdmx_bdev *bd = q->bd;
+	struct rdma_conn_param param = {};
+	struct rdmx_conn_params p;
+	struct rdmx_conn_req req;
+	int ret;
+
+	q->ibdev = q->cm_id->device;
+	ret = rdmx_bcq_create_ib(q);
+	if (ret)
+		return ret;
+	p = (struct rdmx_conn_params){
+		/* +1: the server keeps a spare receive */
+		.queue_depth = bd->depth + 1,
+		.qp_index = q->idx, .nr_qps = bd->nr_queues,
+		.features = RDMX_PROTO_F_BLOCK, .max_msg_size = bd->max_io,
+		.generation = bd->generation,
+	};
+	uuid_copy(&p.sess_uuid, &bd->uuid);
+	rdmx_conn_req_pack(&req, &p);
+	param.private_data = &req;
+	param.private_data_len = sizeof(req);
+	param.responder_resources = min_t(u8, q->ibdev->attrs.max_qp_rd_atom,
+					  255);
+	param.initiator_depth = min_t(u8, q->ibdev->attrs.max_qp_init_rd_atom,
+				      255);
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	return rdma_connect_locked(q->cm_id, &param);
+}
+
+static int rdmx_bcq_established(struct rdmx_bcq *q,
+				struct rdma_cm_event *ev)
+{
+	struct rdmx_conn_params sent = {
+		.qp_index = q->idx, .nr_qps = q->bd->nr_queues,
+		.features = RDMX_PROTO_F_BLOCK,
+		.generation = q->bd->generation,
+	};
+	struct rdmx_conn_params rep;
+
+	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, &sent, &rep) ||
+	    rep.max_msg_size < SZ_4K)
+		return -EPROTO;
+	/* The server may grant fewer tags, before the disk exists. */
+	if (rep.queue_depth - 1 < q->bd->depth) {
+		if (q->bd->disk || rep.queue_depth < 2)
+			return -EPROTO;
+		q->bd->depth = rep.queue_depth - 1;
+	}
+	if (rep.max_msg_size < q->bd->max_io)
+		q->bd->max_io = rounddown(rep.max_msg_size, SZ_4K);
+	return 0;
+}
+
+static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *ev)
+{
+	struct rdmx_bcq *q = cm_id->context;
+	int err = 0;
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		err = rdma_resolve_route(cm_id, RDMX_RESOLVE_TIMEOUT_MS);
+		if (err)
+			break;
+		return 0;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		err = rdmx_bcq_route_resolved(q);
+		if (err)
+			break;
+		return 0;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		err = rdmx_bcq_established(q, ev);
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
+			enum rdmx_rej_reason r;
+
+			r = rdmx_conn_rej_parse(ev->param.conn.private_data,
+						ev->param.conn.private_data_len);
+			pr_warn_ratelimited("rdmxb%u: %pISpc refused queue %u: %s\n",
+					    q->bd->index, &q->bd->addr, q->idx,
+					    rdmx_rej_reason_str(r));
+			err = r == RDMX_REJ_BUSY ? -EAGAIN : -EPROTO;
+		} else {
+			err = -ECONNREFUSED;
+		}
+		break;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		err = -EHOSTUNREACH;
+		break;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		if (test_bit(RDMX_BCQ_LIVE, &q->flags))
+			rdmx_bdev_error(q->bd, rdma_event_msg(ev->event),
+					ev->status);
+		return 0;
+	default:
+		return 0;
+	}
+	q->cm_error = err;
+	complete(&q->cm_done);
+	return 0;
+}
+
+/* Send OPEN on a connected queue and wait for the answer. */
+static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
+{
+	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_blk_rsp *rsp = &q->open_rsp;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	long left;
+	u64 dma;
+	u32 status;
+	int ret;
+
+	memset(&q->open_cmd, 0, sizeof(q->open_cmd));
+	q->open_cmd.opcode = RDMX_BLK_OP_OPEN;
+	q->open_cmd.length = cpu_to_le32(bd->ro ? RDMX_BLK_OPEN_RO : 0);
+	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
+	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
+				DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(q->ibdev, dma))
+		return -ENOMEM;
+	sge = (struct ib_sge){ .addr = dma, .length = sizeof(q->open_cmd),
+			       .lkey = q->pd->local_dma_lkey };
+	q->open_cqe.done = rdmx_bcq_reg_done;	/* errors only */
+	wr.wr_cqe = &q->open_cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	reinit_completion(&q->open_done);
+	set_bit(RDMX_BCQ_OPENING, &q->flags);
+	ret = ib_post_send(q->qp, &wr, NULL);
+	if (!ret) {
+		left = wait_for_completion_killable_timeout(&q->open_done,
+							    max_t(long, deadline - jiffies, 1));
+		ret = left > 0 ? 0 : left ? left : -ETIMEDOUT;
+	}
+	if (ret) {
+		/* Drain before the buffer goes: the OPEN may still be posted. */
+		ib_drain_qp(q->qp);
+		ib_dma_unmap_single(q->ibdev, dma, sizeof(q->open_cmd),
+				    DMA_TO_DEVICE);
+		return ret;
+	}
+	ib_dma_unmap_single(q->ibdev, dma, sizeof(q->open_cmd), DMA_TO_DEVICE);
+	status = le32_to_cpu(rsp->status);
+	if (status)
+		return status == ENOENT || status == EACCES ? -(int)status :
+		       -EPROTO;
+	if (q->idx == 0) {
+		bd->size = le64_to_cpu(rsp->size);
+		bd->lbs = le32_to_cpu(rsp->lbs);
+		bd->exp_flags = le32_to_cpu(rsp->export_flags) &
+				RDMX_BLK_EXP_KNOWN;
+		bd->max_io = min(bd->max_io,
+				 rounddown(le32_to_cpu(rsp->max_io), SZ_4K));
+		uuid_copy(&bd->exp_uuid, &rsp->uuid);
+		if ((bd->lbs != 512 && bd->lbs != 4096) || !bd->size ||
+		    !IS_ALIGNED(bd->size, bd->lbs) || !bd->max_io)
+			return -EPROTO;
+	} else if (le64_to_cpu(rsp->size) != bd->size ||
+		   !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
+		return -EAGAIN;	/* the export changed under us: start again */
+	}
+	return 0;
+}
+
+/* Connect one queue: resolve, connect, OPEN. Under bd->mutex. */
+static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
+{
+	struct rdmx_bdev *bd = q->bd;
+	struct rdma_cm_id *cm_id;
+	long left;
+	int ret;
+
+	lockdep_assert_held(&bd->mutex);
+	cm_id = rdma_create_id(&init_net, rdmx_bcq_cm_handler, q, RDMA_PS_TCP,
+			       IB_QPT_RC);
+	if (IS_ERR(cm_id))
+		return PTR_ERR(cm_id);
+	q->cm_id = cm_id;
+	q->cm_error = -ETIMEDOUT;
+	reinit_completion(&q->cm_done);
+	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&bd->addr,
+				RDMX_RESOLVE_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	left = wait_for_completion_killable_timeout(&q->cm_done,
+						    max_t(long, deadline - jiffies, 1));
+	if (left <= 0) {
+		/* Stop the CM before the caller frees what its handler made. */
+		rdma_destroy_id(cm_id);
+		q->cm_id = NULL;
+		return left ? left : -ETIMEDOUT;
+	}
+	if (q->cm_error)
+		return q->cm_error;
+	ret = rdmx_bcq_open(q, deadline);
+	if (ret)
+		return ret;
+	set_bit(RDMX_BCQ_LIVE, &q->flags);
+	return 0;
+}
+
+/* Drain and free every queue's connection. Under bd->mutex. */
+static void rdmx_bdev_teardown_queues(struct rdmx_bdev *bd)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&bd->mutex);
+	for (i = 0; i < bd->nr_queues; i++) {
+		clear_bit(RDMX_BCQ_LIVE, &bd->queues[i].flags);
+		if (bd->queues[i].cm_id)
+			rdma_disconnect(bd->queues[i].cm_id);
+	}
+	for (i = 0; i < bd->nr_queues; i++)
+		if (bd->queues[i].qp)
+			ib_drain_qp(bd->queues[i].qp);
+}
+
+static void rdmx_bdev_destroy_queues(struct rdmx_bdev *bd)
+{
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_queues; i++)
+		rdmx_bcq_destroy(&bd->queues[i]);
+}
+
+/* Connect every queue. Under bd->mutex. */
+static int rdmx_bdev_connect(struct rdmx_bdev *bd, unsigned int timeout_ms)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&bd->mutex);
+	bd->generation++;
+	for (i = 0; i < bd->nr_queues; i++) {
+		ret = rdmx_bcq_connect(&bd->queues[i], deadline);
+		if (ret)
+			goto out_teardown;
+	}
+	return 0;
+
+out_teardown:
+	rdmx_bdev_teardown_queues(bd);
+	rdmx_bdev_destroy_queues(bd);
+	return ret;
+}
+
+static bool rdmx_bdev_set_state(struct rdmx_bdev *bd,
+				enum rdmx_bdev_state from,
+				enum rdmx_bdev_state to)
+{
+	bool ok;
+
+	spin_lock_bh(&bd->lock);
+	ok = bd->state == from;
+	if (ok)
+		WRITE_ONCE(bd->state, to);
+	spin_unlock_bh(&bd->lock);
+	return ok;
+}
+
+/*
+ * A connection failed: recover, once; @why and @err (a negative errno, or
+ * minus a work completion status) say what happened first. Any context.
+ */
+static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
+{
+	if (!rdmx_bdev_set_state(bd, RDMX_BDEV_LIVE, RDMX_BDEV_RECONNECTING))
+		return;
+	pr_warn("rdmxb%u: %s (%d): reconnecting to %pISpc\n", bd->index, why,
+		err, &bd->addr);
+	queue_work(rdmx_bdev_wq, &bd->err_work);
+}
+
+/* Take back a request that was in flight on a torn-down connection. */
+static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
+{
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_bdev *bd = data;
+
+	if (blk_mq_request_completed(rq) || !req->in_flight)
+		return true;
+	rdmx_bcq_unmap(req, rq);
+	req->in_flight = false;
+	atomic64_inc(&bd->stats.requeues);
+	blk_mq_requeue_request(rq, false);
+	return true;
+}
+
+/* Quiesced and torn down: take every request back for a later retry. */
+static void rdmx_bdev_cancel_all(struct rdmx_bdev *bd)
+{
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_cancel_rq, bd);
+	blk_mq_tagset_wait_completed_request(&bd->tag_set);
+}
+
+static void rdmx_bdev_err_work(struct work_struct *work)
+{
+	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev, err_work);
+
+	pr_warn("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
+		bd->index, &bd->addr, bd->loss_timeout_ms);
+	blk_mq_quiesce_tagset(&bd->tag_set);
+	bd->quiesced = true;
+	mutex_lock(&bd->mutex);
+	rdmx_bdev_teardown_queues(bd);
+	rdmx_bdev_cancel_all(bd);
+	rdmx_bdev_destroy_queues(bd);
+	mutex_unlock(&bd->mutex);
+	bd->down_since = jiffies;
+	bd->attempts = 0;
+	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,
+			   msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
+}
+
+static void rdmx_bdev_reconnect_work(struct work_struct *work)
+{
+	struct rdmx_bdev *bd = container_of(to_delayed_work(work),
+					    struct rdmx_bdev, reconnect_work);
+	unsigned long backoff;
+	u64 old_size = bd->size;
+	int ret;
+
+	if (READ_ONCE(bd->state) != RDMX_BDEV_RECONNECTING)
+		return;
+	mutex_lock(&bd->mutex);
+	ret = rdmx_bdev_connect(bd, RDMX_CONNECT_ATTEMPT_MS);
+	mutex_unlock(&bd->mutex);
+	if (!ret && rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
+					RDMX_BDEV_LIVE)) {
+		atomic64_inc(&bd->stats.reconnects);
+		pr_info("rdmxb%u: reconnected to %pISpc after %u ms\n",
+			bd->index, &bd->addr,
+			jiffies_to_msecs(jiffies - bd->down_since));
+		if (bd->size != old_size)
+			set_capacity_and_notify(bd->disk, bd->size >> SECTOR_SHIFT);
+		bd->quiesced = false;
+		blk_mq_unquiesce_tagset(&bd->tag_set);
+		blk_mq_kick_requeue_list(bd->disk->queue);
+		return;
+	}
+	if (time_after(jiffies, bd->down_since +
+		       msecs_to_jiffies(bd->loss_timeout_ms))) {
+		if (rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
+					RDMX_BDEV_DEAD)) {
+			pr_err("rdmxb%u: %pISpc lost for %u ms (last error %d): failing I/O\n",
+			       bd->index, &bd->addr, bd->loss_timeout_ms, ret);
+			bd->quiesced = false;
+			blk_mq_unquiesce_tagset(&bd->tag_set);
+			blk_mq_kick_requeue_list(bd->disk->queue);
+		}
+		return;
+	}
+	bd->attempts++;
+	backoff = min_t(unsigned long, RDMX_RECONNECT_MIN_MS << min(bd->attempts, 5U),
+			RDMX_BDEV_RECONNECT_MAX_MS);
+	backoff += get_random_u32_below(backoff / 2 + 1);
+	pr_info_ratelimited("rdmxb%u: reconnect attempt %u failed: %d\n",
+			    bd->index, bd->attempts, ret);
+	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,
+			   msecs_to_jiffies(backoff));
+}
+
+/* ---- the disk ------------------------------------------------------------ */
+
+static int rdmx_bdev_open(struct gendisk *disk, blk_mode_t mode)
+{
+	struct rdmx_bdev *bd = disk->private_data;
+
+	if (READ_ONCE(bd->state) == RDMX_BDEV_DELETING)
+		return -ENXIO;
+	return 0;
+}
+
+static const struct block_device_operations rdmx_bdev_fops = {
+	.owner = THIS_MODULE,
+	.open = rdmx_bdev_open,
+};
+
+static struct rdmx_bdev *rdmx_bdev_of(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t server_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%pISpc\n", &rdmx_bdev_of(dev)->addr);
+}
+
+static ssize_t export_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%s\n", rdmx_bdev_of(dev)->name);
+}
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rdmx_bdev_state_names[READ_ONCE(rdmx_bdev_of(dev)->state)]);
+}
+
+static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", &rdmx_bdev_of(dev)->exp_uuid);
+}
+
+static bool rdmx_bdev_count_rq(struct request *rq, void *data)
+{
+	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+
+	if (READ_ONCE(req->in_flight))
+		(*(unsigned int *)data)++;
+	return true;
+}
+
+static ssize_t in_flight_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct rdmx_bdev *bd = rdmx_bdev_of(dev);
+	unsigned int n = 0;
+
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_count_rq, &n);
+	return sysfs_emit(buf, "%u\n", n);
+}
+
+#define RDMX_BDEV_U_ATTR(_name, _expr)					\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	struct rdmx_bdev *bd = rdmx_bdev_of(dev);			\
+									\
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_expr));	\
+}									\
+static DEVICE_ATTR_RO(_name)
+
+RDMX_BDEV_U_ATTR(nr_queues, bd->nr_queues);
+RDMX_BDEV_U_ATTR(queue_depth, bd->depth);
+RDMX_BDEV_U_ATTR(loss_timeout_ms, bd->loss_timeout_ms);
+RDMX_BDEV_U_ATTR(generation, bd->generation);
+RDMX_BDEV_U_ATTR(reconnects, atomic64_read(&bd->stats.reconnects));
+RDMX_BDEV_U_ATTR(reads, atomic64_read(&bd->stats.reads));
+RDMX_BDEV_U_ATTR(writes, atomic64_read(&bd->stats.writes));
+RDMX_BDEV_U_ATTR(read_bytes, atomic64_read(&bd->stats.read_bytes));
+RDMX_BDEV_U_ATTR(write_bytes, atomic64_read(&bd->stats.write_bytes));
+RDMX_BDEV_U_ATTR(errors, atomic64_read(&bd->stats.errors));
+RDMX_BDEV_U_ATTR(timeouts, atomic64_read(&bd->stats.timeouts));
+RDMX_BDEV_U_ATTR(requeues, atomic64_read(&bd->stats.requeues));
+static DEVICE_ATTR_RO(server);
+static DEVICE_ATTR_RO(export);
+static DEVICE_ATTR_RO(state);
+static DEVICE_ATTR_RO(serial);
+static DEVICE_ATTR_RO(in_flight);
+
+static struct attribute *rdmx_bdev_attrs[] = {
+	&dev_attr_server.attr,
+	&dev_attr_export.attr,
+	&dev_attr_state.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_nr_queues.attr,
+	&dev_attr_queue_depth.attr,
+	&dev_attr_loss_timeout_ms.attr,
+	&dev_attr_generation.attr,
+	&dev_attr_reconnects.attr,
+	&dev_attr_reads.attr,
+	&dev_attr_writes.attr,
+	&dev_attr_read_bytes.attr,
+	&dev_attr_write_bytes.attr,
+	&dev_attr_in_flight.attr,
+	&dev_attr_errors.attr,
+	&dev_attr_timeouts.attr,
+	&dev_attr_requeues.attr,
+	NULL,
+};
+
+static const struct attribute_group rdmx_bdev_group = {
+	.name = "rdmx",
+	.attrs = rdmx_bdev_attrs,
+};
+
+/* The disk's serial, where udev looks for one (ID_SERIAL, by-id links). */
+static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "rdmx.%pUb\n", &rdmx_bdev_of(dev)->exp_uuid);
+}
+static DEVICE_ATTR_RO(wwid);
+
+static struct attribute *rdmx_bdev_top_attrs[] = {
+	&dev_attr_wwid.attr,
+	NULL,
+};
+
+static const struct attribute_group rdmx_bdev_top_group = {
+	.attrs = rdmx_bdev_top_attrs,
+};
+
+static const struct attribute_group *rdmx_bdev_groups[] = {
+	&rdmx_bdev_top_group,
+	&rdmx_bdev_group,
+	NULL,
+};
+
+static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
+{
+	struct queue_limits lim = {
+		.logical_block_size = bd->lbs,
+		.physical_block_size = bd->lbs,
+		.io_min = bd->lbs,
+		.max_hw_sectors = bd->max_io >> SECTOR_SHIFT,
+		.virt_boundary_mask = SZ_4K - 1,
+		.max_segments = bd->queues[0].max_pages - 1,
+	};
+	struct gendisk *disk;
+	int ret;
+
+	lim.max_hw_sectors = min_t(u32, lim.max_hw_sectors,
+				   (lim.max_segments - 1) * (SZ_4K >> SECTOR_SHIFT));
+	if (bd->exp_flags & RDMX_BLK_EXP_FLUSH)
+		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	if (bd->exp_flags & RDMX_BLK_EXP_DISCARD) {
+		lim.max_hw_discard_sectors = bd->max_io >> SECTOR_SHIFT;
+		lim.discard_granularity = bd->lbs;
+		lim.max_discard_segments = 1;
+	}
+	if (bd->exp_flags & RDMX_BLK_EXP_WZEROES)
+		lim.max_write_zeroes_sectors = bd->max_io >> SECTOR_SHIFT;
+
+	bd->tag_set.ops = &rdmx_bdev_mq_ops;
+	bd->tag_set.nr_hw_queues = bd->nr_queues;
+	bd->tag_set.queue_depth = bd->depth;
+	bd->tag_set.numa_node = NUMA_NO_NODE;
+	bd->tag_set.cmd_size = sizeof(struct rdmx_bcq_req) +
+			       SG_CHUNK_SIZE * sizeof(struct scatterlist);
+	bd->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
+	bd->tag_set.timeout = RDMX_BDEV_IO_TIMEOUT_S * HZ;
+	bd->tag_set.driver_data = bd;
+	ret = blk_mq_alloc_tag_set(&bd->tag_set);
+	if (ret)
+		return ret;
+	disk = blk_mq_alloc_disk(&bd->tag_set, &lim, bd);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_free_tag_set;
+	}
+	disk->major = rdmx_bdev_major;
+	disk->first_minor = bd->index * RDMX_BDEV_MINORS;
+	disk->minors = RDMX_BDEV_MINORS;
+	disk->fops = &rdmx_bdev_fops;
+	disk->private_data = bd;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "rdmxb%u", bd->index);
+	set_capacity(disk, bd->size >> SECTOR_SHIFT);
+	if (bd->ro || (bd->exp_flags & RDMX_BLK_EXP_RO))
+		set_disk_ro(disk, true);
+	bd->disk = disk;
+	ret = device_add_disk(NULL, disk, rdmx_bdev_groups);
+	if (ret)
+		goto out_put_disk;
+	return 0;
+
+out_put_disk:
+	bd->disk = NULL;
+	put_disk(disk);
+out_free_tag_set:
+	blk_mq_free_tag_set(&bd->tag_set);
+	return ret;
+}
+
+/* Remove a map whose state is DELETING. Under rdmx_maps_mutex. */
+static void rdmx_bdev_remove(struct rdmx_bdev *bd)
+{
+	lockdep_assert_held(&rdmx_maps_mutex);
+	cancel_work_sync(&bd->err_work);
+	cancel_delayed_work_sync(&bd->reconnect_work);
+	/*
+	 * Take back what is in flight, then let every request through: they
+	 * fail (state DELETING), so del_gendisk() finds the queue empty.
+	 */
+	if (!bd->quiesced)
+		blk_mq_quiesce_tagset(&bd->tag_set);
+	mutex_lock(&bd->mutex);
+	rdmx_bdev_teardown_queues(bd);
+	rdmx_bdev_cancel_all(bd);
+	rdmx_bdev_destroy_queues(bd);
+	mutex_unlock(&bd->mutex);
+	bd->quiesced = false;
+	blk_mq_unquiesce_tagset(&bd->tag_set);
+	blk_mq_kick_requeue_list(bd->disk->queue);
+	del_gendisk(bd->disk);
+	put_disk(bd->disk);
+	blk_mq_free_tag_set(&bd->tag_set);
+	xa_erase(&rdmx_maps, bd->index);
+	pr_info("rdmxb%u: unmapped\n", bd->index);
+	kfree(bd->queues);
+	kfree(bd);
+}
+
+/**
+ * rdmx_ioc_map() - RDMX_IOC_MAP
+ * @uarg: struct rdmx_map
+ *
+ * Context: process context; needs CAP_SYS_ADMIN.
+ * Return: 0 or a negative errno (see the uapi header).
+ */
+long rdmx_ioc_map(void __user *uarg)
+{
+	struct rdmx_bdev *bd;
+	struct rdmx_map m;
+	unsigned int i;
+	u32 usize, id;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = rdmx_copy_args_in(&m, sizeof(m), RDMX_MAP_SIZE_VER0, uarg, &usize);
+	if (ret)
+		return ret;
+	if (m.flags & ~RDMX_MAP_RO || m.reserved0 || m.index ||
+	    memchr_inv(m.reserved, 0, sizeof(m.reserved)) ||
+	    !rdmx_service_name_valid((const char *)m.name, sizeof(m.name)) ||
+	    m.nr_queues > RDMX_MAP_QUEUES_MAX ||
+	    m.queue_depth > RDMX_MAP_DEPTH_MAX ||
+	    m.loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS)
+		return -EINVAL;
+
+	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
+	if (!bd)
+		return -ENOMEM;
+	ret = rdmx_addr_from_user(&m.addr, &bd->addr, false);
+	if (ret)
+		goto out_free;
+	memcpy(bd->name, m.name, sizeof(bd->name));
+	uuid_gen(&bd->uuid);
+	bd->ro = m.flags & RDMX_MAP_RO;
+	bd->nr_queues = min(m.nr_queues ?: num_online_cpus(), num_online_cpus());
+	bd->depth = m.queue_depth ?: RDMX_BDEV_DEPTH_DEFAULT;
+	bd->max_io = RDMX_BLK_MAX_IO;
+	bd->loss_timeout_ms = m.loss_timeout_ms ?: rdmx_params.loss_timeout_ms;
+	bd->state = RDMX_BDEV_CONNECTING;
+	mutex_init(&bd->mutex);
+	spin_lock_init(&bd->lock);
+	INIT_WORK(&bd->err_work, rdmx_bdev_err_work);
+	INIT_DELAYED_WORK(&bd->reconnect_work, rdmx_bdev_reconnect_work);
+	bd->queues = kcalloc(bd->nr_queues, sizeof(*bd->queues), GFP_KERNEL);
+	if (!bd->queues) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < bd->nr_queues; i++) {
+		bd->queues[i].bd = bd;
+		bd->queues[i].idx = i;
+		init_completion(&bd->queues[i].cm_done);
+		init_completion(&bd->queues[i].open_done);
+	}
+
+	mutex_lock(&rdmx_maps_mutex);
+	ret = xa_alloc(&rdmx_maps, &id, bd,
+		       XA_LIMIT(0, (MINORMASK + 1) / RDMX_BDEV_MINORS - 1),
+		       GFP_KERNEL);
+	if (ret)
+		goto out_unlock;
+	bd->index = id;
+	mutex_lock(&bd->mutex);
+	ret = rdmx_bdev_connect(bd, m.timeout_ms ?: RDMX_BDEV_TIMEOUT_MS);
+	mutex_unlock(&bd->mutex);
+	if (ret)
+		goto out_erase;
+	ret = rdmx_bdev_add_disk(bd);
+	if (ret)
+		goto out_disconnect;
+	rdmx_bdev_set_state(bd, RDMX_BDEV_CONNECTING, RDMX_BDEV_LIVE);
+	mutex_unlock(&rdmx_maps_mutex);
+	pr_info("rdmxb%u: %s on %pISpc, %llu bytes, %u queues of %u\n",
+		bd->index, bd->name, &bd->addr, bd->size, bd->nr_queues,
+		bd->depth);
+	m.index = bd->index;
+	return rdmx_copy_args_out(uarg, &m, sizeof(m), usize);
+
+out_disconnect:
+	mutex_lock(&bd->mutex);
+	rdmx_bdev_teardown_queues(bd);
+	rdmx_bdev_destroy_queues(bd);
+	mutex_unlock(&bd->mutex);
+out_erase:
+	xa_erase(&rdmx_maps, bd->index);
+out_unlock:
+	mutex_unlock(&rdmx_maps_mutex);
+out_free:
+	kfree(bd->queues);
+	kfree(bd);
+	return ret == -EAGAIN ? -EBUSY : ret;
+}
+
+/**
+ * rdmx_ioc_unmap() - RDMX_IOC_UNMAP
+ * @uarg: struct rdmx_unmap
+ *
+ * Context: process context; needs CAP_SYS_ADMIN.
+ * Return: 0 or a negative errno (see the uapi header).
+ */
+long rdmx_ioc_unmap(void __user *uarg)
+{
+	struct rdmx_unmap um;
+	struct rdmx_bdev *bd;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = rdmx_copy_args_in(&um, sizeof(um), RDMX_UNMAP_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (um.flags & ~RDMX_UNMAP_FORCE || um.reserved)
+		return -EINVAL;
+	mutex_lock(&rdmx_maps_mutex);
+	bd = xa_load(&rdmx_maps, um.index);
+	if (!bd || !bd->disk) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	mutex_lock(&bd->disk->open_mutex);
+	if (disk_openers(bd->disk) && !(um.flags & RDMX_UNMAP_FORCE)) {
+		mutex_unlock(&bd->disk->open_mutex);
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	spin_lock_bh(&bd->lock);
+	WRITE_ONCE(bd->state, RDMX_BDEV_DELETING);
+	spin_unlock_bh(&bd->lock);
+	mutex_unlock(&bd->disk->open_mutex);
+	rdmx_bdev_remove(bd);
+	mutex_unlock(&rdmx_maps_mutex);
+	return rdmx_copy_args_out(uarg, &um, sizeof(um), usize);
+
+out_unlock:
+	mutex_unlock(&rdmx_maps_mutex);
+	return ret;
+}
+
+/**
+ * rdmx_blk_clt_init() - set up the block client
+ *
+ * Context: module load.
+ * Return: 0 or a negative errno.
+ */
+int rdmx_blk_clt_init(void)
+{
+	rdmx_bdev_wq = alloc_workqueue("rdmx_bdev", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				       0);
+	if (!rdmx_bdev_wq)
+		return -ENOMEM;
+	rdmx_bdev_major = register_blkdev(0, "rdmxb");
+	if (rdmx_bdev_major < 0) {
+		destroy_workqueue(rdmx_bdev_wq);
+		return rdmx_bdev_major;
+	}
+	return 0;
+}
+
+/**
+ * rdmx_blk_clt_exit() - unmap every disk (forcibly) and clean up
+ *
+ * Context: module unload; nothing holds a disk open (the module's
+ * reference count says so).
+ */
+void rdmx_blk_clt_exit(void)
+{
+	struct rdmx_bdev *bd;
+	unsigned long id;
+
+	mutex_lock(&rdmx_maps_mutex);
+	xa_for_each(&rdmx_maps, id, bd) {
+		spin_lock_bh(&bd->lock);
+		WRITE_ONCE(bd->state, RDMX_BDEV_DELETING);
+		spin_unlock_bh(&bd->lock);
+		rdmx_bdev_remove(bd);
+	}
+	mutex_unlock(&rdmx_maps_mutex);
+	unregister_blkdev(rdmx_bdev_major, "rdmxb");
+	destroy_workqueue(rdmx_bdev_wq);
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx block service: wire format.
+ *
+ * Each hardware queue of a mapped disk is one rdma_cm RC connection. Its
+ * connect request is rdmx's struct rdmx_conn_req offering only
+ * RDMX_PROTO_F_BLOCK, with the map's uuid as the session uuid, the queue's
+ * index and the number of queues, the queue depth and the largest I/O the
+ * client sends (max_msg_size). The first command on each queue is OPEN,
+ * naming the export; the answer describes it. Then every I/O is one command
+ * SEND from the client and one response SEND from the server.
+ *
+ * The client registers a request's pages with FRWR for that request only and
+ * names them in the command (rkey, address); the server moves the data with
+ * RDMA READ (writes) or RDMA WRITE (reads) and answers with a SEND with
+ * invalidate of that rkey, so the key is dead before the client completes
+ * the request. Writes of up to RDMX_BLK_INLINE_MAX bytes travel in the
+ * command SEND after the header instead. See Documentation/block.rst.
+ *
+ * Fields are little-endian, reserved bytes are zero (checked), and sizes
+ * are pinned by static_assert in blk_srv.c.
+ */
+#ifndef _RDMX_BLK_PROTO_H
+#define _RDMX_BLK_PROTO_H
+
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <linux/uuid.h>
+
+/* Command opcodes (rdmx_blk_cmd.opcode). */
+enum rdmx_blk_op {
+	RDMX_BLK_OP_OPEN = 1,		/* bind the queue to an export */
+	RDMX_BLK_OP_READ = 2,
+	RDMX_BLK_OP_WRITE = 3,
+	RDMX_BLK_OP_FLUSH = 4,
+	RDMX_BLK_OP_DISCARD = 5,
+	RDMX_BLK_OP_WRITE_ZEROES = 6,
+	RDMX_BLK_OP_MAX = RDMX_BLK_OP_WRITE_ZEROES,
+};
+
+/* rdmx_blk_cmd.flags */
+#define RDMX_BLK_CMD_FUA	BIT(0)	/* WRITE: on stable storage first */
+#define RDMX_BLK_CMD_INLINE	BIT(1)	/* WRITE: data follows the header */
+#define RDMX_BLK_CMD_KNOWN	(RDMX_BLK_CMD_FUA | RDMX_BLK_CMD_INLINE)
+
+/* OPEN flags (rdmx_blk_cmd.length of an OPEN) */
+#define RDMX_BLK_OPEN_RO	BIT(0)	/* the client maps read-only */
+
+/* Writes up to this many bytes travel inline in the command. */
+#define RDMX_BLK_INLINE_MAX	4096
+/* Largest I/O a queue moves; the client may ask for less. */
+#define RDMX_BLK_MAX_IO		SZ_1M
+
+/**
+ * struct rdmx_blk_cmd - a command, the first bytes of a client SEND
+ * @opcode: enum rdmx_blk_op
+ * @flags: RDMX_BLK_CMD_*
+ * @reserved0: zero
+ * @tag: the client's tag, below the granted queue depth; echoed back
+ * @offset: bytes from the start of the export (OPEN: 0)
+ * @length: bytes (OPEN: RDMX_BLK_OPEN_* flags; FLUSH: 0)
+ * @rkey: READ, WRITE without INLINE: the key of the client's buffer
+ * @addr: the buffer's address in that key's space
+ * @name: OPEN: the export's name, NUL-padded; else zero
+ *
+ * The server checks every field against the export before acting.
+ */
+struct rdmx_blk_cmd {
+	u8 opcode;
+	u8 flags;
+	__le16 reserved0;
+	__le32 tag;
+	__le64 offset;
+	__le32 length;
+	__le32 rkey;
+	__le64 addr;
+	u8 name[64];
+};
+
+/* Export flags in an OPEN's answer (rdmx_blk_rsp.export_flags). */
+#define RDMX_BLK_EXP_RO		BIT(0)	/* writes are refused */
+#define RDMX_BLK_EXP_FLUSH	BIT(1)	/* has a volatile cache: send FLUSH */
+#define RDMX_BLK_EXP_DISCARD	BIT(2)
+#define RDMX_BLK_EXP_WZEROES	BIT(3)
+#define RDMX_BLK_EXP_KNOWN	(RDMX_BLK_EXP_RO | RDMX_BLK_EXP_FLUSH | \
+				 RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES)
+
+/**
+ * struct rdmx_blk_rsp - a response, the whole of a server SEND
+ * @tag: the command's tag
+ * @status: 0, or a positive errno (EIO, EINVAL, ERANGE, EROFS,
+ *	EOPNOTSUPP, ENOENT, EACCES, EPROTO)
+ * @size: OPEN: the export's size in bytes; else 0
+ * @max_io: OPEN: the largest I/O the server takes, in bytes
+ * @lbs: OPEN: logical block size, 512 or 4096
+ * @export_flags: OPEN: RDMX_BLK_EXP_*
+ * @reserved0: zero
+ * @uuid: OPEN: the export's identity (the disk's serial)
+ * @reserved: zero
+ */
+struct rdmx_blk_rsp {
+	__le32 tag;
+	__le32 status;
+	__le64 size;
+	__le32 max_io;
+	__le32 lbs;
+	__le32 export_flags;
+	__le32 reserved0;
+	uuid_t uuid;
+	u8 reserved[16];
+};
+
+#endif /* _RDMX_BLK_PROTO_H */

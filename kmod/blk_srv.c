@@ -1,0 +1,1512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmx block service: the server.
+ *
+ * An export (struct rdmx_export) is a block device, a regular file or a RAM
+ * region (a shmem file) under a name, in /sys/kernel/rdmx/exports/NAME. A
+ * client's hardware queue connects to a listener with a request offering
+ * RDMX_PROTO_F_BLOCK; the listener hands it here, and it becomes a server
+ * queue (struct rdmx_bsq) with its own QP, CQ and PD. Its first command binds
+ * it to an export (OPEN); then each command is checked, run by a work item
+ * (backing I/O sleeps), and answered. Data moves with rdma_rw: RDMA READ of
+ * the client's buffer for a write, RDMA WRITE into it for a read, chained
+ * before the response, a SEND with invalidate of the client's key.
+ *
+ * Lifetimes: an export is a kobject; the export table and each bound queue
+ * hold a reference. A queue is torn down once, by its release work (or by
+ * the CM handler on device removal, which then lets rdma_cm destroy the id),
+ * after its QP is drained and its commands are finished.
+ *
+ * Locking (outermost first):
+ *   rdmx_exports_mutex   the export table, each export's queue list and a
+ *                        queue's binding to its export
+ *   q->lock              (spinlock) a queue's dead flag and its posting:
+ *                        nothing is posted once the queue is dead
+ * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE); commands
+ * run on rdmx_blk_wq.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bvec.h>
+#include <linux/falloc.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/inet.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/shmem_fs.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <linux/blkdev.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+
+#include "blk.h"
+#include "rdmx.h"
+#include "sess.h"
+
+static_assert(sizeof(struct rdmx_blk_cmd) == 96);
+static_assert(sizeof(struct rdmx_blk_rsp) == 64);
+
+/* Commands a server queue takes at once, at most (the client asks). */
+#define RDMX_BSQ_DEPTH_MAX	256
+
+/**
+ * struct rdmx_export - storage offered to clients
+ * @kobj: /sys/kernel/rdmx/exports/NAME; its refcount is the export's
+ * @node: on rdmx_exports
+ * @name: the name
+ * @path: what was exported, for sysfs ("ram:BYTES" for RAM)
+ * @file: the backing file (a block device's, a regular file, or shmem)
+ * @ram: @file is a RAM region
+ * @size: bytes
+ * @lbs: logical block size
+ * @max_io: largest I/O
+ * @flags: RDMX_BLK_EXP_*
+ * @uuid: identity, the clients' disk serial
+ * @nr_allow: entries of @allow; 0 lets any peer in
+ * @allow: the allow-list
+ * @queues: bound server queues (struct rdmx_bsq)
+ * @nr_queues: on @queues
+ * @added: in sysfs
+ * @reads: counters
+ * @writes: counters
+ * @read_bytes: counters
+ * @write_bytes: counters
+ * @errors: counters
+ */
+struct rdmx_export {
+	struct kobject kobj;
+	struct list_head node;
+	char name[RDMX_EXPORT_NAME_LEN];
+	char *path;
+	struct file *file;
+	bool ram;
+	u64 size;
+	u32 lbs;
+	u32 max_io;
+	u32 flags;
+	uuid_t uuid;
+	unsigned int nr_allow;
+	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
+	struct list_head queues;
+	unsigned int nr_queues;
+	bool added;
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+};
+
+struct rdmx_bsq;
+
+/**
+ * struct rdmx_bsq_rbuf - a posted receive: a command header and inline data
+ * @cqe: completion entry
+ * @q: owner
+ * @cmd: the header
+ * @cmd_dma: its mapping
+ * @data: a page for inline write data (page-aligned for direct I/O)
+ * @data_dma: its mapping
+ */
+struct rdmx_bsq_rbuf {
+	struct ib_cqe cqe;
+	struct rdmx_bsq *q;
+	struct rdmx_blk_cmd *cmd;
+	u64 cmd_dma;
+	struct page *data;
+	u64 data_dma;
+};
+
+/**
+ * struct rdmx_bsq_req - one command being served, indexed by tag
+ * @q: owner
+ * @io: the command, checked
+ * @inline_len: inline bytes received
+ * @rb: the receive it came in, until reposted
+ * @work: runs it
+ * @rw_cqe: completion of an RDMA READ (client writes)
+ * @send_cqe: completion of the response
+ * @sgl: server pages for the data
+ * @nents: entries of @sgl
+ * @rw: rdma_rw context over @sgl
+ * @rw_dir: its direction; DMA_NONE when there is none
+ * @rsp: the response
+ * @rsp_dma: its mapping
+ * @status: positive errno for the response
+ */
+struct rdmx_bsq_req {
+	struct rdmx_bsq *q;
+	struct rdmx_blk_io io;
+	u32 inline_len;
+	struct rdmx_bsq_rbuf *rb;
+	struct work_struct work;
+	struct ib_cqe rw_cqe;
+	struct ib_cqe send_cqe;
+	struct scatterlist *sgl;
+	unsigned int nents;
+	struct rdma_rw_ctx rw;
+	enum dma_data_direction rw_dir;
+	struct rdmx_blk_rsp *rsp;
+	u64 rsp_dma;
+	u32 status;
+};
+
+/* rdmx_bsq.flags */
+#define RDMX_BSQ_TORN		0	/* teardown started */
+
+/**
+ * struct rdmx_bsq - a server queue: one client hardware queue's connection
+ * @cm_ctx: what the cm_id's context points to
+ * @cm_id: its rdma_cm id
+ * @ibdev: its device
+ * @port: its port
+ * @pd: protection domain
+ * @cq: completion queue from the pool
+ * @cq_size: entries taken
+ * @qp: the RC QP
+ * @depth: commands in flight, at most (tags are below it)
+ * @max_io: largest I/O, the smaller of the client's and the server's
+ * @qp_index: the client's queue index
+ * @peer: the client's address
+ * @exp: the bound export (holds a reference), NULL before OPEN; under
+ *	rdmx_exports_mutex, and stable for commands once set
+ * @ro: the client mapped read-only
+ * @exp_node: on @exp->queues
+ * @lock: @dead and posting
+ * @dead: nothing more is posted
+ * @busy: tags in use
+ * @active: commands between their receive and their end
+ * @wait: woken when @active drops to 0
+ * @reqs: @depth of them
+ * @rbufs: @depth of them
+ * @flags: RDMX_BSQ_*
+ * @release_work: tears the queue down
+ */
+struct rdmx_bsq {
+	struct rdmx_cm_ctx cm_ctx;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	u32 port;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct ib_qp *qp;
+	u32 depth;
+	u32 max_io;
+	u16 qp_index;
+	struct sockaddr_storage peer;
+	struct rdmx_export *exp;
+	bool ro;
+	struct list_head exp_node;
+	spinlock_t lock;	/* dead, posting */
+	bool dead;
+	unsigned long *busy;
+	atomic_t active;
+	wait_queue_head_t wait;
+	struct rdmx_bsq_req *reqs;
+	struct rdmx_bsq_rbuf *rbufs;
+	unsigned long flags;
+	struct work_struct release_work;
+};
+
+static LIST_HEAD(rdmx_exports);
+static DEFINE_MUTEX(rdmx_exports_mutex);
+static struct kobject *rdmx_exports_kobj;
+static struct workqueue_struct *rdmx_blk_wq;
+/* Server queues alive, for unload. */
+static atomic_t rdmx_bsq_count = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdmx_bsq_wait);
+
+/* ---- wire checks (KUnit tests these) ----------------------------------- */
+
+/**
+ * rdmx_blk_cmd_parse() - unpack a received command header
+ * @cmd: the header as received
+ * @io: filled in
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO for an unknown opcode or flag, or non-zero reserved
+ * bytes (or a name on another command than OPEN).
+ */
+int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io)
+{
+	if (cmd->opcode < RDMX_BLK_OP_OPEN || cmd->opcode > RDMX_BLK_OP_MAX)
+		return -EPROTO;
+	if (cmd->flags & ~RDMX_BLK_CMD_KNOWN || cmd->reserved0)
+		return -EPROTO;
+	if (cmd->opcode != RDMX_BLK_OP_OPEN &&
+	    memchr_inv(cmd->name, 0, sizeof(cmd->name)))
+		return -EPROTO;
+	io->op = cmd->opcode;
+	io->flags = cmd->flags;
+	io->tag = le32_to_cpu(cmd->tag);
+	io->offset = le64_to_cpu(cmd->offset);
+	io->length = le32_to_cpu(cmd->length);
+	io->rkey = le32_to_cpu(cmd->rkey);
+	io->addr = le64_to_cpu(cmd->addr);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_cmd_parse);
+
+/**
+ * rdmx_blk_io_check() - check an I/O command against its export
+ * @io: the command (not OPEN)
+ * @lim: the export's and the queue's limits
+ *
+ * Context: any context.
+ * Return: 0; -EPROTO for a tag out of range or flags that do not fit the
+ * opcode or the inline bytes received; -EINVAL for a zero or unaligned
+ * length or offset, or a length over the queue's maximum; -ERANGE for an
+ * extent that does not lie inside the export; -EROFS for a write to a
+ * read-only export or map.
+ */
+int rdmx_blk_io_check(const struct rdmx_blk_io *io,
+		      const struct rdmx_blk_limits *lim)
+{
+	bool write = io->op == RDMX_BLK_OP_WRITE ||
+		     io->op == RDMX_BLK_OP_DISCARD ||
+		     io->op == RDMX_BLK_OP_WRITE_ZEROES;
+
+	if (io->tag >= lim->depth || io->op == RDMX_BLK_OP_OPEN)
+		return -EPROTO;
+	if (io->flags & RDMX_BLK_CMD_INLINE) {
+		if (io->op != RDMX_BLK_OP_WRITE ||
+		    io->length > RDMX_BLK_INLINE_MAX ||
+		    io->length != lim->inline_len)
+			return -EPROTO;
+	} else if (lim->inline_len) {
+		return -EPROTO;
+	}
+	if ((io->flags & RDMX_BLK_CMD_FUA) && io->op != RDMX_BLK_OP_WRITE &&
+	    io->op != RDMX_BLK_OP_WRITE_ZEROES)
+		return -EPROTO;
+	if (io->op == RDMX_BLK_OP_FLUSH) {
+		if (io->offset || io->length)
+			return -EINVAL;
+		return 0;
+	}
+	if (!io->length || !IS_ALIGNED(io->length, lim->lbs) ||
+	    !IS_ALIGNED(io->offset, lim->lbs) || io->length > lim->max_io)
+		return -EINVAL;
+	if (io->offset > lim->size || io->length > lim->size - io->offset)
+		return -ERANGE;
+	if (write && lim->ro)
+		return -EROFS;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_io_check);
+
+/* ---- exports ----------------------------------------------------------- */
+
+static struct rdmx_export *to_export(struct kobject *kobj)
+{
+	return container_of(kobj, struct rdmx_export, kobj);
+}
+
+static void rdmx_export_release(struct kobject *kobj)
+{
+	struct rdmx_export *exp = to_export(kobj);
+
+	if (exp->file)
+		fput(exp->file);
+	kfree(exp->path);
+	kfree(exp);
+}
+
+static ssize_t rdmx_exp_show_prefixes(struct rdmx_export *exp, char *buf)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < exp->nr_allow; i++) {
+		const struct rdmx_export_allow *a = &exp->allow[i];
+
+		if (a->family == AF_INET)
+			len += sysfs_emit_at(buf, len, "%s%pI4/%u", i ? " " : "",
+					     a->addr, a->prefix_len);
+		else
+			len += sysfs_emit_at(buf, len, "%s%pI6c/%u", i ? " " : "",
+					     a->addr, a->prefix_len);
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
+				  char *buf)
+{
+	struct rdmx_export *exp = to_export(kobj);
+	const char *n = attr->name;
+	unsigned int clients;
+
+	if (!strcmp(n, "path"))
+		return sysfs_emit(buf, "%s\n", exp->path);
+	if (!strcmp(n, "size"))
+		return sysfs_emit(buf, "%llu\n", exp->size);
+	if (!strcmp(n, "logical_block_size"))
+		return sysfs_emit(buf, "%u\n", exp->lbs);
+	if (!strcmp(n, "read_only"))
+		return sysfs_emit(buf, "%d\n", !!(exp->flags & RDMX_BLK_EXP_RO));
+	if (!strcmp(n, "allow"))
+		return rdmx_exp_show_prefixes(exp, buf);
+	if (!strcmp(n, "uuid"))
+		return sysfs_emit(buf, "%pUb\n", &exp->uuid);
+	if (!strcmp(n, "clients")) {
+		mutex_lock(&rdmx_exports_mutex);
+		clients = exp->nr_queues;
+		mutex_unlock(&rdmx_exports_mutex);
+		return sysfs_emit(buf, "%u\n", clients);
+	}
+	if (!strcmp(n, "reads"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&exp->reads));
+	if (!strcmp(n, "writes"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&exp->writes));
+	if (!strcmp(n, "read_bytes"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&exp->read_bytes));
+	if (!strcmp(n, "write_bytes"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&exp->write_bytes));
+	if (!strcmp(n, "errors"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&exp->errors));
+	return -EIO;
+}
+
+#define RDMX_EXP_ATTR(_name) \
+	static struct attribute rdmx_exp_attr_##_name = { \
+		.name = #_name, .mode = 0444 }
+
+RDMX_EXP_ATTR(path);
+RDMX_EXP_ATTR(size);
+RDMX_EXP_ATTR(logical_block_size);
+RDMX_EXP_ATTR(read_only);
+RDMX_EXP_ATTR(allow);
+RDMX_EXP_ATTR(uuid);
+RDMX_EXP_ATTR(clients);
+RDMX_EXP_ATTR(reads);
+RDMX_EXP_ATTR(writes);
+RDMX_EXP_ATTR(read_bytes);
+RDMX_EXP_ATTR(write_bytes);
+RDMX_EXP_ATTR(errors);
+
+static struct attribute *rdmx_exp_attrs[] = {
+	&rdmx_exp_attr_path,
+	&rdmx_exp_attr_size,
+	&rdmx_exp_attr_logical_block_size,
+	&rdmx_exp_attr_read_only,
+	&rdmx_exp_attr_allow,
+	&rdmx_exp_attr_uuid,
+	&rdmx_exp_attr_clients,
+	&rdmx_exp_attr_reads,
+	&rdmx_exp_attr_writes,
+	&rdmx_exp_attr_read_bytes,
+	&rdmx_exp_attr_write_bytes,
+	&rdmx_exp_attr_errors,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rdmx_exp);
+
+static const struct sysfs_ops rdmx_exp_sysfs_ops = {
+	.show = rdmx_exp_attr_show,
+};
+
+static const struct kobj_type rdmx_export_ktype = {
+	.release = rdmx_export_release,
+	.sysfs_ops = &rdmx_exp_sysfs_ops,
+	.default_groups = rdmx_exp_groups,
+};
+
+/* Under rdmx_exports_mutex. */
+static struct rdmx_export *rdmx_export_find(const char *name)
+{
+	struct rdmx_export *exp;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	list_for_each_entry(exp, &rdmx_exports, node)
+		if (!strcmp(exp->name, name))
+			return exp;
+	return NULL;
+}
+
+static bool rdmx_prefix_match(const u8 *a, const u8 *b, unsigned int bits)
+{
+	unsigned int bytes = bits / 8, rest = bits % 8;
+	u8 mask;
+
+	if (memcmp(a, b, bytes))
+		return false;
+	if (!rest)
+		return true;
+	mask = 0xff << (8 - rest);
+	return (a[bytes] & mask) == (b[bytes] & mask);
+}
+
+/* May @peer use @exp? */
+static bool rdmx_export_allows(const struct rdmx_export *exp,
+			       const struct sockaddr *peer)
+{
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)peer;
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)peer;
+	unsigned int i;
+	u8 v4[4];
+
+	if (!exp->nr_allow)
+		return true;
+	if (peer->sa_family == AF_INET)
+		memcpy(v4, &sin->sin_addr, 4);
+	else if (ipv6_addr_v4mapped(&sin6->sin6_addr))
+		memcpy(v4, &sin6->sin6_addr.s6_addr32[3], 4);
+	for (i = 0; i < exp->nr_allow; i++) {
+		const struct rdmx_export_allow *a = &exp->allow[i];
+
+		if (a->family == AF_INET &&
+		    (peer->sa_family == AF_INET ||
+		     ipv6_addr_v4mapped(&sin6->sin6_addr)) &&
+		    rdmx_prefix_match(a->addr, v4, a->prefix_len))
+			return true;
+		if (a->family == AF_INET6 && peer->sa_family == AF_INET6 &&
+		    rdmx_prefix_match(a->addr, sin6->sin6_addr.s6_addr,
+				      a->prefix_len))
+			return true;
+	}
+	return false;
+}
+
+static bool rdmx_export_name_ok(const u8 *name)
+{
+	return rdmx_service_name_valid((const char *)name, RDMX_EXPORT_NAME_LEN);
+}
+
+static int rdmx_export_check_allow(const struct rdmx_export_allow *a)
+{
+	if (a->reserved0 || a->reserved1)
+		return -EINVAL;
+	if (a->family == AF_INET)
+		return a->prefix_len <= 32 && !memchr_inv(a->addr + 4, 0, 12) ?
+		       0 : -EINVAL;
+	if (a->family == AF_INET6)
+		return a->prefix_len <= 128 ? 0 : -EINVAL;
+	return -EINVAL;
+}
+
+/* Open the backing store of an export and fill in its geometry. */
+static int rdmx_export_open(struct rdmx_export *exp,
+			    const struct rdmx_export_add *ea)
+{
+	bool ro = ea->flags & RDMX_EXPORT_RO;
+	struct file *file;
+	struct inode *inode;
+	char *path;
+	u32 lbs;
+
+	if (ea->flags & RDMX_EXPORT_RAM) {
+		file = shmem_kernel_file_setup("rdmx-ram", ea->ram_size,
+					       VM_NORESERVE);
+		if (IS_ERR(file))
+			return PTR_ERR(file);
+		exp->file = file;
+		exp->ram = true;
+		exp->size = ea->ram_size;
+		exp->lbs = ea->logical_block_size ?: 512;
+		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
+		exp->path = kasprintf(GFP_KERNEL, "ram:%llu", ea->ram_size);
+		return exp->path ? 0 : -ENOMEM;
+	}
+
+	path = strndup_user(u64_to_user_ptr(ea->path), ea->path_len + 1);
+	if (IS_ERR(path))
+		return PTR_ERR(path);
+	if (strlen(path) != ea->path_len) {
+		kfree(path);
+		return -EINVAL;
+	}
+	exp->path = path;
+	file = filp_open(path, (ro ? O_RDONLY : O_RDWR) | O_LARGEFILE |
+			 O_DIRECT, 0);
+	if (PTR_ERR_OR_ZERO(file) == -EINVAL)	/* no direct I/O there */
+		file = filp_open(path, (ro ? O_RDONLY : O_RDWR) | O_LARGEFILE,
+				 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	exp->file = file;
+	inode = file_inode(file);
+	if (S_ISBLK(inode->i_mode)) {
+		struct block_device *bdev = I_BDEV(file->f_mapping->host);
+
+		lbs = bdev_logical_block_size(bdev);
+		exp->size = bdev_nr_bytes(bdev);
+		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
+		if (bdev_write_cache(bdev))
+			exp->flags |= RDMX_BLK_EXP_FLUSH;
+		if (!bdev_max_discard_sectors(bdev))
+			exp->flags &= ~RDMX_BLK_EXP_DISCARD;
+	} else if (S_ISREG(inode->i_mode)) {
+		lbs = 512;
+		exp->size = i_size_read(inode);
+		exp->flags = RDMX_BLK_EXP_FLUSH | RDMX_BLK_EXP_DISCARD |
+			     RDMX_BLK_EXP_WZEROES;
+	} else {
+		return -EINVAL;
+	}
+	if (ea->logical_block_size && ea->logical_block_size < lbs)
+		return -EINVAL;
+	exp->lbs = ea->logical_block_size ?: lbs;
+	if (!exp->size || !IS_ALIGNED(exp->size, exp->lbs))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * rdmx_ioc_export_add() - RDMX_IOC_EXPORT_ADD
+ * @uarg: struct rdmx_export_add
+ *
+ * Context: process context; needs CAP_SYS_ADMIN.
+ * Return: 0 or a negative errno (see the uapi header).
+ */
+long rdmx_ioc_export_add(void __user *uarg)
+{
+	struct rdmx_export_add *ea;
+	struct rdmx_export *exp;
+	unsigned int i;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ea = kzalloc(sizeof(*ea), GFP_KERNEL);
+	if (!ea)
+		return -ENOMEM;
+	ret = rdmx_copy_args_in(ea, sizeof(*ea), RDMX_EXPORT_ADD_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		goto out_free_ea;
+	ret = -EINVAL;
+	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM) || ea->reserved0 ||
+	    memchr_inv(ea->reserved, 0, sizeof(ea->reserved)) ||
+	    !rdmx_export_name_ok(ea->name) ||
+	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
+	    (ea->logical_block_size && ea->logical_block_size != 512 &&
+	     ea->logical_block_size != 4096))
+		goto out_free_ea;
+	if (ea->flags & RDMX_EXPORT_RAM) {
+		if (ea->path || ea->path_len || !ea->ram_size ||
+		    !IS_ALIGNED(ea->ram_size, 4096) ||
+		    ea->ram_size > MAX_LFS_FILESIZE)
+			goto out_free_ea;
+	} else if (!ea->path || !ea->path_len || ea->path_len >= PATH_MAX ||
+		   ea->ram_size) {
+		goto out_free_ea;
+	}
+	for (i = 0; i < ea->nr_allow; i++)
+		if (rdmx_export_check_allow(&ea->allow[i]))
+			goto out_free_ea;
+	for (; i < RDMX_EXPORT_ALLOW_MAX; i++)
+		if (memchr_inv(&ea->allow[i], 0, sizeof(ea->allow[i])))
+			goto out_free_ea;
+
+	ret = -ENOMEM;
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp)
+		goto out_free_ea;
+	kobject_init(&exp->kobj, &rdmx_export_ktype);
+	INIT_LIST_HEAD(&exp->queues);
+	INIT_LIST_HEAD(&exp->node);
+	memcpy(exp->name, ea->name, sizeof(exp->name));
+	exp->nr_allow = ea->nr_allow;
+	memcpy(exp->allow, ea->allow, sizeof(exp->allow));
+	uuid_gen(&exp->uuid);
+	exp->max_io = RDMX_BLK_MAX_IO;
+	ret = rdmx_export_open(exp, ea);
+	if (ret)
+		goto out_put;
+	if (ea->flags & RDMX_EXPORT_RO)
+		exp->flags |= RDMX_BLK_EXP_RO;
+
+	mutex_lock(&rdmx_exports_mutex);
+	if (rdmx_export_find(exp->name)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	ret = kobject_add(&exp->kobj, rdmx_exports_kobj, "%s", exp->name);
+	if (ret)
+		goto out_unlock;
+	exp->added = true;
+	list_add_tail(&exp->node, &rdmx_exports);
+	mutex_unlock(&rdmx_exports_mutex);
+	pr_info("export %s: %s, %llu bytes, %u-byte blocks%s\n", exp->name,
+		exp->path, exp->size, exp->lbs,
+		exp->flags & RDMX_BLK_EXP_RO ? ", read-only" : "");
+	ret = rdmx_copy_args_out(uarg, ea, sizeof(*ea), usize);
+	kfree(ea);
+	return ret;
+
+out_unlock:
+	mutex_unlock(&rdmx_exports_mutex);
+out_put:
+	kobject_put(&exp->kobj);
+out_free_ea:
+	kfree(ea);
+	return ret;
+}
+
+/* Unlink an export; its queues are disconnected. Under rdmx_exports_mutex. */
+static void rdmx_export_remove(struct rdmx_export *exp)
+{
+	struct rdmx_bsq *q;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	list_del_init(&exp->node);
+	list_for_each_entry(q, &exp->queues, exp_node)
+		rdma_disconnect(q->cm_id);
+	if (exp->added)
+		kobject_del(&exp->kobj);
+	exp->added = false;
+	pr_info("export %s: removed\n", exp->name);
+	kobject_put(&exp->kobj);
+}
+
+/**
+ * rdmx_ioc_export_del() - RDMX_IOC_EXPORT_DEL
+ * @uarg: struct rdmx_export_del
+ *
+ * Context: process context; needs CAP_SYS_ADMIN.
+ * Return: 0 or a negative errno (see the uapi header).
+ */
+long rdmx_ioc_export_del(void __user *uarg)
+{
+	struct rdmx_export_del ed;
+	struct rdmx_export *exp;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = rdmx_copy_args_in(&ed, sizeof(ed), RDMX_EXPORT_DEL_SIZE_VER0, uarg,
+				&usize);
+	if (ret)
+		return ret;
+	if (ed.flags & ~RDMX_EXPORT_DEL_FORCE || !rdmx_export_name_ok(ed.name))
+		return -EINVAL;
+	mutex_lock(&rdmx_exports_mutex);
+	exp = rdmx_export_find(ed.name);
+	if (!exp) {
+		ret = -ENOENT;
+	} else if (exp->nr_queues && !(ed.flags & RDMX_EXPORT_DEL_FORCE)) {
+		ret = -EBUSY;
+	} else {
+		rdmx_export_remove(exp);
+		ret = 0;
+	}
+	mutex_unlock(&rdmx_exports_mutex);
+	if (ret)
+		return ret;
+	return rdmx_copy_args_out(uarg, &ed, sizeof(ed), usize);
+}
+
+/* ---- server queues: posting ---------------------------------------------- */
+
+static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_bsq_req_work(struct work_struct *work);
+
+static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
+{
+	struct ib_sge sge[2] = {
+		{ .addr = rb->cmd_dma, .length = sizeof(*rb->cmd),
+		  .lkey = q->pd->local_dma_lkey },
+		{ .addr = rb->data_dma, .length = RDMX_BLK_INLINE_MAX,
+		  .lkey = q->pd->local_dma_lkey },
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rb->cqe,
+		.sg_list = sge,
+		.num_sge = 2,
+	};
+	int ret = -ECONNRESET;
+
+	spin_lock_bh(&q->lock);
+	if (!q->dead)
+		ret = ib_post_recv(q->qp, &wr, NULL);
+	spin_unlock_bh(&q->lock);
+	return ret;
+}
+
+/* A command is over: free what it used and give its tag back. */
+static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
+{
+	struct rdmx_bsq *q = req->q;
+
+	if (req->rw_dir != DMA_NONE) {
+		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
+				    req->nents, req->rw_dir);
+		req->rw_dir = DMA_NONE;
+	}
+	if (req->sgl) {
+		sgl_free(req->sgl);
+		req->sgl = NULL;
+	}
+	clear_bit(req->io.tag, q->busy);
+	if (atomic_dec_and_test(&q->active))
+		wake_up(&q->wait);
+}
+
+static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
+{
+	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
+			    q->qp_index, &q->peer, why);
+	rdma_disconnect(q->cm_id);
+}
+
+/* Send the response, after the RDMA WRITE of a read's data when there is one. */
+static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
+{
+	struct rdmx_bsq *q = req->q;
+	struct rdmx_blk_rsp *rsp = req->rsp;
+	struct ib_sge sge = {
+		.addr = req->rsp_dma, .length = sizeof(*rsp),
+		.lkey = q->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_cqe = &req->send_cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	bool rkey = (req->io.op == RDMX_BLK_OP_READ ||
+		     req->io.op == RDMX_BLK_OP_WRITE) &&
+		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
+	int ret = -ECONNRESET;
+
+	rsp->tag = cpu_to_le32(req->io.tag);
+	rsp->status = cpu_to_le32(req->status);
+	if (rkey) {
+		/* The client's key dies before the client sees the answer. */
+		wr.opcode = IB_WR_SEND_WITH_INV;
+		wr.ex.invalidate_rkey = req->io.rkey;
+	}
+	if (req->status && q->exp)
+		atomic64_inc(&q->exp->errors);
+	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma, sizeof(*rsp),
+				      DMA_TO_DEVICE);
+	spin_lock_bh(&q->lock);
+	if (!q->dead) {
+		if (req->rw_dir == DMA_TO_DEVICE && !req->status)
+			ret = rdma_rw_ctx_post(&req->rw, q->qp, q->port, NULL,
+					       &wr);
+		else
+			ret = ib_post_send(q->qp, &wr, NULL);
+	}
+	spin_unlock_bh(&q->lock);
+	if (ret)
+		rdmx_bsq_req_end(req);
+}
+
+/* Repost the command's receive: the command no longer needs its bytes. */
+static void rdmx_bsq_repost(struct rdmx_bsq_req *req)
+{
+	struct rdmx_bsq_rbuf *rb = req->rb;
+
+	req->rb = NULL;
+	if (rb && rdmx_bsq_post_recv(req->q, rb) && !req->q->dead)
+		rdmx_bsq_fail(req->q, "cannot post a receive");
+}
+
+static int rdmx_bsq_alloc_data(struct rdmx_bsq_req *req,
+			       enum dma_data_direction dir)
+{
+	struct rdmx_bsq *q = req->q;
+	int ret;
+
+	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
+	if (!req->sgl)
+		return -ENOMEM;
+	ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port, req->sgl, req->nents,
+			       0, req->io.addr, req->io.rkey, dir);
+	if (ret < 0)
+		return ret;
+	req->rw_dir = dir;
+	return 0;
+}
+
+/* ---- server queues: the backing store ---------------------------------- */
+
+static ssize_t rdmx_bsq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
+				unsigned int nr, u32 len, u64 off, bool write,
+				bool fua)
+{
+	struct iov_iter iter;
+	loff_t pos = off;
+	ssize_t ret;
+
+	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nr, len);
+	if (write)
+		ret = vfs_iter_write(exp->file, &iter, &pos, fua ? RWF_DSYNC : 0);
+	else
+		ret = vfs_iter_read(exp->file, &iter, &pos, 0);
+	if (ret >= 0 && ret != len)
+		ret = -EIO;
+	return ret < 0 ? ret : 0;
+}
+
+static int rdmx_bsq_sgl_io(struct rdmx_bsq_req *req, bool write)
+{
+	struct rdmx_export *exp = req->q->exp;
+	struct scatterlist *sg;
+	struct bio_vec *bv;
+	unsigned int i;
+	int ret;
+
+	bv = kvmalloc_array(req->nents, sizeof(*bv), GFP_KERNEL);
+	if (!bv)
+		return -ENOMEM;
+	for_each_sg(req->sgl, sg, req->nents, i)
+		bvec_set_page(&bv[i], sg_page(sg), sg->length, sg->offset);
+	ret = rdmx_bsq_file_io(exp, bv, req->nents, req->io.length,
+			       req->io.offset, write,
+			       req->io.flags & RDMX_BLK_CMD_FUA);
+	kvfree(bv);
+	return ret;
+}
+
+static int rdmx_bsq_zero(struct rdmx_bsq_req *req, bool discard)
+{
+	struct rdmx_export *exp = req->q->exp;
+	int mode = FALLOC_FL_KEEP_SIZE;
+	int ret;
+
+	/* shmem punches holes only; a hole reads back as zeroes there. */
+	mode |= discard || exp->ram ? FALLOC_FL_PUNCH_HOLE : FALLOC_FL_ZERO_RANGE;
+	ret = vfs_fallocate(exp->file, mode, req->io.offset, req->io.length);
+	if (ret == -EOPNOTSUPP && discard)
+		return 0;	/* discard is a hint */
+	if (!ret && (req->io.flags & RDMX_BLK_CMD_FUA))
+		ret = vfs_fsync_range(exp->file, req->io.offset,
+				      req->io.offset + req->io.length - 1, 1);
+	return ret;
+}
+
+static u32 rdmx_errno_wire(int err)
+{
+	int wire = -EIO;
+
+	switch (err) {
+	case 0:
+	case -EINVAL:
+	case -ERANGE:
+	case -EROFS:
+	case -EOPNOTSUPP:
+	case -ENOENT:
+	case -EACCES:
+	case -EPROTO:
+	case -ENOMEM:
+		wire = err;
+		break;
+	}
+	return -wire;
+}
+
+/* OPEN: bind the queue to the export the command names. */
+static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
+{
+	struct rdmx_bsq *q = req->q;
+	struct rdmx_blk_rsp *rsp = req->rsp;
+	struct rdmx_export *exp;
+	char n[RDMX_EXPORT_NAME_LEN];
+	int ret = 0;
+
+	memcpy(n, name, sizeof(n));
+	if (q->exp || req->io.tag >= q->depth ||
+	    req->io.length & ~RDMX_BLK_OPEN_RO || req->io.offset ||
+	    req->io.rkey || req->io.addr || req->inline_len ||
+	    !rdmx_export_name_ok(name))
+		return -EPROTO;
+	mutex_lock(&rdmx_exports_mutex);
+	exp = rdmx_export_find(n);
+	if (!exp) {
+		pr_warn_ratelimited("export %.63s: no such export (asked by %pISc)\n",
+				    n, &q->peer);
+		ret = -ENOENT;
+	} else if (!rdmx_export_allows(exp, (struct sockaddr *)&q->peer)) {
+		pr_warn_ratelimited("export %s: %pISc is not on its allow-list\n",
+				    exp->name, &q->peer);
+		ret = -EACCES;
+	} else if ((exp->flags & RDMX_BLK_EXP_RO) &&
+		   !(req->io.length & RDMX_BLK_OPEN_RO)) {
+		pr_warn_ratelimited("export %s: read-only, %pISc asked to write\n",
+				    exp->name, &q->peer);
+		ret = -EACCES;
+	} else {
+		kobject_get(&exp->kobj);
+		q->exp = exp;
+		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
+		q->max_io = min(q->max_io, exp->max_io);
+		list_add_tail(&q->exp_node, &exp->queues);
+		exp->nr_queues++;
+		rsp->size = cpu_to_le64(exp->size);
+		rsp->max_io = cpu_to_le32(q->max_io);
+		rsp->lbs = cpu_to_le32(exp->lbs);
+		rsp->export_flags = cpu_to_le32(exp->flags);
+		uuid_copy(&rsp->uuid, &exp->uuid);
+		if (q->qp_index == 0)
+			pr_info("export %s: mapped by %pISc\n", exp->name,
+				&q->peer);
+	}
+	mutex_unlock(&rdmx_exports_mutex);
+	return ret;
+}
+
+/* Run a command (process context): stage one, or stage two of a write. */
+static void rdmx_bsq_req_work(struct work_struct *work)
+{
+	struct rdmx_bsq_req *req = container_of(work, struct rdmx_bsq_req,
+						work);
+	struct rdmx_bsq *q = req->q;
+	struct rdmx_blk_limits lim;
+	struct rdmx_export *exp;
+	struct bio_vec bv;
+	int ret = 0;
+
+	if (req->io.op == RDMX_BLK_OP_OPEN) {
+		ret = rdmx_bsq_open(req, req->rb->cmd->name);
+		rdmx_bsq_repost(req);
+		if (ret == -EPROTO) {
+			rdmx_bsq_fail(q, "malformed OPEN");
+			rdmx_bsq_req_end(req);
+			return;
+		}
+		goto respond;
+	}
+	exp = q->exp;
+	if (req->rw_dir == DMA_FROM_DEVICE) {
+		/* Stage two of a write: the client's data is here. */
+		ret = rdmx_bsq_sgl_io(req, true);
+		goto done;
+	}
+	if (!exp) {
+		rdmx_bsq_repost(req);
+		rdmx_bsq_fail(q, "a command before OPEN");
+		rdmx_bsq_req_end(req);
+		return;
+	}
+	lim = (struct rdmx_blk_limits){
+		.size = exp->size, .lbs = exp->lbs, .max_io = q->max_io,
+		.depth = q->depth, .inline_len = req->inline_len,
+		.ro = q->ro || (exp->flags & RDMX_BLK_EXP_RO),
+	};
+	ret = rdmx_blk_io_check(&req->io, &lim);
+	if (ret) {
+		pr_warn_ratelimited("export %s: %pISc: command %u [%llu, +%u) refused: %d\n",
+				    exp->name, &q->peer, req->io.op,
+				    req->io.offset, req->io.length, ret);
+		rdmx_bsq_repost(req);
+		if (ret == -EPROTO) {
+			rdmx_bsq_fail(q, "malformed command");
+			rdmx_bsq_req_end(req);
+			return;
+		}
+		goto respond;
+	}
+
+	switch (req->io.op) {
+	case RDMX_BLK_OP_READ:
+		rdmx_bsq_repost(req);
+		req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
+		if (!req->sgl) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = rdmx_bsq_sgl_io(req, false);
+		if (ret)
+			break;
+		ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port, req->sgl,
+				       req->nents, 0, req->io.addr,
+				       req->io.rkey, DMA_TO_DEVICE);
+		if (ret < 0)
+			break;
+		req->rw_dir = DMA_TO_DEVICE;
+		ret = 0;
+		atomic64_inc(&exp->reads);
+		atomic64_add(req->io.length, &exp->read_bytes);
+		break;
+	case RDMX_BLK_OP_WRITE:
+		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+			ib_dma_sync_single_for_cpu(q->ibdev, req->rb->data_dma,
+						   RDMX_BLK_INLINE_MAX,
+						   DMA_FROM_DEVICE);
+			bvec_set_page(&bv, req->rb->data, req->io.length, 0);
+			ret = rdmx_bsq_file_io(exp, &bv, 1, req->io.length,
+					       req->io.offset, true,
+					       req->io.flags & RDMX_BLK_CMD_FUA);
+			rdmx_bsq_repost(req);
+			goto done;
+		}
+		rdmx_bsq_repost(req);
+		ret = rdmx_bsq_alloc_data(req, DMA_FROM_DEVICE);
+		if (ret)
+			break;
+		spin_lock_bh(&q->lock);
+		ret = q->dead ? -ECONNRESET :
+		      rdma_rw_ctx_post(&req->rw, q->qp, q->port, &req->rw_cqe,
+				       NULL);
+		spin_unlock_bh(&q->lock);
+		if (ret) {
+			rdmx_bsq_req_end(req);
+			return;
+		}
+		return;		/* stage two runs from rdmx_bsq_rw_done() */
+	case RDMX_BLK_OP_FLUSH:
+		rdmx_bsq_repost(req);
+		if (!exp->ram)
+			ret = vfs_fsync(exp->file, 0);
+		break;
+	case RDMX_BLK_OP_DISCARD:
+	case RDMX_BLK_OP_WRITE_ZEROES:
+		rdmx_bsq_repost(req);
+		ret = rdmx_bsq_zero(req, req->io.op == RDMX_BLK_OP_DISCARD);
+		break;
+	}
+	goto respond;
+
+done:
+	if (!ret) {
+		atomic64_inc(&exp->writes);
+		atomic64_add(req->io.length, &exp->write_bytes);
+	}
+respond:
+	if (ret)
+		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
+			 req->io.offset, req->io.length, ret);
+	if (ret && req->rw_dir == DMA_TO_DEVICE) {
+		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
+				    req->nents, req->rw_dir);
+		req->rw_dir = DMA_NONE;
+	}
+	req->status = rdmx_errno_wire(ret);
+	rdmx_bsq_respond(req);
+}
+
+/* ---- server queues: completions ------------------------------------------ */
+
+static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bsq_rbuf *rb = container_of(wc->wr_cqe,
+						struct rdmx_bsq_rbuf, cqe);
+	struct rdmx_bsq *q = rb->q;
+	struct rdmx_bsq_req *req;
+	struct rdmx_blk_io io;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			pr_warn_ratelimited("block queue %u from %pISpc: receive failed: %s\n",
+					    q->qp_index, &q->peer,
+					    ib_wc_status_msg(wc->status));
+		return;
+	}
+	ib_dma_sync_single_for_cpu(q->ibdev, rb->cmd_dma, sizeof(*rb->cmd),
+				   DMA_FROM_DEVICE);
+	if (wc->byte_len < sizeof(*rb->cmd) ||
+	    rdmx_blk_cmd_parse(rb->cmd, &io) || io.tag >= q->depth) {
+		rdmx_bsq_fail(q, "malformed command header");
+		return;
+	}
+	if (test_and_set_bit(io.tag, q->busy)) {
+		rdmx_bsq_fail(q, "a command reused a busy tag");
+		return;
+	}
+	req = &q->reqs[io.tag];
+	req->io = io;
+	req->inline_len = wc->byte_len - sizeof(*rb->cmd);
+	req->rb = rb;
+	req->status = 0;
+	memset(req->rsp, 0, sizeof(*req->rsp));
+	atomic_inc(&q->active);
+	queue_work(rdmx_blk_wq, &req->work);
+}
+
+static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bsq_req *req = container_of(wc->wr_cqe,
+						struct rdmx_bsq_req, rw_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rdmx_bsq_fail(req->q, "RDMA READ of a write's data failed");
+		rdmx_bsq_req_end(req);
+		return;
+	}
+	queue_work(rdmx_blk_wq, &req->work);
+}
+
+static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bsq_req *req = container_of(wc->wr_cqe,
+						struct rdmx_bsq_req, send_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS) &&
+	    wc->status != IB_WC_WR_FLUSH_ERR)
+		rdmx_bsq_fail(req->q, "response failed");
+	rdmx_bsq_req_end(req);
+}
+
+/* ---- server queues: setup and teardown ---------------------------------- */
+
+static void rdmx_bsq_free_bufs(struct rdmx_bsq *q)
+{
+	unsigned int i;
+
+	for (i = 0; q->rbufs && i < q->depth; i++) {
+		struct rdmx_bsq_rbuf *rb = &q->rbufs[i];
+
+		if (rb->cmd_dma)
+			ib_dma_unmap_single(q->ibdev, rb->cmd_dma,
+					    sizeof(*rb->cmd), DMA_FROM_DEVICE);
+		if (rb->data_dma)
+			ib_dma_unmap_page(q->ibdev, rb->data_dma,
+					  RDMX_BLK_INLINE_MAX, DMA_FROM_DEVICE);
+		if (rb->data)
+			__free_page(rb->data);
+		kfree(rb->cmd);
+	}
+	for (i = 0; q->reqs && i < q->depth; i++) {
+		struct rdmx_bsq_req *req = &q->reqs[i];
+
+		if (req->rsp_dma)
+			ib_dma_unmap_single(q->ibdev, req->rsp_dma,
+					    sizeof(*req->rsp), DMA_TO_DEVICE);
+		kfree(req->rsp);
+	}
+	kvfree(q->rbufs);
+	kvfree(q->reqs);
+	bitmap_free(q->busy);
+	q->rbufs = NULL;
+	q->reqs = NULL;
+	q->busy = NULL;
+}
+
+static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
+{
+	unsigned int i;
+
+	q->busy = bitmap_zalloc(q->depth, GFP_KERNEL);
+	q->reqs = kvcalloc(q->depth, sizeof(*q->reqs), GFP_KERNEL);
+	q->rbufs = kvcalloc(q->depth, sizeof(*q->rbufs), GFP_KERNEL);
+	if (!q->busy || !q->reqs || !q->rbufs)
+		return -ENOMEM;
+	for (i = 0; i < q->depth; i++) {
+		struct rdmx_bsq_rbuf *rb = &q->rbufs[i];
+		struct rdmx_bsq_req *req = &q->reqs[i];
+
+		rb->q = q;
+		rb->cqe.done = rdmx_bsq_recv_done;
+		rb->cmd = kmalloc(sizeof(*rb->cmd), GFP_KERNEL);
+		rb->data = alloc_page(GFP_KERNEL);
+		if (!rb->cmd || !rb->data)
+			return -ENOMEM;
+		rb->cmd_dma = ib_dma_map_single(q->ibdev, rb->cmd,
+						sizeof(*rb->cmd), DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(q->ibdev, rb->cmd_dma)) {
+			rb->cmd_dma = 0;
+			return -ENOMEM;
+		}
+		rb->data_dma = ib_dma_map_page(q->ibdev, rb->data, 0,
+					       RDMX_BLK_INLINE_MAX,
+					       DMA_FROM_DEVICE);
+		if (ib_dma_mapping_error(q->ibdev, rb->data_dma)) {
+			rb->data_dma = 0;
+			return -ENOMEM;
+		}
+
+		req->q = q;
+		req->rw_dir = DMA_NONE;
+		INIT_WORK(&req->work, rdmx_bsq_req_work);
+		req->rw_cqe.done = rdmx_bsq_rw_done;
+		req->send_cqe.done = rdmx_bsq_send_done;
+		req->rsp = kzalloc(sizeof(*req->rsp), GFP_KERNEL);
+		if (!req->rsp)
+			return -ENOMEM;
+		req->rsp_dma = ib_dma_map_single(q->ibdev, req->rsp,
+						 sizeof(*req->rsp),
+						 DMA_TO_DEVICE);
+		if (ib_dma_mapping_error(q->ibdev, req->rsp_dma)) {
+			req->rsp_dma = 0;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Tear a queue down: stop posting, drain the QP (every posted work request
+ * completes, flushed), wait for the commands still running, then free.
+ * Runs once (RDMX_BSQ_TORN); the caller destroys the cm_id afterwards, or
+ * lets rdma_cm do it.
+ */
+static void rdmx_bsq_teardown(struct rdmx_bsq *q)
+{
+	struct rdmx_export *exp;
+
+	spin_lock_bh(&q->lock);
+	q->dead = true;
+	spin_unlock_bh(&q->lock);
+	if (q->qp) {
+		ib_drain_qp(q->qp);
+		wait_event(q->wait, !atomic_read(&q->active));
+	}
+
+	mutex_lock(&rdmx_exports_mutex);
+	exp = q->exp;
+	if (exp) {
+		list_del_init(&q->exp_node);
+		exp->nr_queues--;
+		if (q->qp_index == 0)
+			pr_info("export %s: %pISc disconnected\n", exp->name,
+				&q->peer);
+	}
+	mutex_unlock(&rdmx_exports_mutex);
+
+	if (q->qp)
+		rdma_destroy_qp(q->cm_id);
+	q->qp = NULL;
+	rdmx_bsq_free_bufs(q);
+	if (q->cq)
+		ib_cq_pool_put(q->cq, q->cq_size);
+	q->cq = NULL;
+	if (q->pd)
+		ib_dealloc_pd(q->pd);
+	q->pd = NULL;
+	if (exp)
+		kobject_put(&exp->kobj);
+	q->exp = NULL;
+}
+
+static void rdmx_bsq_free(struct rdmx_bsq *q)
+{
+	kfree(q);
+	if (atomic_dec_and_test(&rdmx_bsq_count))
+		wake_up(&rdmx_bsq_wait);
+}
+
+static void rdmx_bsq_release_work(struct work_struct *work)
+{
+	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq, release_work);
+
+	rdmx_bsq_teardown(q);
+	rdma_destroy_id(q->cm_id);
+	rdmx_bsq_free(q);
+}
+
+static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
+{
+	struct ib_qp_init_attr attr = {};
+	struct ib_device_attr *da = &q->ibdev->attrs;
+	unsigned int pages = DIV_ROUND_UP(q->max_io, PAGE_SIZE) + 1;
+	unsigned int sge, wrs_per_io, factor;
+	int ret;
+
+	q->pd = ib_alloc_pd(q->ibdev, 0);
+	if (IS_ERR(q->pd)) {
+		ret = PTR_ERR(q->pd);
+		q->pd = NULL;
+		return ret;
+	}
+	sge = max(1, min(da->max_sge_rd, da->max_send_sge));
+	wrs_per_io = DIV_ROUND_UP(pages, sge);
+	factor = rdma_rw_mr_factor(q->ibdev, q->port, pages);
+	/* A receive, an RDMA context's work requests and a response each. */
+	q->cq_size = q->depth * (2 + wrs_per_io) + 1;
+	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->qp_index,
+			       IB_POLL_WORKQUEUE);
+	if (IS_ERR(q->cq)) {
+		ret = PTR_ERR(q->cq);
+		q->cq = NULL;
+		return ret;
+	}
+	attr.qp_context = q;
+	attr.send_cq = q->cq;
+	attr.recv_cq = q->cq;
+	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
+	attr.qp_type = IB_QPT_RC;
+	attr.port_num = q->port;
+	/* +1 for drain */
+	attr.cap.max_send_wr = q->depth * (1 + wrs_per_io) + 1;
+	attr.cap.max_rdma_ctxs = q->depth * factor;
+	attr.cap.max_send_sge = max(1, min(da->max_sge_rd, da->max_send_sge));
+	attr.cap.max_recv_wr = q->depth + 1;
+	attr.cap.max_recv_sge = 2;
+	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
+	if (ret)
+		return ret;
+	q->qp = q->cm_id->qp;
+	return 0;
+}
+
+/**
+ * rdmx_blk_srv_connect() - a connect request for the block service
+ * @cm_id: the new connection's id
+ * @req: its parameters, checked by rdmx_conn_req_parse()
+ *
+ * Creates the server queue and accepts, or rejects.
+ *
+ * Context: rdma_cm's handler for @cm_id.
+ * Return: 0; or non-zero when the request was rejected and rdma_cm is to
+ * destroy @cm_id.
+ */
+int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
+			 const struct rdmx_conn_params *req)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_BUSY;
+	struct rdma_conn_param param = {};
+	struct rdmx_conn_params rp;
+	struct rdmx_conn_rep rep;
+	struct rdmx_conn_rej rej;
+	struct rdmx_bsq *q;
+	unsigned int i;
+	int ret;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		goto reject;
+	atomic_inc(&rdmx_bsq_count);
+	q->cm_ctx.kind = RDMX_CM_BLK_SRV;
+	q->cm_id = cm_id;
+	q->ibdev = cm_id->device;
+	q->port = cm_id->port_num;
+	q->qp_index = req->qp_index;
+	/* One receive is kept spare; the client's tags are below the rest. */
+	q->depth = min3((u32)req->queue_depth, (u32)RDMX_BSQ_DEPTH_MAX,
+			(u32)q->ibdev->attrs.max_qp_wr / 4);
+	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
+	q->max_io = rounddown(q->max_io, 4096);
+	memcpy(&q->peer, &cm_id->route.addr.dst_addr, sizeof(q->peer));
+	spin_lock_init(&q->lock);
+	init_waitqueue_head(&q->wait);
+	INIT_LIST_HEAD(&q->exp_node);
+	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
+	if (q->depth < 2 || !q->max_io ||
+	    !(q->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
+		reason = RDMX_REJ_PARAMS;
+		goto out_free;
+	}
+
+	ret = rdmx_bsq_create_ib(q);
+	if (ret)
+		goto out_teardown;
+	ret = rdmx_bsq_alloc_bufs(q);
+	if (ret)
+		goto out_teardown;
+	for (i = 0; i < q->depth; i++) {
+		ret = rdmx_bsq_post_recv(q, &q->rbufs[i]);
+		if (ret)
+			goto out_teardown;
+	}
+
+	rp = (struct rdmx_conn_params){
+		.queue_depth = q->depth, .nr_qps = req->nr_qps,
+		.features = RDMX_PROTO_F_BLOCK, .max_msg_size = q->max_io,
+		.generation = req->generation,
+	};
+	rdmx_conn_rep_pack(&rep, &rp);
+	param.private_data = &rep;
+	param.private_data_len = sizeof(rep);
+	param.responder_resources = min_t(u8, cm_id->device->attrs.max_qp_rd_atom,
+					  255);
+	param.initiator_depth = param.responder_resources;
+	param.rnr_retry_count = 7;
+	cm_id->context = &q->cm_ctx;
+	ret = rdma_accept(cm_id, &param);
+	if (ret) {
+		cm_id->context = NULL;
+		goto out_teardown;
+	}
+	return 0;
+
+out_teardown:
+	rdmx_bsq_teardown(q);
+out_free:
+	rdmx_bsq_free(q);
+reject:
+	rdmx_conn_rej_pack(&rej, reason);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	return 1;
+}
+
+/**
+ * rdmx_blk_srv_cm_event() - an rdma_cm event on a server queue's id
+ * @cm_id: the id
+ * @ev: the event
+ *
+ * Context: rdma_cm's handler for @cm_id.
+ * Return: 1 on device removal of a queue whose teardown this ran, so that
+ * rdma_cm destroys the id; else 0.
+ */
+int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rdmx_bsq *q = container_of(cm_id->context, struct rdmx_bsq,
+					  cm_ctx);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The device waits for us: tear down now, the CM frees the id. */
+		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+			return 0;
+		rdmx_bsq_teardown(q);
+		rdmx_bsq_free(q);
+		return 1;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		if (!test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+			queue_work(rdmx_blk_wq, &q->release_work);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * rdmx_blk_srv_init() - set up the block server
+ *
+ * Context: module load.
+ * Return: 0 or -ENOMEM.
+ */
+int rdmx_blk_srv_init(void)
+{
+	rdmx_blk_wq = alloc_workqueue("rdmx_blk", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				      0);
+	if (!rdmx_blk_wq)
+		return -ENOMEM;
+	rdmx_exports_kobj = kobject_create_and_add("exports", rdmx_sysfs_root());
+	if (!rdmx_exports_kobj) {
+		destroy_workqueue(rdmx_blk_wq);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rdmx_blk_srv_exit() - remove every export and wait for the queues to go
+ *
+ * Context: module unload, after the listeners are gone.
+ */
+void rdmx_blk_srv_exit(void)
+{
+	struct rdmx_export *exp, *tmp;
+
+	mutex_lock(&rdmx_exports_mutex);
+	list_for_each_entry_safe(exp, tmp, &rdmx_exports, node)
+		rdmx_export_remove(exp);
+	mutex_unlock(&rdmx_exports_mutex);
+	wait_event(rdmx_bsq_wait, !atomic_read(&rdmx_bsq_count));
+	kobject_put(rdmx_exports_kobj);
+	destroy_workqueue(rdmx_blk_wq);
+}
