@@ -5,11 +5,13 @@
 # module nor RDMA hardware. Checks the command line (help, unknown words,
 # exit statuses), "version" and "dev" without a module, and "doctor" against
 # fake sysfs trees built here (RDMX_SYSFS); the arguments of "listen",
-# "session", "msg", "ping", "mr" and "rma", and "session" and "listen list"
-# against a fake sysfs. If a C compiler is present, "dev", the message
+# "session", "msg", "ping", "mr", "rma", "export", "map" and "unmap", and
+# "session", "listen list", "export list" and "map list" against a fake
+# sysfs. If a C compiler is present, "dev", the message
 # service and one-sided access are also run against a fake module: an
 # LD_PRELOAD shim answering the ioctls, with a fake peer behind it (echo,
-# sink, source, and memory served for "rma").
+# sink, source, and memory served for "rma"), and the block service's
+# ioctls checked and logged.
 #
 # Prints "ok N - ..." or "not ok N - ..." per check, then "N passed, N failed";
 # exits 1 if any check failed, 2 on bad usage.
@@ -185,8 +187,10 @@ check "-j -p version is JSON" is_json
 # ---- listen, session, msg, ping: the command line ----
 
 run help
-check "help lists bench, listen, mr, msg, ping, rma and session" out_has 'OBJECT := \{ bench \| dev \| doctor \| listen \| mr \| msg \| ping \| rma \| session \| version \}'
-for obj in bench listen session msg ping mr rma; do
+check "help lists bench, export, listen, map, mr, msg, ping, rma, session and unmap" \
+	eval 'out_has "OBJECT := \{ bench \| dev \| doctor \| export \| listen \| map \| mr \| msg \| ping \| rma \|\$" &&
+	      out_has "^ +session \| unmap \| version \}\$"'
+for obj in bench listen session msg ping mr rma export map unmap; do
 	run "$obj" help
 	check "$obj help exits 0" rc_is 0
 	check "$obj help prints usage" out_has "^Usage: rdmxctl $obj"
@@ -402,6 +406,94 @@ usage_err "rma bad timeout" rma --timeout 0 host1 read 0 1
 usage_err "rma bad service" rma -S '' host1 read 0 1
 usage_err "rma unknown option" rma -x host1 read 0 1
 
+usage_err "export unknown command" export frob
+check "export unknown command: names it" err_has "unknown export command 'frob'"
+usage_err "export add without NAME" export add
+check "export add without NAME: says so" err_has 'export add: missing NAME'
+usage_err "export add without PATH" export add disk1
+check "export add without PATH: says so" err_has 'export add: missing PATH'
+usage_err "export add bad name" export add 'my disk' ram:1M
+check "export add bad name: names it" err_has "bad export name 'my disk'"
+usage_err "export add name of 64 bytes" export add "$(printf 'x%.0s' $(seq 64))" ram:1M
+check "export add name of 64 bytes: says how long" err_has 'expected 1 to 63 characters'
+usage_err "export add name '..'" export add .. ram:1M
+usage_err "export add name with a slash" export add a/b ram:1M
+usage_err "export add ram:0" export add disk1 ram:0
+check "export add ram:0: says bad size" err_has "bad size in 'ram:0'"
+usage_err "export add ram: without size" export add disk1 ram:
+usage_err "export add ram:1000 (no multiple of 4 KiB)" export add disk1 ram:1000
+usage_err "export add ram:6K (no multiple of 4 KiB)" export add disk1 ram:6K
+usage_err "export add ram with a bad suffix" export add disk1 ram:1X
+usage_err "export add ram over 2^64" export add disk1 ram:17179869184G
+usage_err "export add extra word" export add disk1 ram:1M more
+check "export add extra word: names it" err_has "unexpected argument 'more'"
+usage_err "export add --lbs 1024" export add disk1 ram:1M --lbs 1024
+check "export add --lbs 1024: says 512 or 4096" err_has "bad --lbs '1024': expected 512 or 4096"
+usage_err "export add --lbs empty" export add disk1 ram:1M --lbs=
+usage_err "export add --lbs without value" export add disk1 ram:1M --lbs
+usage_err "export add --ro with a value" export add disk1 ram:1M --ro=1
+check "export add --ro with a value: says so" err_has "option '--ro=1' takes no value"
+usage_err "export add bad --allow address" export add disk1 ram:1M --allow 10.0.0.300
+check "export add bad --allow address: names it" err_has "bad --allow '10.0.0.300'"
+usage_err "export add --allow host name" export add disk1 ram:1M --allow localhost
+usage_err "export add --allow IPv4 prefix 33" export add disk1 ram:1M --allow 10.0.0.0/33
+usage_err "export add --allow IPv6 prefix 129" export add disk1 ram:1M --allow fd00::/129
+usage_err "export add --allow empty prefix" export add disk1 ram:1M --allow 10.0.0.0/
+usage_err "export add --allow negative prefix" export add disk1 ram:1M --allow 10.0.0.0/-1
+usage_err "export add --allow 17 entries" export add disk1 ram:1M \
+	$(for i in $(seq 17); do echo "--allow 10.0.0.$i"; done)
+check "export add --allow 17 entries: says at most 16" err_has 'too many --allow: at most 16'
+usage_err "export add unknown option" export add disk1 ram:1M --rw
+usage_err "export del without NAME" export del
+check "export del without NAME: says so" err_has 'export del: missing NAME'
+usage_err "export del bad name" export del 'a b'
+usage_err "export del two names" export del disk1 disk2
+usage_err "export del unknown option" export del disk1 --now
+usage_err "export list extra word" export list disk1
+usage_err "export show bad name" export show 'a b'
+usage_err "export show two names" export show disk1 disk2
+
+usage_err "map without HOST" map
+check "map without HOST: says so" err_has 'missing HOST'
+usage_err "map without NAME" map host1
+check "map without NAME: says so" err_has 'missing NAME'
+usage_err "map bad export name" map host1 'a b'
+check "map bad export name: names it" err_has "bad export name 'a b'"
+usage_err "map extra word" map host1 disk1 more
+check "map extra word: names it" err_has "unexpected argument 'more'"
+usage_err "map bad port" map -p 0 host1 disk1
+check "map bad port: says bad port" err_has "bad port '0'"
+usage_err "map queues 0" map host1 disk1 --queues 0
+check "map queues 0: names the bounds" err_has "bad queue count '0': expected 1 to 64"
+usage_err "map queues 65" map host1 disk1 --queues 65
+usage_err "map depth 0" map host1 disk1 --depth 0
+usage_err "map depth 1025" map host1 disk1 --depth 1025
+check "map depth 1025: names the bounds" err_has "bad depth '1025': expected 1 to 1024"
+usage_err "map depth not a number" map host1 disk1 -d many
+usage_err "map loss timeout 0" map host1 disk1 --loss-timeout 0
+usage_err "map loss timeout over an hour" map host1 disk1 --loss-timeout 3600001
+check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3600001': expected 1 to 3600000"
+usage_err "map timeout 0" map host1 disk1 --timeout 0
+usage_err "map timeout 1.5" map host1 disk1 --timeout 1.5
+usage_err "map --ro with a value" map host1 disk1 --ro=yes
+usage_err "map unknown option" map host1 disk1 --force
+usage_err "map list extra word" map list all
+usage_err "map show bad device" map show sda
+check "map show bad device: names it" err_has "bad device 'sda'"
+usage_err "map show two devices" map show 1 2
+
+usage_err "unmap without DEV" unmap
+check "unmap without DEV: says so" err_has 'missing DEV'
+usage_err "unmap bad device" unmap /dev/sda
+check "unmap bad device: names it and the forms" err_has "bad device '/dev/sda': expected /dev/rdmxbN, rdmxbN or N"
+usage_err "unmap rdmxb without a number" unmap rdmxb
+usage_err "unmap leading zero" unmap rdmxb01
+usage_err "unmap negative" unmap -1
+usage_err "unmap over 2^32" unmap 4294967296
+usage_err "unmap two devices" unmap 1 2
+usage_err "unmap unknown option" unmap 1 --now
+usage_err "unmap --force with a value" unmap 1 --force=1
+
 # ---- listen, session, msg, ping without the module ----
 
 run listen
@@ -467,6 +559,37 @@ mkdir -p "$S/kernel/rdmx" "$S/module/rdmx"
 RDMX_SYSFS=$S run session list
 check "session list, module without sessions in sysfs: exits 1" rc_is 1
 check "session list, module without sessions in sysfs: says no message service" err_has "no message service"
+run export add disk1 ram:64M
+check "export add without the module exits 1" rc_is 1
+check "export add without the module suggests modprobe" err_has "modprobe rdmx"
+run export add disk1 "$T/no-such-file"
+check "export add of a missing file exits 1, naming it, before the module" \
+	eval 'rc_is 1 && err_has "no-such-file: No such file" && not_err_has modprobe'
+run export add disk1 "$T"
+check "export add of a directory exits 1, saying what PATH must be" \
+	eval 'rc_is 1 && err_has "neither a block device nor a regular file" && not_err_has modprobe'
+run export add disk1 "$T/empty"
+check "export add of an empty file exits 1, saying so" \
+	eval 'rc_is 1 && err_has "empty: empty file" && not_err_has modprobe'
+run export del disk1
+check "export del without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+run map 127.0.0.1 disk1
+check "map without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+run -j map 127.0.0.1 disk1
+check "-j map without the module prints no JSON" out_empty
+run unmap 0
+check "unmap without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+run export list
+check "export list without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+S=$T/sys-noblk
+mkdir -p "$S/kernel/rdmx/sessions"
+RDMX_SYSFS=$S run export list
+check "export list, module without exports in sysfs: exits 1, says no block service" \
+	eval 'rc_is 1 && err_has "no block service"'
+RDMX_SYSFS=$S run map list
+check "map list without any rdmx disk: exits 0, prints nothing" eval 'rc_is 0 && out_empty'
+RDMX_SYSFS=$S run -j map list
+check "-j map list without any rdmx disk: []" json_true 'd == []'
 
 # ---- session and listen list from a fake sysfs ----
 
@@ -545,6 +668,94 @@ check "-j listen list is JSON" is_json
 check "-j listen list: values" json_true 'd == [{"id": 1, "addr": "[::]:7471", "persistent": True, "device": None}, {"id": 3, "addr": "10.0.0.1:9000", "persistent": False, "device": "rxe0"}]'
 RDMX_SYSFS=$S run listen show
 check "listen show is listen list" out_has '^3: '
+
+# ---- export and map list from a fake sysfs ----
+
+# fake_export ROOT NAME PATH SIZE LBS RO ALLOW: with every counter
+fake_export() {
+	local d=$1/kernel/rdmx/exports/$2 a v=1
+	put "$d/path" "$3"
+	put "$d/size" "$4"
+	put "$d/logical_block_size" "$5"
+	put "$d/read_only" "$6"
+	put "$d/allow" "$7"
+	for a in clients reads writes read_bytes write_bytes errors; do
+		put "$d/$a" "$v"
+		v=$((v + 1))
+	done
+}
+
+# fake_disk ROOT N SERVER EXPORT STATE SECTORS RO: with every counter
+fake_disk() {
+	local b=$1/block/rdmxb$2 a v=1
+	local d=$b/rdmx
+	put "$b/size" "$6"
+	put "$b/ro" "$7"
+	put "$d/server" "$3"
+	put "$d/export" "$4"
+	put "$d/state" "$5"
+	for a in nr_queues queue_depth loss_timeout_ms reconnects reads writes \
+		 read_bytes write_bytes in_flight errors timeouts requeues; do
+		put "$d/$a" "$v"
+		v=$((v + 1))
+	done
+}
+
+S=$T/sys-blk
+fake_export "$S" ram ram:67108864 67108864 512 0 ""
+fake_export "$S" file /var/tmp/disk.img 1048576 4096 1 "198.18.0.0/24 ::1/128"
+fake_export "$S" nullb /dev/nullb0 268435456 512 0 "198.18.0.2/32"
+put "$S/kernel/rdmx/exports/file/write_bytes" 12345678901234
+rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow"
+fake_disk "$S" 0 198.18.0.1:7471 ram live 131072 0
+fake_disk "$S" 10 '[fe80::1]:7471' file reconnecting 2048 1
+fake_disk "$S" 2 198.18.0.1:7000 nullb dead 524288 0
+put "$S/block/rdmxb0/rdmx/read_bytes" 12345678901234
+rm "$S/block/rdmxb2/rdmx/requeues" "$S/block/rdmxb2/ro"
+mkdir -p "$S/block/sda" "$S/block/rdmxb3" "$S/block/rdmxbx/rdmx"
+
+RDMX_SYSFS=$S run export list
+check "export list exits 0" rc_is 0
+check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw allow any$'
+check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro allow 198\.18\.0\.0/24,::1/128$'
+check "export list: counters" out_has '^    clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
+check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw allow -$" && out_has "^    clients 1 .* errors -$"'
+check "export list: in name order" eval '[ "$(grep -oE "^[a-z]+:" "$T/out" | tr -d "\n")" = "file:nullb:ram:" ]'
+RDMX_SYSFS=$S run export
+check "export alone lists too" out_has '^ram: '
+RDMX_SYSFS=$S run -j export list
+check "-j export list is JSON" is_json
+check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors"}'
+check "-j export list: values" json_true 'd[0]["name"] == "file" and d[0]["read_only"] is True and d[0]["allow"] == ["198.18.0.0/24", "::1/128"] and d[0]["write_bytes"] == 12345678901234 and d[0]["logical_block_size"] == 4096'
+check "-j export list: empty allow-list is [], a missing one null" json_true 'd[2]["allow"] == [] and d[1]["allow"] is None and d[1]["errors"] is None and d[2]["read_only"] is False'
+RDMX_SYSFS=$S run -j export show ram
+check "-j export show ram: only that one" json_true 'len(d) == 1 and d[0]["name"] == "ram" and d[0]["size"] == 67108864'
+RDMX_SYSFS=$S run export show nosuch
+check "export show of an unknown export: exits 1, says so" eval 'rc_is 1 && err_has "no export nosuch"'
+S2=$T/sys-noexp
+mkdir -p "$S2/kernel/rdmx/exports"
+RDMX_SYSFS=$S2 run -j export list
+check "-j export list with no exports: []" json_true 'd == []'
+
+RDMX_SYSFS=$S run map list
+check "map list exits 0" rc_is 0
+check "map list: first line of rdmxb0" out_has '^rdmxb0: /dev/rdmxb0 server 198\.18\.0\.1:7471 export ram state live size 67108864 rw$'
+check "map list: counters of rdmxb0" out_has '^    nr_queues 1 queue_depth 2 loss_timeout_ms 3 reconnects 4 reads 5 writes 6 read_bytes 12345678901234 write_bytes 8 in_flight 9 errors 10 timeouts 11 requeues 12$'
+check "map list: IPv6 server, read-only" out_has '^rdmxb10: /dev/rdmxb10 server \[fe80::1\]:7471 export file state reconnecting size 1048576 ro$'
+check "map list: a missing file is '-'" eval 'out_has "^rdmxb2: .* state dead size 268435456 -$" && out_has "timeouts 11 requeues -$"'
+check "map list: in number order, 0 2 10" eval '[ "$(grep -oE "^rdmxb[0-9]+:" "$T/out" | tr -d "\n")" = "rdmxb0:rdmxb2:rdmxb10:" ]'
+check "map list: other disks, and rdmxb without rdmx/, left out" not_out_has 'sda|rdmxb3|rdmxbx'
+RDMX_SYSFS=$S run -j map list
+check "-j map list is JSON" is_json
+check "-j map list: keys" json_true 'set(d[0]) == {"name", "index", "dev", "server", "export", "state", "size", "read_only", "nr_queues", "queue_depth", "loss_timeout_ms", "reconnects", "reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors", "timeouts", "requeues"}'
+check "-j map list: values" json_true '[x["index"] for x in d] == [0, 2, 10] and d[0]["dev"] == "/dev/rdmxb0" and d[0]["size"] == 67108864 and d[0]["read_bytes"] == 12345678901234 and d[2]["read_only"] is True and d[2]["server"] == "[fe80::1]:7471"'
+check "-j map list: missing is null" json_true 'd[1]["read_only"] is None and d[1]["requeues"] is None'
+for dev in /dev/rdmxb10 rdmxb10 10; do
+	RDMX_SYSFS=$S run -j map show "$dev"
+	check "-j map show $dev: only rdmxb10" json_true 'len(d) == 1 and d[0]["index"] == 10'
+done
+RDMX_SYSFS=$S run map show 3
+check "map show of a disk without rdmx/: exits 1, says so" eval 'rc_is 1 && err_has "no /dev/rdmxb3 mapped"'
 
 # ---- dev without the module ----
 
@@ -938,6 +1149,85 @@ static int shim_recv(struct rdmx_ep_xfer *x)
 	return x->count = i;
 }
 
+/*
+ * The block service: EXPORT_ADD, EXPORT_DEL, MAP and UNMAP check their
+ * argument as the kernel would and log it; MAP makes /dev/rdmxb3.
+ */
+static int shim_export_name_ok(const __u8 *s)
+{
+	size_t len = strnlen((const char *)s, RDMX_EXPORT_NAME_LEN), i;
+
+	if (!len || len >= RDMX_EXPORT_NAME_LEN)
+		return 0;
+	for (i = len; i < RDMX_EXPORT_NAME_LEN; i++)
+		if (s[i])
+			return 0;
+	return 1;
+}
+
+static int shim_export_add(struct rdmx_export_add *ea)
+{
+	int ram = !!(ea->flags & RDMX_EXPORT_RAM);
+	char allow[1024] = "", ip[64];
+	unsigned int i;
+
+	if (ea->size != sizeof(*ea) ||
+	    (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM)) ||
+	    !shim_export_name_ok(ea->name) || ea->reserved0 ||
+	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
+	    (ram && (ea->path || ea->path_len || !ea->ram_size ||
+		     ea->ram_size % 4096)) ||
+	    (!ram && (!ea->path || !ea->path_len || ea->path_len > 4095 ||
+		      ea->ram_size)) ||
+	    (ea->logical_block_size && ea->logical_block_size != 512 &&
+	     ea->logical_block_size != 4096))
+		return errno = EINVAL, -1;
+	for (i = 0; i < 4; i++)
+		if (ea->reserved[i])
+			return errno = EINVAL, -1;
+	for (i = 0; i < ea->nr_allow; i++) {
+		const struct rdmx_export_allow *a = &ea->allow[i];
+
+		if ((a->family != AF_INET && a->family != AF_INET6) ||
+		    a->prefix_len > (a->family == AF_INET ? 32 : 128) ||
+		    a->reserved0 || a->reserved1 ||
+		    !inet_ntop(a->family, a->addr, ip, sizeof(ip)))
+			return errno = EINVAL, -1;
+		snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow),
+			 "%s%s/%u", i ? "," : "", ip, a->prefix_len);
+	}
+	shim_log("EXPORT_ADD name=%s flags=%u path=%.*s ram=%llu lbs=%u allow=%s",
+		 ea->name, ea->flags, (int)ea->path_len,
+		 ram ? "" : (const char *)(uintptr_t)ea->path,
+		 (unsigned long long)ea->ram_size, ea->logical_block_size,
+		 allow);
+	return shim_fail("EXPORT_ADD") ? -1 : 0;
+}
+
+static int shim_map(struct rdmx_map *m)
+{
+	unsigned int i;
+
+	if (m->size != sizeof(*m) || (m->flags & ~RDMX_MAP_RO) ||
+	    !shim_sockaddr_ok(&m->addr) || !shim_export_name_ok(m->name) ||
+	    m->nr_queues > RDMX_MAP_QUEUES_MAX ||
+	    m->queue_depth > RDMX_MAP_DEPTH_MAX ||
+	    m->loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS || m->index ||
+	    m->reserved0)
+		return errno = EINVAL, -1;
+	for (i = 0; i < 4; i++)
+		if (m->reserved[i])
+			return errno = EINVAL, -1;
+	shim_log("MAP family=%u port=%u addr=%s name=%s flags=%u queues=%u depth=%u loss=%u timeout=%u",
+		 m->addr.family, m->addr.port, shim_addr(&m->addr), m->name,
+		 m->flags, m->nr_queues, m->queue_depth, m->loss_timeout_ms,
+		 m->timeout_ms);
+	if (shim_fail("MAP"))
+		return -1;
+	m->index = 3;
+	return 0;
+}
+
 static int shim_mr_reg(struct rdmx_mr_reg *r)
 {
 	const char *out = getenv("SHIM_OUT");
@@ -1076,6 +1366,8 @@ int ioctl(int fd, unsigned long req, ...)
 			info->features |= RDMX_FEATURE_MSG;
 		if (!getenv("SHIM_NO_RMA"))
 			info->features |= RDMX_FEATURE_RMA;
+		if (!getenv("SHIM_NO_BLOCK"))
+			info->features |= RDMX_FEATURE_BLOCK;
 		strcpy((char *)info->version, "9.9.9");
 		return 0;
 	}
@@ -1171,6 +1463,29 @@ int ioctl(int fd, unsigned long req, ...)
 		shim_log("SESS_CLOSE id=%u", sc->sess_id);
 		return shim_fail("SESS_CLOSE") ? -1 : 0;
 	}
+	if (req == RDMX_IOC_EXPORT_ADD)
+		return shim_export_add(arg);
+	if (req == RDMX_IOC_EXPORT_DEL) {
+		struct rdmx_export_del *ed = arg;
+
+		if (ed->size != sizeof(*ed) ||
+		    (ed->flags & ~RDMX_EXPORT_DEL_FORCE) ||
+		    !shim_export_name_ok(ed->name))
+			return errno = EINVAL, -1;
+		shim_log("EXPORT_DEL name=%s flags=%u", ed->name, ed->flags);
+		return shim_fail("EXPORT_DEL") ? -1 : 0;
+	}
+	if (req == RDMX_IOC_MAP)
+		return shim_map(arg);
+	if (req == RDMX_IOC_UNMAP) {
+		struct rdmx_unmap *um = arg;
+
+		if (um->size != sizeof(*um) ||
+		    (um->flags & ~RDMX_UNMAP_FORCE) || um->reserved)
+			return errno = EINVAL, -1;
+		shim_log("UNMAP index=%u flags=%u", um->index, um->flags);
+		return shim_fail("UNMAP") ? -1 : 0;
+	}
 	if (req == RDMX_IOC_MR_REG)
 		return shim_mr_reg(arg);
 	if (req == RDMX_IOC_MR_DEREG) {
@@ -1221,7 +1536,7 @@ CC=${CC:-cc}
 if build_shim; then
 	shim() { RDMX_DEVNODE=/dev/null LD_PRELOAD="$T/shim.so" run "$@"; }
 	shim version
-	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma$'
+	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block$'
 	shim dev
 	check "shim: dev exits 0" rc_is 0
 	check "shim: dev line like rdma dev" out_has '^0/1: rxe0 port 1 roce ACTIVE phys LINK_UP netdev eth0 mtu 1024/4096 guid 0250:56ff:fe8a:1234$'
@@ -1555,6 +1870,85 @@ EOF
 	check "shim: mr serve, channel reset: exits 1 with strerror and hint" eval 'rc_is 1 && err_has "Connection reset by peer" && err_has "^hint: "'
 	check "shim: mr serve, channel reset: still deregisters and dumps" eval 'log_has "^MR_DEREG id=7$" && [ -s "$T/rma/reset" ]'
 	check "shim: mr serve, channel reset: says it failed" out_has '^mr 7: failed after '
+
+	# ---- the block service against the fake module ----
+
+	SHIM_NO_BLOCK=1 mshim export add disk1 ram:1M
+	check "shim: export add on a module without RDMX_FEATURE_BLOCK: exits 1, says so" \
+		eval 'rc_is 1 && err_has "has no block service" && not_log_has EXPORT_ADD'
+	SHIM_NO_BLOCK=1 mshim map 127.0.0.1 disk1
+	check "shim: map on a module without RDMX_FEATURE_BLOCK: exits 1" \
+		eval 'rc_is 1 && err_has "has no block service"'
+	mshim export add disk1 ram:1G
+	check "shim: export add ram:1G exits 0, prints nothing" eval 'rc_is 0 && out_empty'
+	check "shim: export add ram:1G passes RDMX_EXPORT_RAM and the size" \
+		log_has '^EXPORT_ADD name=disk1 flags=2 path= ram=1073741824 lbs=0 allow=$'
+	mshim export add big ram:2T --ro --lbs 4096
+	check "shim: export add ram:2T --ro --lbs 4096" \
+		log_has '^EXPORT_ADD name=big flags=3 path= ram=2199023255552 lbs=4096 allow=$'
+	truncate -s 1M "$T/disk.img"
+	(cd "$T" && mshim export add f.1 disk.img --allow 198.18.0.2 --allow 10.1.2.3/8 \
+		--allow '[fd00::5]/64' --allow ::1 --allow=0.0.0.0/0)
+	check "shim: export add FILE: absolute path, allow-list with host bits cleared" \
+		log_has "^EXPORT_ADD name=f\\.1 flags=0 path=$T/disk\\.img ram=0 lbs=0 allow=198\\.18\\.0\\.2/32,10\\.0\\.0\\.0/8,fd00::/64,::1/128,0\\.0\\.0\\.0/0\$"
+	mshim export add nb /dev/null
+	check "shim: export add of a character device: exits 1 before the module" \
+		eval 'rc_is 1 && err_has "neither a block device nor a regular file" && not_log_has EXPORT_ADD'
+	SHIM_FAIL=EXPORT_ADD:17 mshim export add disk1 ram:1M
+	check "shim: export add EEXIST: exits 1, says it exists" eval 'rc_is 1 && err_has "export disk1 exists already"'
+	SHIM_FAIL=EXPORT_ADD:1 mshim export add disk1 ram:1M
+	check "shim: export add EPERM: names CAP_SYS_ADMIN" eval 'rc_is 1 && err_has "^hint: .*CAP_SYS_ADMIN"'
+	SHIM_FAIL=EXPORT_ADD:16 mshim export add disk1 "$T/disk.img"
+	check "shim: export add EBUSY: says the path is in use" eval 'rc_is 1 && err_has "disk\.img is busy"'
+	SHIM_FAIL=EXPORT_ADD:12 mshim export add disk1 ram:1T
+	check "shim: export add ENOMEM of ram: says so" eval 'rc_is 1 && err_has "out of memory: is ram:SIZE more"'
+
+	mshim export del disk1
+	check "shim: export del exits 0" eval 'rc_is 0 && log_has "^EXPORT_DEL name=disk1 flags=0$"'
+	mshim export del --force disk1
+	check "shim: export del --force passes RDMX_EXPORT_DEL_FORCE" log_has '^EXPORT_DEL name=disk1 flags=1$'
+	SHIM_FAIL=EXPORT_DEL:16 mshim export del disk1
+	check "shim: export del EBUSY: exits 1, says mapped, suggests --force" \
+		eval 'rc_is 1 && err_has "export disk1 busy: mapped by a client \(use --force"'
+	SHIM_FAIL=EXPORT_DEL:2 mshim export del disk1
+	check "shim: export del ENOENT: says there is none" eval 'rc_is 1 && err_has "no export disk1"'
+
+	mshim map 127.0.0.1 disk1
+	check "shim: map exits 0, prints the device" eval 'rc_is 0 && [ "$(cat "$T/out")" = /dev/rdmxb3 ]'
+	check "shim: map passes address, port and name, defaults 0" \
+		log_has '^MAP family=2 port=7471 addr=127\.0\.0\.1 name=disk1 flags=0 queues=0 depth=0 loss=0 timeout=0$'
+	mshim -j map -p 9000 '[::1]' disk1 --queues 4 --depth 64 --ro --loss-timeout 30000 --timeout 5000
+	check "shim: map with every option passes them" \
+		log_has '^MAP family=10 port=9000 addr=::1 name=disk1 flags=1 queues=4 depth=64 loss=30000 timeout=5000$'
+	check "shim: -j map: the device, index, server and export" \
+		json_true 'd == {"dev": "/dev/rdmxb3", "index": 3, "server": "[::1]:9000", "export": "disk1", "read_only": True}'
+	SHIM_FAIL=MAP:13 mshim map 127.0.0.1 disk1
+	check "shim: map EACCES: exits 1, says read-only or allow-list, no stdout" \
+		eval 'rc_is 1 && err_has "refused export disk1: read-only export \(map it with --ro\), or this host is not on its allow-list" && err_has "^hint: see .rdmxctl export show disk1. on 127\.0\.0\.1" && out_empty'
+	SHIM_FAIL=MAP:13 mshim map --ro 127.0.0.1 disk1
+	check "shim: map --ro EACCES: says allow-list" \
+		eval 'rc_is 1 && err_has "not on its allow-list" && not_err_has "map it with --ro"'
+	SHIM_FAIL=MAP:2 mshim map 127.0.0.1 disk1
+	check "shim: map ENOENT: says no such export" eval 'rc_is 1 && err_has "no export disk1 on 127\.0\.0\.1"'
+	SHIM_FAIL=MAP:111 mshim map -p 7000 127.0.0.1 disk1
+	check "shim: map ECONNREFUSED: hint to listen on the port" \
+		eval 'rc_is 1 && err_has "nothing listens on port 7000" && err_has "^hint: run .rdmxctl listen -p 7000. on 127\.0\.0\.1"'
+	SHIM_FAIL=MAP:71 mshim map 127.0.0.1 disk1
+	check "shim: map EPROTO: says incompatible server" eval 'rc_is 1 && err_has "incompatible server"'
+	SHIM_FAIL=MAP:110 mshim map 127.0.0.1 disk1
+	check "shim: map ETIMEDOUT: hint at --timeout" eval 'rc_is 1 && err_has "^hint: .*--timeout"'
+
+	for dev in /dev/rdmxb7 rdmxb7 7; do
+		mshim unmap "$dev"
+		check "shim: unmap $dev exits 0" eval 'rc_is 0 && log_has "^UNMAP index=7 flags=0$"'
+	done
+	mshim unmap --force 0
+	check "shim: unmap --force passes RDMX_UNMAP_FORCE" log_has '^UNMAP index=0 flags=1$'
+	SHIM_FAIL=UNMAP:16 mshim unmap 7
+	check "shim: unmap EBUSY: exits 1, says open, suggests --force" \
+		eval 'rc_is 1 && err_has "/dev/rdmxb7 busy: open by a user.*--force"'
+	SHIM_FAIL=UNMAP:2 mshim unmap 7
+	check "shim: unmap ENOENT: says not mapped" eval 'rc_is 1 && err_has "no /dev/rdmxb7 mapped"'
 	unset SHIM_LOG
 elif command -v "$CC" >/dev/null 2>&1 && [ -n "$HDR_DIR" ]; then
 	# A compiler is there: a shim that does not build is a broken test

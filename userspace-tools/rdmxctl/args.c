@@ -176,7 +176,7 @@ int rd_check_service(const char *object, const char *name)
 	return 0;
 }
 
-/* The multiplier of a size suffix at @s ("K", "KiB", "kb", "M", ...); @s is past it on return. */
+/* The multiplier of a size suffix at @s ("K", "KiB", "kb", "M" ... "T"); @s is past it. */
 static int rd_size_suffix(const char **s, unsigned int *shift)
 {
 	const char *p = *s;
@@ -190,6 +190,9 @@ static int rd_size_suffix(const char **s, unsigned int *shift)
 		break;
 	case 'g': case 'G':
 		*shift = 30;
+		break;
+	case 't': case 'T':
+		*shift = 40;
 		break;
 	default:
 		return -EINVAL;
@@ -206,7 +209,7 @@ static int rd_size_suffix(const char **s, unsigned int *shift)
 /**
  * rd_parse_u64() - a 64-bit number, decimal or 0x hex, maybe a size
  * @s: the text: digits, or "0x" and hex digits; no sign, no spaces. With
- *	@suffix, a K, M or G may follow (times 2^10, 2^20, 2^30; "KiB",
+ *	@suffix, a K, M, G or T may follow (times 2^10 to 2^40; "KiB",
  *	"kb" and the like are the same), as rdmx-msgtest takes sizes
  * @suffix: allow the suffix
  * @min: smallest value allowed

@@ -135,19 +135,24 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { bench | dev | doctor | listen | mr | msg | ping | rma | session | version }\n"
+		"where  OBJECT := { bench | dev | doctor | export | listen | map | mr | msg | ping | rma |\n"
+		"                   session | unmap | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
+		"  export [ add | del | list | show ]\n"
+		"                                storage this host serves to peers as disks\n"
 		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
+		"  map [ HOST NAME | list ]      map a peer's export as /dev/rdmxbN; list mapped disks\n"
 		"  mr serve --size SIZE          serve memory for one-sided access by peers\n"
 		"  msg { send | recv }           send files as messages, receive them into a directory\n"
 		"  ping HOST                     round-trip latency to the echo service on HOST\n"
 		"  rma HOST OPERATION            read, write or update memory a peer serves\n"
 		"  session [ list | show ID | close ID ]\n"
 		"                                sessions to peers, with their counters\n"
+		"  unmap DEV                     remove a disk that map made\n"
 		"  version                       versions of " RD_PROG " and of the rdmx module\n"
 		"\n"
 		"Commands may be abbreviated to a unique prefix.\n"
@@ -174,13 +179,16 @@ static const struct rd_cmd rd_cmds[] = {
 	{ "bench",	cmd_bench },
 	{ "dev",	cmd_dev },
 	{ "doctor",	cmd_doctor },
+	{ "export",	cmd_export },
 	{ "help",	cmd_help },
 	{ "listen",	cmd_listen },
+	{ "map",	cmd_map },
 	{ "mr",	cmd_mr },
 	{ "msg",	cmd_msg },
 	{ "ping",	cmd_ping },
 	{ "rma",	cmd_rma },
 	{ "session",	cmd_session },
+	{ "unmap",	cmd_unmap },
 	{ "version",	cmd_version },
 	{ NULL,		NULL },
 };

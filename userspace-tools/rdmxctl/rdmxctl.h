@@ -255,16 +255,26 @@ int rd_mr_reg(int fd, void *addr, uint64_t len, uint32_t access,
 int rd_mr_dereg(int fd, uint32_t mr_id);
 int rd_rma(int fd, struct rdmx_rma_op *ops, unsigned int n, uint32_t flags);
 
+/* export.c, map.c: the block service */
+int rd_blk_open(void);
+int rd_check_export_name(const char *object, const char *name);
+int rd_parse_allow(const char *s, struct rdmx_export_allow *a);
+int rd_parse_ram(const char *s, uint64_t *size);
+int rd_parse_disk(const char *s, unsigned int *index);
+
 /* Objects */
 int cmd_bench(struct rd *rd);
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
+int cmd_export(struct rd *rd);
 int cmd_listen(struct rd *rd);
+int cmd_map(struct rd *rd);
 int cmd_mr(struct rd *rd);
 int cmd_msg(struct rd *rd);
 int cmd_ping(struct rd *rd);
 int cmd_rma(struct rd *rd);
 int cmd_session(struct rd *rd);
+int cmd_unmap(struct rd *rd);
 int cmd_version(struct rd *rd);
 int version_show(struct rd *rd);
 

@@ -14,6 +14,7 @@ static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_MSG,		"msg" },
 	{ RDMX_FEATURE_RMA,		"rma" },
 	{ RDMX_FEATURE_BENCH,		"bench" },
+	{ RDMX_FEATURE_BLOCK,		"block" },
 };
 
 static void version_print_absent(struct rd *rd, int err)

@@ -1,0 +1,429 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The block service between two guests: node 1 exports, node 2 maps. Run as
+#   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/blk.sh
+# (tests/check's group guest-blk-rxe). Argument: MAX, the largest fio run
+# in MiB (default 32; each export is 64 MiB).
+#
+# Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
+# memory-backed null_blk made through configfs, a RAM export with 4 KiB
+# blocks, and small RAM exports for the read-only, allow-list and busy
+# cases. Node 2 maps them and checks:
+#   1. size and logical block size; fio randrw with crc32c verification at
+#      512 B (not on the 4 KiB one), 4 KiB, 64 KiB and 1 MiB on each, fio's
+#      exit status and the error count in its JSON;
+#   2. ext4 on the ram export: files written with checksums, unmounted,
+#      remounted from a cold cache, checked; e2fsck -fn clean;
+#   3. a read-only export refused without --ro (EACCES), readable with it,
+#      writes failing; an allow-list without node 2 refused (EACCES), one
+#      with it accepted; a missing export (ENOENT) and a port without a
+#      listener (ECONNREFUSED) refused;
+#   4. unmap of an open disk refused (EBUSY), export del of a mapped export
+#      refused on node 1 (EBUSY); unmap --force then fails the I/O a reader
+#      has pending, which ends, and the disk goes once closed;
+#   5. the link down for 5 s, then up, under a verifying fio run: no verify
+#      error, no I/O error, the disk reconnected;
+# then everything unmapped and deleted, and rmmod clean on both.
+set -u
+. "$RDMX_REPO/tests/vm/lib.sh"
+
+max=${1:-32}
+srv=$RDMX_ADDR_1
+port=7471
+sys=/sys/kernel/rdmx
+mib=$((1024 * 1024))
+# Long enough for a link flap and a slow debug kernel, short enough that a
+# disk that never comes back fails the run rather than the harness timeout.
+loss_ms=60000
+# The client's sections take long under TCG: its barriers wait this long.
+long=1800
+
+rdmx_barrier up || rdmx_fail "peer came up"
+
+# Heartbeats find a dead link fast (as msg.sh sets them).
+echo 500 >$sys/hb_interval_ms
+echo 3 >$sys/hb_miss_max
+echo 1000 >$sys/reconnect_max_ms
+
+# ---------------------------------------------------------------- helpers
+
+# export_json NAME EXPR: on node 1, EXPR over export NAME's JSON (as j).
+# shellcheck disable=SC2317  # called through rdmx_check
+export_json() {
+	rdmxctl -j export show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
+}
+
+# disk_json DEV EXPR: on node 2, EXPR over disk DEV's JSON (as j).
+# shellcheck disable=SC2317  # called through rdmx_check
+disk_json() {
+	rdmxctl -j map show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
+}
+
+# map_dev NAME [ARGS...]: map export NAME of node 1; prints the device.
+map_dev() {
+	local name=$1
+	shift
+	rdmxctl map -p "$port" "$srv" "$name" --loss-timeout "$loss_ms" "$@"
+}
+
+# fio_ok JSON: fio's JSON shows no error, and both reads and writes done.
+# shellcheck disable=SC2317  # called through rdmx_check
+fio_ok() {
+	python3 - "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+j = d["jobs"][0]
+ok = (j["error"] == 0 and j.get("total_err", 0) == 0 and
+      j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0)
+print("error %d, reads %d, writes %d" % (j["error"], j["read"]["total_ios"],
+      j["write"]["total_ios"]))
+sys.exit(0 if ok else 1)
+EOF
+}
+
+# fio_verify TAG DEV BS MIB [FIO-ARGS...]: randrw over the first MIB MiB of
+# DEV in blocks of BS, each write's crc32c verified; fails on fio's exit
+# status, a verify error (fatal) or an I/O error in its JSON.
+# shellcheck disable=SC2317  # called through rdmx_check
+fio_verify() {
+	local tag=$1 dev=$2 bs=$3 size=$4 out rc
+	shift 4
+	out=$RDMX_OUT/fio-$tag-$bs
+	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randrw --bs="$bs" --size="${size}M" \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--randrepeat=0 --output-format=json --output="$out.json" "$@" \
+		>"$out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] || { tail -n 5 "$out.txt"; return "$rc"; }
+	fio_ok "$out.json"
+}
+
+# fio_mib BS: how much of the disk a run at BS covers, bounded by MAX, so
+# that small blocks do not take forever under TCG.
+fio_mib() {
+	case "$1" in
+	512) echo 2 ;;
+	4k) echo $((max < 8 ? max : 8)) ;;
+	*) echo "$max" ;;
+	esac
+}
+
+# no_io_errors DEV: the kernel logged no I/O error for DEV.
+# shellcheck disable=SC2317  # called through rdmx_check
+no_io_errors() {
+	! dmesg | grep -E "I/O error, dev ${1#/dev/}\b|Buffer I/O error on dev ${1#/dev/}\b"
+}
+
+# refused STATUS TEXT ERRFILE: an rdmxctl command failed as it should: exit
+# status 1 (a runtime failure, not a usage error) and TEXT in its stderr.
+# shellcheck disable=SC2317  # called through rdmx_check
+refused() {
+	cat "$3"
+	[ "$1" -eq 1 ] && grep -qF -- "$2" "$3"
+}
+
+# wait_gone DISK: /sys/block/DISK goes within 30 s.
+# shellcheck disable=SC2317  # called through rdmx_check
+wait_gone() {
+	local _
+
+	for _ in $(seq 150); do
+		[ -e "/sys/block/$1" ] || return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+rdmxctl -j version >"$RDMX_OUT/version.json"
+if ! rdmx_json "'block' in j['module']['features']" <"$RDMX_OUT/version.json"; then
+	rdmx_fail "rdmxctl version lists the block feature (RDMX_FEATURE_BLOCK)"
+	rdmx_done  # nothing below can work
+fi
+rdmx_pass "rdmxctl version lists the block feature (RDMX_FEATURE_BLOCK)"
+
+# ----------------------------------------------------------- node 1: exports
+
+setup_nullb() { # a 64 MiB memory-backed null_blk, 512-byte blocks
+	local d=/sys/kernel/config/nullb/nullb0 _
+
+	modprobe null_blk nr_devices=0 || return 1
+	mkdir "$d" || return 1
+	echo 64 >"$d/size" && echo 1 >"$d/memory_backed" &&
+		echo 512 >"$d/blocksize" && echo 1 >"$d/power" || return 1
+	for _ in $(seq 50); do
+		[ -b /dev/nullb0 ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "rdmxctl listen -p $port" rdmxctl listen -p "$port"
+	rdmx_check "export ram: ram:64M" rdmxctl export add ram ram:64M
+	mkdir -p /mnt/blk && mount -t tmpfs -o size=80m tmpfs /mnt/blk &&
+		truncate -s 64M /mnt/blk/disk.img
+	rdmx_check "export file: a 64 MiB file on tmpfs" \
+		rdmxctl export add file /mnt/blk/disk.img
+	if setup_nullb; then
+		rdmx_check "export nullb: /dev/nullb0 (memory_backed, via configfs)" \
+			rdmxctl export add nullb /dev/nullb0
+	else
+		rdmx_fail "null_blk nullb0 made through configfs"
+	fi
+	rdmx_check "export lbs4k: ram:16M --lbs 4096" \
+		rdmxctl export add lbs4k ram:16M --lbs 4096
+	rdmx_check "export ro: ram:16M --ro" rdmxctl export add ro ram:16M --ro
+	rdmx_check "export deny: ram:4M --allow $srv (node 1 only)" \
+		rdmxctl export add deny ram:4M --allow "$srv"
+	rdmx_check "export allowed: ram:4M --allow 198.18.0.0/24 --allow fd00::/64" \
+		rdmxctl export add allowed ram:4M --allow 198.18.0.0/24 --allow fd00::/64
+	rdmx_check "export busy: ram:16M" rdmxctl export add busy ram:16M
+	rdmx_check_fails "export add of a taken name fails (EEXIST)" \
+		rdmxctl export add ram ram:4M
+	rdmx_check_fails "export add of ram:4097 is a usage error" \
+		rdmxctl export add odd ram:4097
+	rdmxctl export list
+	rdmxctl -j export list >"$RDMX_OUT/exports.json"
+	rdmx_check "export list: the eight exports, sizes and flags" rdmx_json \
+		"{e['name']: (e['size'], e['logical_block_size'], e['read_only']) for e in j} == {
+		 'ram': ($((64 * mib)), 512, False), 'file': ($((64 * mib)), 512, False),
+		 'nullb': ($((64 * mib)), 512, False), 'lbs4k': ($((16 * mib)), 4096, False),
+		 'ro': ($((16 * mib)), 512, True), 'deny': ($((4 * mib)), 512, False),
+		 'allowed': ($((4 * mib)), 512, False), 'busy': ($((16 * mib)), 512, False)}" \
+		<"$RDMX_OUT/exports.json"
+	rdmx_check "export list: paths and allow-lists" rdmx_json \
+		"{e['name']: (e['path'], e['allow']) for e in j if e['name'] in ('ram', 'file', 'nullb', 'deny', 'allowed')} == {
+		 'ram': ('ram:$((64 * mib))', []), 'file': ('/mnt/blk/disk.img', []),
+		 'nullb': ('/dev/nullb0', []), 'deny': ('ram:$((4 * mib))', ['$srv/32']),
+		 'allowed': ('ram:$((4 * mib))', ['198.18.0.0/24', 'fd00::/64'])}" \
+		<"$RDMX_OUT/exports.json"
+	rdmx_barrier exports-up
+fi
+
+# ------------------------------------------------- node 2: data and errors
+
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_barrier exports-up
+	declare -A dev
+	for e in ram file nullb lbs4k; do
+		if dev[$e]=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err"); then
+			rdmx_pass "map $e: ${dev[$e]}"
+		else
+			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
+			dev[$e]=""
+		fi
+	done
+	rdmxctl map list
+	for e in ram file nullb lbs4k; do
+		d=${dev[$e]}
+		[ -n "$d" ] || continue
+		lbs=512 size=$((64 * mib)) bss="512 4k 64k 1M"
+		[ "$e" = lbs4k ] && lbs=4096 size=$((16 * mib)) bss="4k 64k 1M"
+		rdmx_check "$e: $d is a block device" test -b "$d"
+		rdmx_check "$e: size $size" test "$(blockdev --getsize64 "$d")" -eq "$size"
+		rdmx_check "$e: logical block size $lbs" test "$(blockdev --getss "$d")" -eq "$lbs"
+		rdmx_check "$e: map list shows it live, from $srv:$port" disk_json "$d" \
+			"j[0]['state'] == 'live' and j[0]['export'] == '$e' and j[0]['server'] == '$srv:$port' and j[0]['size'] == $size and j[0]['read_only'] is False"
+		for bs in $bss; do
+			mb=$(fio_mib "$bs")
+			[ "$e" = lbs4k ] && [ "$mb" -gt 16 ] && mb=16
+			rdmx_check "$e: fio randrw bs=$bs over ${mb} MiB, crc32c verified, no error" \
+				fio_verify "$e" "$d" "$bs" "$mb"
+		done
+		rdmx_check "$e: no I/O error in the kernel log" no_io_errors "$d"
+		rdmx_check "$e: the disk counted reads and writes, no errors" disk_json "$d" \
+			"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0 and j[0]['in_flight'] == 0"
+	done
+
+	# 2. A filesystem on the ram export, checked across a remount.
+	d=${dev[ram]}
+	if [ -n "$d" ]; then
+		mkdir -p /mnt/r
+		rdmx_check "mkfs.ext4 on $d" mkfs.ext4 -q -F "$d"
+		if mount "$d" /mnt/r; then
+			for i in $(seq 16); do
+				head -c $((i * 37 * 1024 + i)) /dev/urandom >"/mnt/r/f$i"
+			done
+			mkdir /mnt/r/dir
+			head -c $((8 * mib)) /dev/urandom >/mnt/r/dir/big
+			(cd /mnt/r && sha256sum f* dir/big) >/tmp/ext4.sums
+			sync
+			rdmx_check "umount $d" umount /mnt/r
+			blockdev --flushbufs "$d"
+			echo 3 >/proc/sys/vm/drop_caches
+			rdmx_check "mount $d again" mount "$d" /mnt/r
+			rdmx_check "ext4: 17 files read back with their checksums" \
+				sh -c 'cd /mnt/r && sha256sum -c --quiet /tmp/ext4.sums'
+			rdmx_check "umount $d again" umount /mnt/r
+			rdmx_check "e2fsck -fn $d: clean" e2fsck -fn "$d"
+		else
+			rdmx_fail "mount ext4 on $d"
+		fi
+	fi
+
+	# 3. Read-only, allow-lists, missing exports and listeners.
+	map_dev ro >/dev/null 2>"$RDMX_OUT/map-ro.err"
+	rdmx_check "map ro without --ro is refused (EACCES: read-only export)" \
+		refused $? "refused export ro: read-only export" "$RDMX_OUT/map-ro.err"
+	if d=$(map_dev ro --ro); then
+		rdmx_pass "map ro --ro: $d"
+		rdmx_check "ro: the disk is read-only" test "$(blockdev --getro "$d")" -eq 1
+		rdmx_check "ro: map list says read_only" disk_json "$d" "j[0]['read_only'] is True"
+		rdmx_check "ro: 16 MiB read back, zeros" sh -c \
+			"dd if=$d of=/tmp/ro.img bs=1M iflag=direct status=none && [ \$(stat -c %s /tmp/ro.img) -eq $((16 * mib)) ] && cmp -n $((16 * mib)) /tmp/ro.img /dev/zero"
+		rdmx_check_fails "ro: a write fails" \
+			dd if=/dev/zero of="$d" bs=4k count=1 oflag=direct status=none
+		rdmx_check "unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "map ro --ro"
+	fi
+	map_dev deny >/dev/null 2>"$RDMX_OUT/map-deny.err"
+	rdmx_check "map deny (allow-list without this host) is refused (EACCES)" \
+		refused $? "refused export deny" "$RDMX_OUT/map-deny.err"
+	if d=$(map_dev allowed); then
+		rdmx_pass "map allowed (allow-list 198.18.0.0/24): $d"
+		rdmx_check "allowed: 4 MiB written and read back" sh -c \
+			"head -c $((4 * mib)) /dev/urandom >/tmp/a && dd if=/tmp/a of=$d bs=1M oflag=direct status=none && dd if=$d bs=1M iflag=direct status=none | cmp -s - /tmp/a"
+		rdmx_check "unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "map allowed (allow-list 198.18.0.0/24)"
+	fi
+	map_dev nosuch >/dev/null 2>"$RDMX_OUT/map-nosuch.err"
+	rdmx_check "map of a missing export fails (ENOENT)" \
+		refused $? "no export nosuch" "$RDMX_OUT/map-nosuch.err"
+	rdmxctl map -p 7999 "$srv" ram >/dev/null 2>"$RDMX_OUT/map-noport.err"
+	rdmx_check "map to a port without a listener fails (ECONNREFUSED)" \
+		refused $? "nothing listens on port 7999" "$RDMX_OUT/map-noport.err"
+	rdmxctl map list
+
+	# 4. Busy disks and exports.
+	if d=$(map_dev busy); then
+		rdmx_pass "map busy: $d"
+		exec 3<"$d"
+		rdmxctl unmap "$d" 2>"$RDMX_OUT/unmap-busy.err"
+		rdmx_check "unmap of an open disk fails (EBUSY)" \
+			refused $? "busy: open by a user" "$RDMX_OUT/unmap-busy.err"
+		rdmx_check "... and the disk is still there" test -b "$d"
+	else
+		rdmx_fail "map busy"
+		d=""
+	fi
+	rdmx_barrier busy-held
+	rdmx_barrier busy-del-tried
+	if [ -n "$d" ]; then
+		# A reader with I/O in flight, then a forced unmap under it.
+		fio --name=busy --filename="$d" --direct=1 --ioengine=libaio \
+			--iodepth=16 --rw=randread --bs=64k --time_based --runtime=300 \
+			--output="$RDMX_OUT/fio-busy.txt" >/dev/null 2>&1 &
+		rd=$!
+		sleep 5
+		rdmx_check "fio reads the busy disk" kill -0 "$rd"
+		rdmx_check "unmap --force of an open disk" rdmxctl unmap --force "$d"
+		for _ in $(seq 150); do
+			kill -0 "$rd" 2>/dev/null || break
+			sleep 0.2
+		done
+		rdmx_check "the reader ends within 30 s of the forced unmap" \
+			eval "! kill -0 $rd 2>/dev/null"
+		kill -9 "$rd" 2>/dev/null
+		wait "$rd"
+		rdmx_check "... with an error (its I/O failed)" test $? -ne 0
+		rdmx_check_fails "reads of the open, forced-out disk fail" \
+			dd if="$d" of=/dev/null bs=4k count=1 iflag=direct status=none
+		exec 3<&-
+		rdmx_check "the disk goes once closed" wait_gone "${d#/dev/}"
+		rdmx_check "map list no longer shows it" \
+			sh -c "! rdmxctl map list | grep -q '^${d#/dev/}:'"
+	fi
+	rdmx_barrier busy-done
+fi
+
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_barrier busy-held "$long"
+	rdmx_check "export ram counted the client's I/O" export_json ram \
+		"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0"
+	rdmx_check "export ro: no write reached it" export_json ro "j[0]['writes'] == 0"
+	rdmx_check "export busy has a client" export_json busy "j[0]['clients'] > 0"
+	rdmxctl export del busy 2>"$RDMX_OUT/del-busy.err"
+	rdmx_check "export del of a mapped export fails (EBUSY)" \
+		refused $? "export busy busy: mapped by a client (use --force" \
+		"$RDMX_OUT/del-busy.err"
+	rdmx_check "... and the export is still there" export_json busy "True"
+	rdmx_barrier busy-del-tried
+	rdmx_barrier busy-done 300
+	rdmx_check "export del busy once unmapped" rdmxctl export del busy
+fi
+
+# ----------------------------------------------------- 5. a link flap
+
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_barrier flap-ready
+	d=${dev[nullb]:-}
+	if [ -n "$d" ]; then
+		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
+		fio --name=flap --filename="$d" --direct=1 --ioengine=libaio \
+			--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
+			--time_based --runtime=60 --verify=crc32c --do_verify=1 \
+			--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
+			--output-format=json --output="$RDMX_OUT/fio-flap.json" \
+			>"$RDMX_OUT/fio-flap.txt" 2>&1 &
+		fp=$!
+		rdmx_barrier flap-running
+		wait "$fp"
+		rc=$?
+		rdmx_check "link flap: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
+		tail -n 5 "$RDMX_OUT/fio-flap.txt"
+		rdmx_check "link flap: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-flap.json"
+		rdmx_check "link flap: no I/O error in the kernel log" no_io_errors "$d"
+		rdmx_check "link flap: the disk reconnected, is live, no errors" disk_json "$d" \
+			"j[0]['reconnects'] > ${rc0:-0} and j[0]['state'] == 'live' and j[0]['errors'] == 0"
+		rdmxctl map show "$d"
+	else
+		rdmx_barrier flap-running
+		rdmx_fail "link flap" "nullb not mapped"
+	fi
+	rdmx_barrier flap-done "$long"
+else
+	io=$(rdmxctl -j export show nullb | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
+	rdmx_barrier flap-ready
+	rdmx_barrier flap-running
+	# Wait until fio's I/O reaches the export, then cut the link under it.
+	for _ in $(seq 300); do
+		export_json nullb "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
+		sleep 0.2
+	done
+	rdmxctl export show nullb
+	ip link set eth0 down
+	sleep 5
+	ip link set eth0 up
+	rdmx_pass "link down 5 s, then up, under the client's fio"
+	rdmx_barrier flap-done "$long"
+fi
+
+# ---------------------------------------------------------------- the end
+
+if [ "$RDMX_NODE" = 2 ]; then
+	for e in ram file nullb lbs4k; do
+		d=${dev[$e]}
+		[ -n "$d" ] || continue
+		rdmx_check "unmap $d ($e)" rdmxctl unmap "$d"
+		rdmx_check "$d is gone" wait_gone "${d#/dev/}"
+	done
+	rdmxctl -j map list >"$RDMX_OUT/maps-end.json"
+	rdmx_check "map list is empty" rdmx_json "j == []" <"$RDMX_OUT/maps-end.json"
+	rdmx_barrier unmapped
+else
+	rdmx_barrier unmapped 300
+	for e in ram file nullb lbs4k ro deny allowed; do
+		rdmx_check "export del $e" rdmxctl export del "$e"
+	done
+	rdmxctl -j export list >"$RDMX_OUT/exports-end.json"
+	rdmx_check "export list is empty" rdmx_json "j == []" <"$RDMX_OUT/exports-end.json"
+	umount /mnt/blk
+fi
+rdmx_barrier unload 300
+rdmx_check "rmmod rdmx" rmmod rdmx
+rdmx_check "nothing of rdmx left in sysfs" test ! -e $sys
+rdmx_done

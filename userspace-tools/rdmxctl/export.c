@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdmxctl export: the block service's server side. Exports (a block device,
+ * a regular file or a RAM region under a name) are added and deleted with
+ * RDMX_IOC_EXPORT_ADD and _DEL, and listed from
+ * /sys/kernel/rdmx/exports/NAME/.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rdmxctl.h"
+
+#define EXPORT_PATH_MAX		4096
+#define EXPORT_RAM_PREFIX	"ram:"
+#define EXPORT_RAM_ALIGN	4096
+/* 16 prefixes of "[ffff:...:ffff]/128 " fit */
+#define EXPORT_ALLOW_STR	1024
+
+enum { EXPORT_OPT_RO, EXPORT_OPT_ALLOW, EXPORT_OPT_LBS, EXPORT_OPT_FORCE };
+
+static const struct rd_opt export_add_opts[] = {
+	{ EXPORT_OPT_RO,	0, "ro", false },
+	{ EXPORT_OPT_ALLOW,	0, "allow", true },
+	{ EXPORT_OPT_LBS,	0, "lbs", true },
+	{ 0, 0, NULL, false },
+};
+
+static const struct rd_opt export_del_opts[] = {
+	{ EXPORT_OPT_FORCE,	'f', "force", false },
+	{ 0, 0, NULL, false },
+};
+
+static int export_help(struct rd *rd)
+{
+	(void)rd;
+	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
+	       "                          [ --lbs 512|4096 ]\n"
+	       "       " RD_PROG " export del NAME [ --force ]\n"
+	       "       " RD_PROG " export [ list ]\n"
+	       "       " RD_PROG " export show NAME\n"
+	       "Export storage under NAME for peers to map with '" RD_PROG " map'; delete an\n"
+	       "export, or list them with their counters. PATH is a block device, a regular\n"
+	       "file, or ram:SIZE for memory (SIZE with K, M, G or T, a multiple of 4 KiB).\n"
+	       "--ro refuses writes; each --allow admits a peer address or prefix (up to %d;\n"
+	       "without one, any peer); --lbs sets the logical block size (default: the\n"
+	       "device's, 512 for files and memory). Peers connect through a listener\n"
+	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
+	       "unless --force, which disconnects the clients. Adding and deleting need\n"
+	       "CAP_SYS_ADMIN.\n",
+	       RDMX_EXPORT_ALLOW_MAX);
+	return RD_EXIT_OK;
+}
+
+/**
+ * rd_blk_open() - open /dev/rdmx for a command of the block service
+ *
+ * Says on stderr what is wrong if the module is missing, speaks another
+ * ABI or has no block service.
+ *
+ * Return: a file descriptor, or -1.
+ */
+int rd_blk_open(void)
+{
+	struct rdmx_info info;
+	int fd;
+
+	fd = rd_open_checked_flags(&info, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (!(info.features & RDMX_FEATURE_BLOCK)) {
+		rd_err("rdmx module %s has no block service: upgrade the module",
+		       (const char *)info.version);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool export_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+/**
+ * rd_check_export_name() - check an export's name as the kernel will
+ * @object: the command, for the message
+ * @name: 1 to RDMX_EXPORT_NAME_LEN - 1 bytes of [A-Za-z0-9._-]
+ *
+ * Return: 0, or RD_EXIT_USAGE after saying what is wrong.
+ */
+int rd_check_export_name(const char *object, const char *name)
+{
+	size_t len = strlen(name), i;
+
+	if (!len || len >= RDMX_EXPORT_NAME_LEN)
+		return rd_usage_err(object, "bad export name '%s': expected 1 to %d characters",
+				    name, RDMX_EXPORT_NAME_LEN - 1);
+	for (i = 0; i < len; i++)
+		if (!export_name_char(name[i]))
+			return rd_usage_err(object, "bad export name '%s': only letters, digits, '.', '_' and '-'",
+					    name);
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return rd_usage_err(object, "bad export name '%s'", name);
+	return 0;
+}
+
+/* Zero the bits of @addr past the first @bits. */
+static void export_mask(__u8 *addr, unsigned int bytes, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++) {
+		if (bits >= 8) {
+			bits -= 8;
+			continue;
+		}
+		addr[i] &= (__u8)(0xff00 >> bits);
+		bits = 0;
+	}
+}
+
+/**
+ * rd_parse_allow() - one allow-list entry, "ADDR" or "ADDR/PREFIX"
+ * @s: an IPv4 or IPv6 address (IPv6 also in brackets), maybe with a prefix
+ *	length; without one, the host alone (/32 or /128)
+ * @a: out: the entry, host bits cleared ("10.0.0.5/24" is 10.0.0.0/24)
+ *
+ * Return: 0, or -EINVAL.
+ */
+int rd_parse_allow(const char *s, struct rdmx_export_allow *a)
+{
+	char buf[INET6_ADDRSTRLEN + 2], *slash, *p = buf;
+	unsigned long prefix;
+	unsigned int max;
+	size_t len;
+
+	len = strlen(s);
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len + 1);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = '\0';
+	len = strlen(p);
+	if (len >= 2 && p[0] == '[' && p[len - 1] == ']') {
+		p[len - 1] = '\0';
+		p++;
+	}
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, p, a->addr) == 1) {
+		a->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, p, a->addr) == 1) {
+		a->family = AF_INET6;
+		max = 128;
+	} else {
+		return -EINVAL;
+	}
+	prefix = max;
+	if (slash && rd_parse_ulong(slash, 0, max, &prefix))
+		return -EINVAL;
+	a->prefix_len = prefix;
+	export_mask(a->addr, max / 8, prefix);
+	return 0;
+}
+
+/**
+ * rd_parse_ram() - the size of "ram:SIZE"
+ * @s: SIZE: a number with an optional K, M, G or T (times 2^10 ... 2^40)
+ * @size: out: bytes, a non-zero multiple of 4096
+ *
+ * Return: 0, or -EINVAL.
+ */
+int rd_parse_ram(const char *s, uint64_t *size)
+{
+	uint64_t v;
+
+	if (rd_parse_u64(s, true, 1, UINT64_MAX, &v) ||
+	    v % EXPORT_RAM_ALIGN)
+		return -EINVAL;
+	*size = v;
+	return 0;
+}
+
+/**
+ * struct export_args - what "export add" was told
+ * @ea: the ioctl's argument, filled in as the words come
+ * @name: NAME
+ * @path: PATH, as given
+ * @abs: PATH made absolute, for the kernel and sysfs
+ */
+struct export_args {
+	struct rdmx_export_add ea;
+	const char *name;
+	const char *path;
+	char abs[PATH_MAX];
+};
+
+static int export_add_word(struct export_args *x, const char *word)
+{
+	if (!x->name) {
+		x->name = word;
+		return rd_check_export_name("export", word);
+	}
+	if (!x->path) {
+		x->path = word;
+		return 0;
+	}
+	return rd_usage_err("export", "unexpected argument '%s'", word);
+}
+
+static int export_add_opt(struct export_args *x, int opt, const char *val)
+{
+	unsigned long lbs;
+
+	switch (opt) {
+	case EXPORT_OPT_RO:
+		x->ea.flags |= RDMX_EXPORT_RO;
+		return 0;
+	case EXPORT_OPT_ALLOW:
+		if (x->ea.nr_allow == RDMX_EXPORT_ALLOW_MAX)
+			return rd_usage_err("export", "too many --allow: at most %d",
+					    RDMX_EXPORT_ALLOW_MAX);
+		if (rd_parse_allow(val, &x->ea.allow[x->ea.nr_allow]))
+			return rd_usage_err("export", "bad --allow '%s': expected an IPv4 or IPv6 address, with /PREFIX of 0 to 32 or 0 to 128",
+					    val);
+		x->ea.nr_allow++;
+		return 0;
+	case EXPORT_OPT_LBS:
+		if (rd_parse_ulong(val, 512, 4096, &lbs) ||
+		    (lbs != 512 && lbs != 4096))
+			return rd_usage_err("export", "bad --lbs '%s': expected 512 or 4096",
+					    val);
+		x->ea.logical_block_size = lbs;
+		return 0;
+	}
+	return RD_EXIT_USAGE;
+}
+
+/* Return: 0, RD_EXIT_USAGE, or -1 for help. */
+static int export_add_parse(struct rd *rd, struct export_args *x)
+{
+	const char *val;
+	uint64_t ram_size;
+	int opt, ret = 0;
+
+	while (!ret && (opt = rd_getopt(rd, "export", export_add_opts,
+					&val)) != RD_OPT_END) {
+		if (opt == RD_OPT_HELP)
+			return -1;
+		if (opt == RD_OPT_WORD)
+			ret = export_add_word(x, val);
+		else if (opt >= 0)
+			ret = export_add_opt(x, opt, val);
+		else
+			ret = RD_EXIT_USAGE;
+	}
+	if (ret)
+		return ret;
+	if (!x->name)
+		return rd_usage_err("export", "export add: missing NAME");
+	if (!x->path)
+		return rd_usage_err("export", "export add: missing PATH (a block device, a file or ram:SIZE)");
+	if (strncmp(x->path, EXPORT_RAM_PREFIX, strlen(EXPORT_RAM_PREFIX)))
+		return 0;
+	if (rd_parse_ram(x->path + strlen(EXPORT_RAM_PREFIX), &ram_size))
+		return rd_usage_err("export", "bad size in '%s': expected ram:SIZE, SIZE a non-zero multiple of 4096 bytes (K, M, G, T suffixes)",
+				    x->path);
+	x->ea.ram_size = ram_size;
+	x->ea.flags |= RDMX_EXPORT_RAM;
+	return 0;
+}
+
+/*
+ * PATH made absolute (sysfs shows it, and the kernel resolves it in no
+ * particular directory), and checked to be a block device or regular file.
+ * Return: 0, or -1 after saying why not.
+ */
+static int export_path(struct export_args *x)
+{
+	struct stat st;
+
+	if (!realpath(x->path, x->abs) || stat(x->abs, &st)) {
+		rd_err("%s: %s", x->path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+		rd_err("%s: neither a block device nor a regular file", x->path);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && !st.st_size) {
+		rd_err("%s: empty file: give it a size first (truncate -s SIZE)",
+		       x->path);
+		return -1;
+	}
+	if (strlen(x->abs) >= EXPORT_PATH_MAX) {
+		rd_err("%s: %s", x->path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	x->ea.path = (uintptr_t)x->abs;
+	x->ea.path_len = strlen(x->abs);
+	return 0;
+}
+
+static void export_add_err(int err, const struct export_args *x)
+{
+	switch (err) {
+	case EEXIST:
+		rd_err("export %s exists already (see '" RD_PROG " export list')",
+		       x->name);
+		return;
+	case EPERM:
+	case EACCES:
+		rd_err("add export %s: %s", x->name, strerror(err));
+		fputs("hint: exporting needs CAP_SYS_ADMIN: run as root\n",
+		      stderr);
+		return;
+	case EBUSY:
+		rd_err("add export %s: %s is busy: in use exclusively (mounted, or claimed by another driver)",
+		       x->name, x->path);
+		return;
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		rd_err("add export %s: %s: %s", x->name, x->path,
+		       strerror(err));
+		return;
+	case EINVAL:
+		rd_err("add export %s: %s: refused as invalid (a file whose size is not a multiple of the block size, a block size the device cannot take?)",
+		       x->name, x->path);
+		fputs("hint: see 'dmesg | grep rdmx'\n", stderr);
+		return;
+	case ENOMEM:
+		rd_err("add export %s: out of memory%s", x->name,
+		       x->ea.flags & RDMX_EXPORT_RAM ?
+		       ": is ram:SIZE more than this host has?" : "");
+		return;
+	}
+	rd_err("add export %s: %s", x->name, strerror(err));
+}
+
+static int export_add(struct rd *rd)
+{
+	struct export_args *x;
+	int fd, ret;
+
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		rd_err("out of memory");
+		return RD_EXIT_FAIL;
+	}
+	x->ea.size = sizeof(x->ea);
+	ret = export_add_parse(rd, x);
+	if (ret < 0) {
+		ret = export_help(rd);
+		goto out;
+	}
+	if (ret)
+		goto out;
+	ret = RD_EXIT_FAIL;
+	if (!(x->ea.flags & RDMX_EXPORT_RAM) && export_path(x))
+		goto out;
+	memcpy(x->ea.name, x->name, strlen(x->name));
+
+	fd = rd_blk_open();
+	if (fd < 0)
+		goto out;
+	if (ioctl(fd, RDMX_IOC_EXPORT_ADD, &x->ea) < 0)
+		export_add_err(errno, x);
+	else
+		ret = RD_EXIT_OK;
+	close(fd);
+out:
+	free(x);
+	return ret;
+}
+
+static int export_del(struct rd *rd)
+{
+	struct rdmx_export_del ed = { .size = sizeof(ed) };
+	const char *val, *name = NULL;
+	int opt, fd, ret;
+
+	while ((opt = rd_getopt(rd, "export", export_del_opts, &val)) !=
+	       RD_OPT_END) {
+		switch (opt) {
+		case EXPORT_OPT_FORCE:
+			ed.flags |= RDMX_EXPORT_DEL_FORCE;
+			break;
+		case RD_OPT_HELP:
+			return export_help(rd);
+		case RD_OPT_WORD:
+			if (name)
+				return rd_usage_err("export", "unexpected argument '%s'",
+						    val);
+			ret = rd_check_export_name("export", val);
+			if (ret)
+				return ret;
+			name = val;
+			break;
+		default:
+			return RD_EXIT_USAGE;
+		}
+	}
+	if (!name)
+		return rd_usage_err("export", "export del: missing NAME");
+	memcpy(ed.name, name, strlen(name));
+
+	fd = rd_blk_open();
+	if (fd < 0)
+		return RD_EXIT_FAIL;
+	ret = ioctl(fd, RDMX_IOC_EXPORT_DEL, &ed);
+	if (ret < 0 && errno == ENOENT)
+		rd_err("no export %s (see '" RD_PROG " export list')", name);
+	else if (ret < 0 && errno == EBUSY)
+		rd_err("export %s busy: mapped by a client (use --force to disconnect its clients)",
+		       name);
+	else if (ret < 0 && (errno == EPERM || errno == EACCES))
+		rd_err("delete export %s: %s: needs CAP_SYS_ADMIN, run as root",
+		       name, strerror(errno));
+	else if (ret < 0)
+		rd_err("delete export %s: %s", name, strerror(errno));
+	close(fd);
+	return ret < 0 ? RD_EXIT_FAIL : RD_EXIT_OK;
+}
+
+/* The counters, in print order, on the second line. */
+static const char *const export_nums[] = {
+	"clients",
+	"reads",
+	"writes",
+	"read_bytes",
+	"write_bytes",
+	"errors",
+};
+
+/* A numeric attribute; "-" (null) when missing or no number. */
+static void export_print_num(struct rd *rd, const char *dir, const char *attr,
+			     const char *label)
+{
+	char path[EXPORT_PATH_MAX];
+	uint64_t v;
+
+	if (!rd_pathf(path, sizeof(path), "%s/%s", dir, attr) &&
+	    !rd_read_u64(path, &v)) {
+		print_u64(rd, attr, NULL, v);
+		print_text(rd, "%s %" PRIu64, label, v);
+	} else {
+		print_null(rd, attr, NULL);
+		print_text(rd, "%s -", label);
+	}
+}
+
+/* "allow": the prefixes as an array in JSON; "any" in text when empty. */
+static void export_print_allow(struct rd *rd, const char *dir)
+{
+	char buf[EXPORT_ALLOW_STR], *p, *save = NULL;
+	bool first = true;
+	int len;
+
+	len = rd_object_attr(dir, "allow", buf, sizeof(buf));
+	if (len < 0) {
+		print_null(rd, "allow", "allow -");
+		return;
+	}
+	if (!len) {
+		open_array(rd, "allow");
+		close_array(rd);
+		print_text(rd, "allow any");
+		return;
+	}
+	open_array(rd, "allow");
+	print_text(rd, "allow");
+	for (p = strtok_r(buf, " \t\n", &save); p;
+	     p = strtok_r(NULL, " \t\n", &save)) {
+		if (rd->json)
+			jsonw_string(&rd->jw, p);
+		else
+			printf("%s%s", first ? " " : ",", p);
+		first = false;
+	}
+	close_array(rd);
+}
+
+/*
+ * One export: a line with name, path, size, block size, access and
+ * allow-list, then an indented line of counters.
+ * Return: false if it went away while being read.
+ */
+static bool export_print(struct rd *rd, const char *dir, const char *name)
+{
+	char path[EXPORT_PATH_MAX], ro[8];
+	size_t i;
+
+	if (rd_object_attr(dir, "path", path, sizeof(path)) == -ENOENT &&
+	    !rd_exists(dir))
+		return false;
+	open_object(rd, NULL);
+	print_str(rd, "name", "%s:", name);
+	if (path[0])
+		print_str(rd, "path", "%s", path);
+	else
+		print_null(rd, "path", "-");
+	export_print_num(rd, dir, "size", "size");
+	export_print_num(rd, dir, "logical_block_size", "lbs");
+	if (rd_object_attr(dir, "read_only", ro, sizeof(ro)) > 0 &&
+	    (!strcmp(ro, "0") || !strcmp(ro, "1"))) {
+		print_bool(rd, "read_only", NULL, ro[0] == '1');
+		print_text(rd, "%s", ro[0] == '1' ? "ro" : "rw");
+	} else {
+		print_null(rd, "read_only", "-");
+	}
+	export_print_allow(rd, dir);
+	print_nl(rd);
+	print_indent(rd, 4);
+	for (i = 0; i < ARRAY_SIZE(export_nums); i++)
+		export_print_num(rd, dir, export_nums[i], export_nums[i]);
+	print_nl(rd);
+	close_object(rd);
+	return true;
+}
+
+/* Return: the number of exports in @list, or -1 after saying why not. */
+static int export_scan(char *path, size_t size, struct dirent ***list)
+{
+	char mod[EXPORT_PATH_MAX];
+	int n;
+
+	if (rd_pathf(path, size, "%s/kernel/rdmx/exports", rd_sysfs())) {
+		rd_err("%s/kernel/rdmx/exports: %s", rd_sysfs(),
+		       strerror(ENAMETOOLONG));
+		return -1;
+	}
+	n = rd_scandir(path, list);
+	if (n >= 0)
+		return n;
+	if (n == -ENOENT &&
+	    !rd_pathf(mod, sizeof(mod), "%s/kernel/rdmx", rd_sysfs()) &&
+	    !rd_exists(mod))
+		rd_err("%s: the rdmx module is not loaded: try: modprobe rdmx",
+		       mod);
+	else if (n == -ENOENT)
+		rd_err("%s: not found: this rdmx module has no block service (see '" RD_PROG " version')",
+		       path);
+	else
+		rd_err("%s: %s", path, strerror(-n));
+	return -1;
+}
+
+/* Every export, or with @want only that one. */
+static int export_print_all(struct rd *rd, const char *want)
+{
+	char path[EXPORT_PATH_MAX], dir[EXPORT_PATH_MAX];
+	struct dirent **list;
+	int i, n, found = 0;
+
+	n = export_scan(path, sizeof(path), &list);
+	if (n < 0)
+		return RD_EXIT_FAIL;
+	open_array(rd, NULL);
+	for (i = 0; i < n; i++) {
+		if (want && strcmp(list[i]->d_name, want))
+			continue;
+		if (!rd_pathf(dir, sizeof(dir), "%s/%s", path,
+			      list[i]->d_name) &&
+		    export_print(rd, dir, list[i]->d_name))
+			found++;
+	}
+	close_array(rd);
+	rd_freedir(list, n);
+	if (want && !found) {
+		rd_err("no export %s (see '" RD_PROG " export list')", want);
+		return RD_EXIT_FAIL;
+	}
+	return RD_EXIT_OK;
+}
+
+static int export_list(struct rd *rd)
+{
+	int ret = rd_no_more_args(rd, "export");
+
+	return ret ? ret : export_print_all(rd, NULL);
+}
+
+static int export_show(struct rd *rd)
+{
+	const char *name;
+	int ret;
+
+	if (rd_no_arg(rd))
+		return export_print_all(rd, NULL);
+	name = rd_argv(rd);
+	ret = rd_check_export_name("export", name);
+	if (ret)
+		return ret;
+	rd_arg_inc(rd);
+	ret = rd_no_more_args(rd, "export");
+	return ret ? ret : export_print_all(rd, name);
+}
+
+static const struct rd_cmd export_cmds[] = {
+	{ NULL,		export_list },
+	{ "add",	export_add },
+	{ "del",	export_del },
+	{ "help",	export_help },
+	{ "list",	export_list },
+	{ "show",	export_show },
+	{ NULL,		NULL },
+};
+
+int cmd_export(struct rd *rd)
+{
+	return rd_exec_cmd(rd, export_cmds, "export");
+}
