@@ -891,6 +891,12 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 	if (status)
 		return status == ENOENT || status == EACCES ? -(int)status :
 		       -EPROTO;
+	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
+		/* Another export under the same name: not our data. */
+		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb)\n",
+				    bd->index, bd->name, &bd->addr, &rsp->uuid);
+		return -ESTALE;
+	}
 	if (q->idx == 0) {
 		bd->size = le64_to_cpu(rsp->size);
 		bd->lbs = le32_to_cpu(rsp->lbs);

@@ -32,12 +32,14 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/inet.h>
+#include <linux/jhash.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
+#include <linux/utsname.h>
 #include <linux/blkdev.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cm.h>
@@ -53,6 +55,8 @@ static_assert(sizeof(struct rdmx_blk_rsp) == 64);
 
 /* Commands a server queue takes at once, at most (the client asks). */
 #define RDMX_BSQ_DEPTH_MAX	256
+/* Contexts per tag: a response in flight, and the tag's next command. */
+#define RDMX_BSQ_CTX_FACTOR	2
 
 /**
  * struct rdmx_export - storage offered to clients
@@ -66,7 +70,8 @@ static_assert(sizeof(struct rdmx_blk_rsp) == 64);
  * @lbs: logical block size
  * @max_io: largest I/O
  * @flags: RDMX_BLK_EXP_*
- * @uuid: identity, the clients' disk serial
+ * @uuid: identity, the clients' disk serial: a hash of the host, name and
+ *	path, so an export added again after a restart keeps it
  * @nr_allow: entries of @allow; 0 lets any peer in
  * @allow: the allow-list
  * @queues: bound server queues (struct rdmx_bsq)
@@ -112,10 +117,16 @@ struct rdmx_bsq;
  * @cmd_dma: its mapping
  * @data: a page for inline write data (page-aligned for direct I/O)
  * @data_dma: its mapping
+ * @node: on the queue's backlog while no context is free
+ * @io: the command, parsed, while on the backlog
+ * @inline_len: inline bytes received, while on the backlog
  */
 struct rdmx_bsq_rbuf {
 	struct ib_cqe cqe;
 	struct rdmx_bsq *q;
+	struct list_head node;
+	struct rdmx_blk_io io;
+	u32 inline_len;
 	struct rdmx_blk_cmd *cmd;
 	u64 cmd_dma;
 	struct page *data;
@@ -123,8 +134,9 @@ struct rdmx_bsq_rbuf {
 };
 
 /**
- * struct rdmx_bsq_req - one command being served, indexed by tag
+ * struct rdmx_bsq_req - a context serving one command
  * @q: owner
+ * @node: on the queue's free list while unused
  * @io: the command, checked
  * @inline_len: inline bytes received
  * @rb: the receive it came in, until reposted
@@ -138,9 +150,11 @@ struct rdmx_bsq_rbuf {
  * @rsp: the response
  * @rsp_dma: its mapping
  * @status: positive errno for the response
+ * @tag_held: the command's tag is still marked busy
  */
 struct rdmx_bsq_req {
 	struct rdmx_bsq *q;
+	struct list_head node;
 	struct rdmx_blk_io io;
 	u32 inline_len;
 	struct rdmx_bsq_rbuf *rb;
@@ -154,6 +168,7 @@ struct rdmx_bsq_req {
 	struct rdmx_blk_rsp *rsp;
 	u64 rsp_dma;
 	u32 status;
+	bool tag_held;
 };
 
 /* rdmx_bsq.flags */
@@ -177,12 +192,17 @@ struct rdmx_bsq_req {
  *	rdmx_exports_mutex, and stable for commands once set
  * @ro: the client mapped read-only
  * @exp_node: on @exp->queues
- * @lock: @dead and posting
+ * @lock: @dead, posting, @free and @backlog
  * @dead: nothing more is posted
- * @busy: tags in use
- * @active: commands between their receive and their end
+ * @busy: tags in use: from a command's arrival until its response is
+ *	posted (the client may reuse the tag as soon as it has the response)
+ * @active: contexts in use
  * @wait: woken when @active drops to 0
- * @reqs: @depth of them
+ * @reqs: RDMX_BSQ_CTX_FACTOR * @depth contexts: a command's context stays
+ *	in use until its response's completion, after its tag is free again
+ * @nr_reqs: how many
+ * @free: unused contexts
+ * @backlog: commands received while no context was free, in order
  * @rbufs: @depth of them
  * @flags: RDMX_BSQ_*
  * @release_work: tears the queue down
@@ -209,6 +229,9 @@ struct rdmx_bsq {
 	atomic_t active;
 	wait_queue_head_t wait;
 	struct rdmx_bsq_req *reqs;
+	unsigned int nr_reqs;
+	struct list_head free;
+	struct list_head backlog;
 	struct rdmx_bsq_rbuf *rbufs;
 	unsigned long flags;
 	struct work_struct release_work;
@@ -492,6 +515,23 @@ static int rdmx_export_check_allow(const struct rdmx_export_allow *a)
 	return -EINVAL;
 }
 
+/* A stable identity: the same host, name and path give the same uuid. */
+static void rdmx_export_make_uuid(struct rdmx_export *exp)
+{
+	const char *host = init_utsname()->nodename;
+	u32 w[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		w[i] = jhash(host, strlen(host), i);
+		w[i] = jhash(exp->name, strlen(exp->name), w[i]);
+		w[i] = jhash(exp->path, strlen(exp->path), w[i]);
+	}
+	memcpy(exp->uuid.b, w, sizeof(exp->uuid.b));
+	exp->uuid.b[6] = (exp->uuid.b[6] & 0x0f) | 0x80;	/* version 8 */
+	exp->uuid.b[8] = (exp->uuid.b[8] & 0x3f) | 0x80;	/* RFC 9562 */
+}
+
 /* Open the backing store of an export and fill in its geometry. */
 static int rdmx_export_open(struct rdmx_export *exp,
 			    const struct rdmx_export_add *ea)
@@ -617,11 +657,11 @@ long rdmx_ioc_export_add(void __user *uarg)
 	memcpy(exp->name, ea->name, sizeof(exp->name));
 	exp->nr_allow = ea->nr_allow;
 	memcpy(exp->allow, ea->allow, sizeof(exp->allow));
-	uuid_gen(&exp->uuid);
 	exp->max_io = RDMX_BLK_MAX_IO;
 	ret = rdmx_export_open(exp, ea);
 	if (ret)
 		goto out_put;
+	rdmx_export_make_uuid(exp);
 	if (ea->flags & RDMX_EXPORT_RO)
 		exp->flags |= RDMX_BLK_EXP_RO;
 
@@ -735,10 +775,25 @@ static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
 	return ret;
 }
 
-/* A command is over: free what it used and give its tag back. */
+/* Give a context its command and run it. */
+static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
+			       struct rdmx_bsq_rbuf *rb,
+			       const struct rdmx_blk_io *io, u32 inline_len)
+{
+	req->io = *io;
+	req->inline_len = inline_len;
+	req->rb = rb;
+	req->status = 0;
+	req->tag_held = true;
+	memset(req->rsp, 0, sizeof(*req->rsp));
+	queue_work(rdmx_blk_wq, &req->work);
+}
+
+/* A command is over: free what it used and give its context back. */
 static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 {
 	struct rdmx_bsq *q = req->q;
+	struct rdmx_bsq_rbuf *rb;
 
 	if (req->rw_dir != DMA_NONE) {
 		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
@@ -749,7 +804,22 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 		sgl_free(req->sgl);
 		req->sgl = NULL;
 	}
-	clear_bit(req->io.tag, q->busy);
+	if (req->tag_held)
+		clear_bit(req->io.tag, q->busy);
+	req->tag_held = false;
+
+	/* The context serves the oldest waiting command, or goes back. */
+	spin_lock_bh(&q->lock);
+	rb = list_first_entry_or_null(&q->backlog, struct rdmx_bsq_rbuf, node);
+	if (rb)
+		list_del_init(&rb->node);
+	else
+		list_add(&req->node, &q->free);
+	spin_unlock_bh(&q->lock);
+	if (rb) {
+		rdmx_bsq_req_start(req, rb, &rb->io, rb->inline_len);
+		return;
+	}
 	if (atomic_dec_and_test(&q->active))
 		wake_up(&q->wait);
 }
@@ -793,6 +863,9 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 		atomic64_inc(&q->exp->errors);
 	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma, sizeof(*rsp),
 				      DMA_TO_DEVICE);
+	/* Once the response is out the client may send this tag again. */
+	clear_bit(req->io.tag, q->busy);
+	req->tag_held = false;
 	spin_lock_bh(&q->lock);
 	if (!q->dead) {
 		if (req->rw_dir == DMA_TO_DEVICE && !req->status)
@@ -1118,14 +1191,19 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_bsq_fail(q, "a command reused a busy tag");
 		return;
 	}
-	req = &q->reqs[io.tag];
-	req->io = io;
-	req->inline_len = wc->byte_len - sizeof(*rb->cmd);
-	req->rb = rb;
-	req->status = 0;
-	memset(req->rsp, 0, sizeof(*req->rsp));
-	atomic_inc(&q->active);
-	queue_work(rdmx_blk_wq, &req->work);
+	spin_lock_bh(&q->lock);
+	req = list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
+	if (req) {
+		list_del_init(&req->node);
+		atomic_inc(&q->active);
+	} else {
+		rb->io = io;
+		rb->inline_len = wc->byte_len - sizeof(*rb->cmd);
+		list_add_tail(&rb->node, &q->backlog);
+	}
+	spin_unlock_bh(&q->lock);
+	if (req)
+		rdmx_bsq_req_start(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
 }
 
 static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1172,7 +1250,7 @@ static void rdmx_bsq_free_bufs(struct rdmx_bsq *q)
 			__free_page(rb->data);
 		kfree(rb->cmd);
 	}
-	for (i = 0; q->reqs && i < q->depth; i++) {
+	for (i = 0; q->reqs && i < q->nr_reqs; i++) {
 		struct rdmx_bsq_req *req = &q->reqs[i];
 
 		if (req->rsp_dma)
@@ -1193,15 +1271,16 @@ static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
 	unsigned int i;
 
 	q->busy = bitmap_zalloc(q->depth, GFP_KERNEL);
-	q->reqs = kvcalloc(q->depth, sizeof(*q->reqs), GFP_KERNEL);
+	q->nr_reqs = q->depth * RDMX_BSQ_CTX_FACTOR;
+	q->reqs = kvcalloc(q->nr_reqs, sizeof(*q->reqs), GFP_KERNEL);
 	q->rbufs = kvcalloc(q->depth, sizeof(*q->rbufs), GFP_KERNEL);
 	if (!q->busy || !q->reqs || !q->rbufs)
 		return -ENOMEM;
 	for (i = 0; i < q->depth; i++) {
 		struct rdmx_bsq_rbuf *rb = &q->rbufs[i];
-		struct rdmx_bsq_req *req = &q->reqs[i];
 
 		rb->q = q;
+		INIT_LIST_HEAD(&rb->node);
 		rb->cqe.done = rdmx_bsq_recv_done;
 		rb->cmd = kmalloc(sizeof(*rb->cmd), GFP_KERNEL);
 		rb->data = alloc_page(GFP_KERNEL);
@@ -1220,8 +1299,12 @@ static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
 			rb->data_dma = 0;
 			return -ENOMEM;
 		}
+	}
+	for (i = 0; i < q->nr_reqs; i++) {
+		struct rdmx_bsq_req *req = &q->reqs[i];
 
 		req->q = q;
+		list_add_tail(&req->node, &q->free);
 		req->rw_dir = DMA_NONE;
 		INIT_WORK(&req->work, rdmx_bsq_req_work);
 		req->rw_cqe.done = rdmx_bsq_rw_done;
@@ -1305,7 +1388,7 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	struct ib_qp_init_attr attr = {};
 	struct ib_device_attr *da = &q->ibdev->attrs;
 	unsigned int pages = DIV_ROUND_UP(q->max_io, PAGE_SIZE) + 1;
-	unsigned int sge, wrs_per_io, factor;
+	unsigned int sge, wrs_per_io, factor, ctxs;
 	int ret;
 
 	q->pd = ib_alloc_pd(q->ibdev, 0);
@@ -1317,8 +1400,18 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	sge = max(1, min(da->max_sge_rd, da->max_send_sge));
 	wrs_per_io = DIV_ROUND_UP(pages, sge);
 	factor = rdma_rw_mr_factor(q->ibdev, q->port, pages);
-	/* A receive, an RDMA context's work requests and a response each. */
-	q->cq_size = q->depth * (2 + wrs_per_io) + 1;
+	/* Grant fewer tags when the send queue could not hold them all. */
+	for (;;) {
+		ctxs = q->depth * RDMX_BSQ_CTX_FACTOR;
+		if (q->depth <= 2 ||
+		    ctxs * (1 + wrs_per_io) + 1 +
+		    rdma_rw_max_send_wr(q->ibdev, q->port, ctxs * factor, 0) <=
+		    da->max_qp_wr)
+			break;
+		q->depth /= 2;
+	}
+	/* A receive per tag; an RDMA context's requests and a response each. */
+	q->cq_size = q->depth + ctxs * (1 + wrs_per_io) + 1;
 	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->qp_index,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
@@ -1333,8 +1426,8 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	attr.qp_type = IB_QPT_RC;
 	attr.port_num = q->port;
 	/* +1 for drain */
-	attr.cap.max_send_wr = q->depth * (1 + wrs_per_io) + 1;
-	attr.cap.max_rdma_ctxs = q->depth * factor;
+	attr.cap.max_send_wr = ctxs * (1 + wrs_per_io) + 1;
+	attr.cap.max_rdma_ctxs = ctxs * factor;
 	attr.cap.max_send_sge = max(1, min(da->max_sge_rd, da->max_send_sge));
 	attr.cap.max_recv_wr = q->depth + 1;
 	attr.cap.max_recv_sge = 2;
@@ -1386,6 +1479,8 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->exp_node);
+	INIT_LIST_HEAD(&q->free);
+	INIT_LIST_HEAD(&q->backlog);
 	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
 	if (q->depth < 2 || !q->max_io ||
 	    !(q->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {

@@ -31,7 +31,7 @@ test_kunit() {
 		return
 	fi
 	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state \
-		rdmx_sess rdmx_token rdmx_rma rdmx_bench
+		rdmx_sess rdmx_token rdmx_rma rdmx_bench rdmx_blk
 	# With a device present the tracking case must really run.
 	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
 		"$RDMX_OUT/kunit-rdmx_device.ktap"; then

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for the block service's wire checks (rdmx_blk): a command's
+ * header parsing and its validation against an export, table-driven over
+ * every field out of range, the extent arithmetic at the end of the export
+ * (including overflow), alignment, tags and flags. Part of rdmx_test.ko.
+ */
+#include <kunit/test.h>
+#include <linux/limits.h>
+
+#include "../../kmod/blk.h"
+
+/* A 1 MiB export of 512-byte blocks, a queue of 32 tags. */
+static const struct rdmx_blk_limits rdmx_blk_lim = {
+	.size = 1 << 20, .lbs = 512, .max_io = 128 * 1024, .depth = 32,
+};
+
+static void rdmx_blk_cmd_parse_test(struct kunit *test)
+{
+	struct rdmx_blk_cmd cmd = {};
+	struct rdmx_blk_io io;
+
+	cmd.opcode = RDMX_BLK_OP_WRITE;
+	cmd.flags = RDMX_BLK_CMD_FUA;
+	cmd.tag = cpu_to_le32(7);
+	cmd.offset = cpu_to_le64(0x123400);
+	cmd.length = cpu_to_le32(8192);
+	cmd.rkey = cpu_to_le32(0xabcd);
+	cmd.addr = cpu_to_le64(0xfeedf00d0000ULL);
+	KUNIT_ASSERT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), 0);
+	KUNIT_EXPECT_EQ(test, io.op, RDMX_BLK_OP_WRITE);
+	KUNIT_EXPECT_EQ(test, io.flags, RDMX_BLK_CMD_FUA);
+	KUNIT_EXPECT_EQ(test, io.tag, 7);
+	KUNIT_EXPECT_EQ(test, io.offset, 0x123400);
+	KUNIT_EXPECT_EQ(test, io.length, 8192);
+	KUNIT_EXPECT_EQ(test, io.rkey, 0xabcd);
+	KUNIT_EXPECT_EQ(test, io.addr, 0xfeedf00d0000ULL);
+
+	/* Unknown opcodes, unknown flags, reserved bytes, a stray name. */
+	cmd.opcode = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.opcode = RDMX_BLK_OP_MAX + 1;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.opcode = 0xff;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.opcode = RDMX_BLK_OP_READ;
+	cmd.flags = BIT(7);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.flags = 0;
+	cmd.reserved0 = cpu_to_le16(1);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.reserved0 = 0;
+	cmd.name[63] = 'x';
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), -EPROTO);
+	cmd.opcode = RDMX_BLK_OP_OPEN;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_cmd_parse(&cmd, &io), 0);
+}
+
+struct rdmx_blk_case {
+	const char *what;
+	u8 op;
+	u8 flags;
+	u32 tag;
+	u64 offset;
+	u32 length;
+	u32 inline_len;
+	bool ro;
+	int expect;
+};
+
+static const struct rdmx_blk_case rdmx_blk_cases[] = {
+	{ "read", RDMX_BLK_OP_READ, 0, 0, 0, 4096, 0, false, 0 },
+	{ "write, last tag", RDMX_BLK_OP_WRITE, 0, 31, 4096, 512, 0, false, 0 },
+	{ "write at the very end", RDMX_BLK_OP_WRITE, 0, 1, (1 << 20) - 512, 512,
+	  0, false, 0 },
+	{ "largest I/O", RDMX_BLK_OP_READ, 0, 1, 0, 128 * 1024, 0, false, 0 },
+	{ "inline write", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 2, 0, 4096,
+	  4096, false, 0 },
+	{ "FUA write", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_FUA, 2, 0, 512, 0, false,
+	  0 },
+	{ "flush", RDMX_BLK_OP_FLUSH, 0, 3, 0, 0, 0, false, 0 },
+	{ "flush on a read-only export", RDMX_BLK_OP_FLUSH, 0, 3, 0, 0, 0, true,
+	  0 },
+	{ "discard", RDMX_BLK_OP_DISCARD, 0, 4, 0, 65536, 0, false, 0 },
+	{ "write zeroes, FUA", RDMX_BLK_OP_WRITE_ZEROES, RDMX_BLK_CMD_FUA, 4, 0,
+	  512, 0, false, 0 },
+	{ "read of a read-only export", RDMX_BLK_OP_READ, 0, 5, 0, 512, 0, true,
+	  0 },
+
+	{ "tag = depth", RDMX_BLK_OP_READ, 0, 32, 0, 512, 0, false, -EPROTO },
+	{ "tag ~0", RDMX_BLK_OP_READ, 0, U32_MAX, 0, 512, 0, false, -EPROTO },
+	{ "OPEN as I/O", RDMX_BLK_OP_OPEN, 0, 0, 0, 0, 0, false, -EPROTO },
+	{ "inline read", RDMX_BLK_OP_READ, RDMX_BLK_CMD_INLINE, 0, 0, 512, 512,
+	  false, -EPROTO },
+	{ "inline length differs", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 0, 0,
+	  1024, 512, false, -EPROTO },
+	{ "inline over the maximum", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 0,
+	  0, 8192, 8192, false, -EPROTO },
+	{ "stray inline bytes", RDMX_BLK_OP_WRITE, 0, 0, 0, 512, 512, false,
+	  -EPROTO },
+	{ "FUA read", RDMX_BLK_OP_READ, RDMX_BLK_CMD_FUA, 0, 0, 512, 0, false,
+	  -EPROTO },
+	{ "flush with an extent", RDMX_BLK_OP_FLUSH, 0, 0, 512, 512, 0, false,
+	  -EINVAL },
+	{ "zero length", RDMX_BLK_OP_READ, 0, 0, 0, 0, 0, false, -EINVAL },
+	{ "unaligned length", RDMX_BLK_OP_READ, 0, 0, 0, 513, 0, false,
+	  -EINVAL },
+	{ "unaligned offset", RDMX_BLK_OP_WRITE, 0, 0, 100, 512, 0, false,
+	  -EINVAL },
+	{ "over the maximum I/O", RDMX_BLK_OP_READ, 0, 0, 0, 128 * 1024 + 512,
+	  0, false, -EINVAL },
+	{ "past the end", RDMX_BLK_OP_READ, 0, 0, (1 << 20) - 512, 1024, 0,
+	  false, -ERANGE },
+	{ "at the end", RDMX_BLK_OP_READ, 0, 0, 1 << 20, 512, 0, false,
+	  -ERANGE },
+	{ "offset overflows", RDMX_BLK_OP_READ, 0, 0, U64_MAX - 511, 1024, 0,
+	  false, -ERANGE },
+	{ "offset far out", RDMX_BLK_OP_DISCARD, 0, 0, 1ULL << 62, 512, 0, false,
+	  -ERANGE },
+	{ "write to read-only", RDMX_BLK_OP_WRITE, 0, 0, 0, 512, 0, true,
+	  -EROFS },
+	{ "inline write to read-only", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 0,
+	  0, 512, 512, true, -EROFS },
+	{ "discard on read-only", RDMX_BLK_OP_DISCARD, 0, 0, 0, 512, 0, true,
+	  -EROFS },
+	{ "write zeroes on read-only", RDMX_BLK_OP_WRITE_ZEROES, 0, 0, 0, 512, 0,
+	  true, -EROFS },
+};
+
+static void rdmx_blk_case_desc(const struct rdmx_blk_case *c, char *desc)
+{
+	strscpy(desc, c->what, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_blk, rdmx_blk_cases, rdmx_blk_case_desc);
+
+static void rdmx_blk_io_check_test(struct kunit *test)
+{
+	const struct rdmx_blk_case *c = test->param_value;
+	struct rdmx_blk_limits lim = rdmx_blk_lim;
+	struct rdmx_blk_io io = {
+		.op = c->op, .flags = c->flags, .tag = c->tag,
+		.offset = c->offset, .length = c->length,
+	};
+
+	lim.ro = c->ro;
+	lim.inline_len = c->inline_len;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), c->expect);
+}
+
+/* 4096-byte blocks: 512-byte extents are unaligned there. */
+static void rdmx_blk_lbs4k_test(struct kunit *test)
+{
+	struct rdmx_blk_limits lim = rdmx_blk_lim;
+	struct rdmx_blk_io io = { .op = RDMX_BLK_OP_READ, .length = 4096 };
+
+	lim.lbs = 4096;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.length = 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EINVAL);
+	io.length = 4096;
+	io.offset = 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EINVAL);
+	io.offset = lim.size - 4096;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+}
+
+static struct kunit_case rdmx_blk_test_cases[] = {
+	KUNIT_CASE(rdmx_blk_cmd_parse_test),
+	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
+	KUNIT_CASE(rdmx_blk_lbs4k_test),
+	{}
+};
+
+static struct kunit_suite rdmx_blk_suite = {
+	.name = "rdmx_blk",
+	.test_cases = rdmx_blk_test_cases,
+};
+
+kunit_test_suites(&rdmx_blk_suite);
