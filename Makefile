@@ -20,6 +20,8 @@ KDIR ?= $(or $(shell tests/vm/build-kernel --print debug 2>/dev/null | sed 's|$$
 	     /lib/modules/$(shell uname -r)/build)
 
 PREFIX ?= /usr/local
+# udev rules go here (a package would use /usr/lib/udev).
+UDEVDIR ?= /etc/udev
 DESTDIR ?=
 CC ?= cc
 USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
@@ -85,6 +87,8 @@ install: modules_install $(RDMXCTL)
 	install -d $(DESTDIR)$(PREFIX)/share/man/man8
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -D -m 0644 uapi/linux/rdmx.h $(DESTDIR)$(PREFIX)/include/linux/rdmx.h
+	install -D -m 0644 userspace-tools/udev/60-rdmx.rules \
+		$(DESTDIR)$(UDEVDIR)/rules.d/60-rdmx.rules
 
 check:
 	tests/check

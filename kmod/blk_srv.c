@@ -192,6 +192,7 @@ struct rdmx_bsq_req {
  *	rdmx_exports_mutex, and stable for commands once set
  * @ro: the client mapped read-only
  * @exp_node: on @exp->queues
+ * @node: on rdmx_bsqs, under rdmx_exports_mutex
  * @lock: @dead, posting, @free and @backlog
  * @dead: nothing more is posted
  * @busy: tags in use: from a command's arrival until its response is
@@ -223,6 +224,7 @@ struct rdmx_bsq {
 	struct rdmx_export *exp;
 	bool ro;
 	struct list_head exp_node;
+	struct list_head node;
 	spinlock_t lock;	/* dead, posting */
 	bool dead;
 	unsigned long *busy;
@@ -238,6 +240,8 @@ struct rdmx_bsq {
 };
 
 static LIST_HEAD(rdmx_exports);
+/* Every server queue, bound or not (for unload). */
+static LIST_HEAD(rdmx_bsqs);
 static DEFINE_MUTEX(rdmx_exports_mutex);
 static struct kobject *rdmx_exports_kobj;
 static struct workqueue_struct *rdmx_blk_wq;
@@ -1342,6 +1346,7 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	}
 
 	mutex_lock(&rdmx_exports_mutex);
+	list_del_init(&q->node);
 	exp = q->exp;
 	if (exp) {
 		list_del_init(&q->exp_node);
@@ -1479,6 +1484,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->exp_node);
+	INIT_LIST_HEAD(&q->node);
 	INIT_LIST_HEAD(&q->free);
 	INIT_LIST_HEAD(&q->backlog);
 	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
@@ -1513,6 +1519,9 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	param.initiator_depth = param.responder_resources;
 	param.rnr_retry_count = 7;
 	cm_id->context = &q->cm_ctx;
+	mutex_lock(&rdmx_exports_mutex);
+	list_add_tail(&q->node, &rdmx_bsqs);
+	mutex_unlock(&rdmx_exports_mutex);
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
 		cm_id->context = NULL;
@@ -1596,10 +1605,13 @@ int rdmx_blk_srv_init(void)
 void rdmx_blk_srv_exit(void)
 {
 	struct rdmx_export *exp, *tmp;
+	struct rdmx_bsq *q;
 
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry_safe(exp, tmp, &rdmx_exports, node)
 		rdmx_export_remove(exp);
+	list_for_each_entry(q, &rdmx_bsqs, node)
+		rdma_disconnect(q->cm_id);
 	mutex_unlock(&rdmx_exports_mutex);
 	wait_event(rdmx_bsq_wait, !atomic_read(&rdmx_bsq_count));
 	kobject_put(rdmx_exports_kobj);

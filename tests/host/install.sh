@@ -19,7 +19,7 @@ for f in "lib/modules/$kver/extra/rdmx.ko" usr/sbin/rdmxctl \
 	 usr/share/man/man8/rdmxctl-ping.8 usr/share/man/man8/rdmxctl-mr.8 \
 	 usr/share/man/man8/rdmxctl-rma.8 usr/share/man/man8/rdmxctl-export.8 \
 	 usr/share/man/man8/rdmxctl-map.8 usr/share/man/man8/rdmxctl-unmap.8 \
-	 usr/include/linux/rdmx.h; do
+	 usr/include/linux/rdmx.h etc/udev/rules.d/60-rdmx.rules; do
 	[ -s "$dest/$f" ] || { echo "missing: $f"; exit 1; }
 	echo "installed: $f"
 done
