@@ -40,6 +40,7 @@
 #include "blk.h"
 #include "rdmx.h"
 #include "sess.h"
+#include "rdmx_trace.h"
 
 #define RDMX_BDEV_MINORS		16
 #define RDMX_BDEV_DEPTH_DEFAULT		128
@@ -66,6 +67,31 @@ static const char *const rdmx_bdev_state_names[] = {
 };
 
 struct rdmx_bdev;
+
+/* Latency histogram buckets: [2^i, 2^(i+1)) us, the last open-ended. */
+#define RDMX_BDEV_LAT_BUCKETS	24
+
+/**
+ * struct rdmx_bcq_stats - a queue's counters, in /sys/block/rdmxbN/rdmx
+ * @reads: reads completed successfully
+ * @writes: writes completed successfully
+ * @read_bytes: their bytes
+ * @write_bytes: their bytes
+ * @errors: requests completed with an error
+ * @timeouts: requests that timed out (each starts a reconnect)
+ * @requeues: requests taken back from a lost connection to be sent again
+ * @lat: completed requests by latency, from submission to completion
+ */
+struct rdmx_bcq_stats {
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+	atomic64_t timeouts;
+	atomic64_t requeues;
+	atomic64_t lat[RDMX_BDEV_LAT_BUCKETS];
+};
 
 /**
  * struct rdmx_bcq_rbuf - a posted receive for one response
@@ -107,6 +133,8 @@ struct rdmx_bcq_rbuf {
  * @open_rsp: the OPEN's answer
  * @open_done: completed when it arrives
  * @open_cqe: completion entry of the OPEN's SEND
+ * @kobj: /sys/block/rdmxbN/rdmx/queues/IDX, while the disk exists
+ * @stats: counters
  */
 struct rdmx_bcq {
 	struct rdmx_cm_ctx cm_ctx;
@@ -129,28 +157,8 @@ struct rdmx_bcq {
 	struct rdmx_blk_rsp open_rsp;
 	struct completion open_done;
 	struct ib_cqe open_cqe;
-};
-
-/**
- * struct rdmx_bdev_stats - a map's counters, in /sys/block/rdmxbN/rdmx
- * @reads: reads completed successfully
- * @writes: writes completed successfully
- * @read_bytes: their bytes
- * @write_bytes: their bytes
- * @errors: requests completed with an error
- * @timeouts: requests that timed out (each starts a reconnect)
- * @requeues: requests taken back from a lost connection to be sent again
- * @reconnects: successful reconnections
- */
-struct rdmx_bdev_stats {
-	atomic64_t reads;
-	atomic64_t writes;
-	atomic64_t read_bytes;
-	atomic64_t write_bytes;
-	atomic64_t errors;
-	atomic64_t timeouts;
-	atomic64_t requeues;
-	atomic64_t reconnects;
+	struct kobject *kobj;
+	struct rdmx_bcq_stats stats;
 };
 
 /**
@@ -181,7 +189,9 @@ struct rdmx_bdev_stats {
  * @attempts: connection attempts since then
  * @quiesced: the error work quiesced the disk's queues; owned by the
  *	error and reconnect works (and the unmap that cancels them)
- * @stats: counters
+ * @reconnects: successful reconnections
+ * @kobj: /sys/block/rdmxbN/rdmx
+ * @queues_kobj: /sys/block/rdmxbN/rdmx/queues
  */
 struct rdmx_bdev {
 	u32 index;
@@ -209,7 +219,9 @@ struct rdmx_bdev {
 	unsigned long down_since;
 	unsigned int attempts;
 	bool quiesced;
-	struct rdmx_bdev_stats stats;
+	atomic64_t reconnects;
+	struct kobject *kobj;
+	struct kobject *queues_kobj;
 };
 
 /**
@@ -226,6 +238,7 @@ struct rdmx_bdev {
  * @ref: the SEND's completion and the response (and an invalidation)
  * @status: the response's, as a blk_status_t
  * @in_flight: sent and not yet ended
+ * @start_ns: when it was sent
  * @sgt: its pages
  * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
  */
@@ -242,6 +255,7 @@ struct rdmx_bcq_req {
 	refcount_t ref;
 	blk_status_t status;
 	bool in_flight;
+	u64 start_ns;
 	struct sg_table sgt;
 	struct scatterlist first_sgl[];
 };
@@ -279,18 +293,25 @@ static void rdmx_bcq_unmap(struct rdmx_bcq_req *req, struct request *rq)
 static void rdmx_bcq_complete_rq(struct request *rq)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bdev *bd = req->q->bd;
+	struct rdmx_bcq_stats *st = &req->q->stats;
+	u64 us = div_u64(ktime_get_ns() - req->start_ns, NSEC_PER_USEC);
 
 	rdmx_bcq_unmap(req, rq);
 	req->in_flight = false;
+	trace_rdmx_blk_complete(req->q->bd->index, req->q->idx, rq->tag,
+				req->cmd.opcode, blk_rq_pos(rq) << SECTOR_SHIFT,
+				blk_rq_bytes(rq),
+				blk_status_to_errno(req->status));
+	atomic64_inc(&st->lat[min_t(u32, us ? ilog2(us) : 0,
+				    RDMX_BDEV_LAT_BUCKETS - 1)]);
 	if (req->status) {
-		atomic64_inc(&bd->stats.errors);
+		atomic64_inc(&st->errors);
 	} else if (req_op(rq) == REQ_OP_READ) {
-		atomic64_inc(&bd->stats.reads);
-		atomic64_add(blk_rq_bytes(rq), &bd->stats.read_bytes);
+		atomic64_inc(&st->reads);
+		atomic64_add(blk_rq_bytes(rq), &st->read_bytes);
 	} else if (req_op(rq) == REQ_OP_WRITE) {
-		atomic64_inc(&bd->stats.writes);
-		atomic64_add(blk_rq_bytes(rq), &bd->stats.write_bytes);
+		atomic64_inc(&st->writes);
+		atomic64_add(blk_rq_bytes(rq), &st->write_bytes);
 	}
 	blk_mq_end_request(rq, req->status);
 }
@@ -571,6 +592,9 @@ static blk_status_t rdmx_bdev_queue_rq(struct blk_mq_hw_ctx *hctx,
 		first = &req->reg_wr.wr;
 	}
 	req->in_flight = true;
+	req->start_ns = ktime_get_ns();
+	trace_rdmx_blk_submit(bd->index, q->idx, rq->tag, op,
+			      blk_rq_pos(rq) << SECTOR_SHIFT, blk_rq_bytes(rq), 0);
 	ret = ib_post_send(q->qp, first, NULL);
 	if (ret) {
 		req->in_flight = false;
@@ -597,7 +621,7 @@ static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_bdev *bd = req->q->bd;
 
-	atomic64_inc(&bd->stats.timeouts);
+	atomic64_inc(&req->q->stats.timeouts);
 	/* Recovery drains the queues, then requeues or fails the request. */
 	rdmx_bdev_error(bd, "a request timed out", -ETIMEDOUT);
 	return BLK_EH_RESET_TIMER;
@@ -1029,13 +1053,12 @@ static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
 static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bdev *bd = data;
 
 	if (blk_mq_request_completed(rq) || !req->in_flight)
 		return true;
 	rdmx_bcq_unmap(req, rq);
 	req->in_flight = false;
-	atomic64_inc(&bd->stats.requeues);
+	atomic64_inc(&req->q->stats.requeues);
 	blk_mq_requeue_request(rq, false);
 	return true;
 }
@@ -1043,7 +1066,7 @@ static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
 /* Quiesced and torn down: take every request back for a later retry. */
 static void rdmx_bdev_cancel_all(struct rdmx_bdev *bd)
 {
-	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_cancel_rq, bd);
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_cancel_rq, NULL);
 	blk_mq_tagset_wait_completed_request(&bd->tag_set);
 }
 
@@ -1081,7 +1104,7 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 	mutex_unlock(&bd->mutex);
 	if (!ret && rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
 					RDMX_BDEV_LIVE)) {
-		atomic64_inc(&bd->stats.reconnects);
+		atomic64_inc(&bd->reconnects);
 		pr_info("rdmxb%u: reconnected to %pISpc after %u ms\n",
 			bd->index, &bd->addr,
 			jiffies_to_msecs(jiffies - bd->down_since));
@@ -1130,114 +1153,227 @@ static const struct block_device_operations rdmx_bdev_fops = {
 	.open = rdmx_bdev_open,
 };
 
-static struct rdmx_bdev *rdmx_bdev_of(struct device *dev)
+/*
+ * /sys/block/rdmxbN/rdmx and its queues/Q: kobjects of their own (created
+ * after the disk, removed before it), whose files find the map through
+ * the disk above them.
+ */
+static struct rdmx_bdev *rdmx_bdev_of_kobj(struct kobject *kobj)
 {
-	return dev_to_disk(dev)->private_data;
+	return dev_to_disk(kobj_to_dev(kobj->parent))->private_data;
 }
 
-static ssize_t server_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
+static struct rdmx_bcq *rdmx_bcq_of_kobj(struct kobject *kobj)
 {
-	return sysfs_emit(buf, "%pISpc\n", &rdmx_bdev_of(dev)->addr);
-}
+	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj->parent->parent);
+	unsigned int idx;
 
-static ssize_t export_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%s\n", rdmx_bdev_of(dev)->name);
-}
-
-static ssize_t state_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%s\n",
-			  rdmx_bdev_state_names[READ_ONCE(rdmx_bdev_of(dev)->state)]);
-}
-
-static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
-			   char *buf)
-{
-	return sysfs_emit(buf, "%pUb\n", &rdmx_bdev_of(dev)->exp_uuid);
+	if (kstrtouint(kobject_name(kobj), 10, &idx) || idx >= bd->nr_queues)
+		return NULL;
+	return &bd->queues[idx];
 }
 
 static bool rdmx_bdev_count_rq(struct request *rq, void *data)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	u64 *n = data;
 
-	if (READ_ONCE(req->in_flight))
-		(*(unsigned int *)data)++;
+	if (READ_ONCE(req->in_flight) && (!n[1] || req->q == (void *)n[1]))
+		n[0]++;
 	return true;
 }
 
-static ssize_t in_flight_show(struct device *dev, struct device_attribute *attr,
-			      char *buf)
+/* Requests in flight on @q, or on the whole map when @q is NULL. */
+static u64 rdmx_bdev_in_flight(struct rdmx_bdev *bd, struct rdmx_bcq *q)
 {
-	struct rdmx_bdev *bd = rdmx_bdev_of(dev);
-	unsigned int n = 0;
+	u64 n[2] = { 0, (unsigned long)q };
 
-	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_count_rq, &n);
-	return sysfs_emit(buf, "%u\n", n);
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_count_rq, n);
+	return n[0];
 }
 
-#define RDMX_BDEV_U_ATTR(_name, _expr)					\
-static ssize_t _name##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	struct rdmx_bdev *bd = rdmx_bdev_of(dev);			\
-									\
-	return sysfs_emit(buf, "%llu\n", (unsigned long long)(_expr));	\
-}									\
-static DEVICE_ATTR_RO(_name)
+/* A counter (at @off in the stats) of @q, or summed over the map's queues. */
+static u64 rdmx_bcq_sum(struct rdmx_bdev *bd, struct rdmx_bcq *q, size_t off)
+{
+	unsigned int i;
+	u64 sum = 0;
 
-RDMX_BDEV_U_ATTR(nr_queues, bd->nr_queues);
-RDMX_BDEV_U_ATTR(queue_depth, bd->depth);
-RDMX_BDEV_U_ATTR(loss_timeout_ms, bd->loss_timeout_ms);
-RDMX_BDEV_U_ATTR(generation, bd->generation);
-RDMX_BDEV_U_ATTR(reconnects, atomic64_read(&bd->stats.reconnects));
-RDMX_BDEV_U_ATTR(reads, atomic64_read(&bd->stats.reads));
-RDMX_BDEV_U_ATTR(writes, atomic64_read(&bd->stats.writes));
-RDMX_BDEV_U_ATTR(read_bytes, atomic64_read(&bd->stats.read_bytes));
-RDMX_BDEV_U_ATTR(write_bytes, atomic64_read(&bd->stats.write_bytes));
-RDMX_BDEV_U_ATTR(errors, atomic64_read(&bd->stats.errors));
-RDMX_BDEV_U_ATTR(timeouts, atomic64_read(&bd->stats.timeouts));
-RDMX_BDEV_U_ATTR(requeues, atomic64_read(&bd->stats.requeues));
-static DEVICE_ATTR_RO(server);
-static DEVICE_ATTR_RO(export);
-static DEVICE_ATTR_RO(state);
-static DEVICE_ATTR_RO(serial);
-static DEVICE_ATTR_RO(in_flight);
+	for (i = 0; i < bd->nr_queues; i++)
+		if (!q || q == &bd->queues[i])
+			sum += atomic64_read((atomic64_t *)((u8 *)&bd->queues[i].stats + off));
+	return sum;
+}
+
+#define RDMX_BCQ_SUM(bd, q, field) \
+	rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, field))
+
+static ssize_t rdmx_bdev_lat_hist(struct rdmx_bdev *bd, struct rdmx_bcq *q,
+				  char *buf)
+{
+	int len = 0, i;
+	u64 n;
+
+	for (i = 0; i < RDMX_BDEV_LAT_BUCKETS; i++) {
+		n = rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, lat) +
+				 i * sizeof(atomic64_t));
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", n);
+	}
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+/* The counters both the map and each queue show. */
+static ssize_t rdmx_bcq_counter_show(struct rdmx_bdev *bd, struct rdmx_bcq *q,
+				     const char *name, char *buf)
+{
+	u64 v;
+
+	if (!strcmp(name, "reads"))
+		v = RDMX_BCQ_SUM(bd, q, reads);
+	else if (!strcmp(name, "writes"))
+		v = RDMX_BCQ_SUM(bd, q, writes);
+	else if (!strcmp(name, "read_bytes"))
+		v = RDMX_BCQ_SUM(bd, q, read_bytes);
+	else if (!strcmp(name, "write_bytes"))
+		v = RDMX_BCQ_SUM(bd, q, write_bytes);
+	else if (!strcmp(name, "errors"))
+		v = RDMX_BCQ_SUM(bd, q, errors);
+	else if (!strcmp(name, "timeouts"))
+		v = RDMX_BCQ_SUM(bd, q, timeouts);
+	else if (!strcmp(name, "requeues"))
+		v = RDMX_BCQ_SUM(bd, q, requeues);
+	else if (!strcmp(name, "in_flight"))
+		v = rdmx_bdev_in_flight(bd, q);
+	else if (!strcmp(name, "lat_hist"))
+		return rdmx_bdev_lat_hist(bd, q, buf);
+	else
+		return -ENOENT;
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static ssize_t rdmx_bdev_attr_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj);
+	const char *n = attr->attr.name;
+
+	if (!strcmp(n, "server"))
+		return sysfs_emit(buf, "%pISpc\n", &bd->addr);
+	if (!strcmp(n, "export"))
+		return sysfs_emit(buf, "%s\n", bd->name);
+	if (!strcmp(n, "state"))
+		return sysfs_emit(buf, "%s\n",
+				  rdmx_bdev_state_names[READ_ONCE(bd->state)]);
+	if (!strcmp(n, "serial"))
+		return sysfs_emit(buf, "%pUb\n", &bd->exp_uuid);
+	if (!strcmp(n, "nr_queues"))
+		return sysfs_emit(buf, "%u\n", bd->nr_queues);
+	if (!strcmp(n, "queue_depth"))
+		return sysfs_emit(buf, "%u\n", bd->depth);
+	if (!strcmp(n, "loss_timeout_ms"))
+		return sysfs_emit(buf, "%u\n", bd->loss_timeout_ms);
+	if (!strcmp(n, "generation"))
+		return sysfs_emit(buf, "%llu\n", READ_ONCE(bd->generation));
+	if (!strcmp(n, "reconnects"))
+		return sysfs_emit(buf, "%lld\n", atomic64_read(&bd->reconnects));
+	return rdmx_bcq_counter_show(bd, NULL, n, buf);
+}
+
+static ssize_t rdmx_bcq_attr_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct rdmx_bcq *q = rdmx_bcq_of_kobj(kobj);
+
+	if (!q)
+		return -ENODEV;
+	return rdmx_bcq_counter_show(q->bd, q, attr->attr.name, buf);
+}
+
+#define RDMX_BDEV_ATTR(_name) \
+	static struct kobj_attribute rdmx_bdev_attr_##_name = \
+		__ATTR(_name, 0444, rdmx_bdev_attr_show, NULL)
+#define RDMX_BCQ_ATTR(_name) \
+	static struct kobj_attribute rdmx_bcq_attr_##_name = \
+		__ATTR(_name, 0444, rdmx_bcq_attr_show, NULL)
+
+RDMX_BDEV_ATTR(server);
+RDMX_BDEV_ATTR(export);
+RDMX_BDEV_ATTR(state);
+RDMX_BDEV_ATTR(serial);
+RDMX_BDEV_ATTR(nr_queues);
+RDMX_BDEV_ATTR(queue_depth);
+RDMX_BDEV_ATTR(loss_timeout_ms);
+RDMX_BDEV_ATTR(generation);
+RDMX_BDEV_ATTR(reconnects);
+RDMX_BDEV_ATTR(reads);
+RDMX_BDEV_ATTR(writes);
+RDMX_BDEV_ATTR(read_bytes);
+RDMX_BDEV_ATTR(write_bytes);
+RDMX_BDEV_ATTR(in_flight);
+RDMX_BDEV_ATTR(errors);
+RDMX_BDEV_ATTR(timeouts);
+RDMX_BDEV_ATTR(requeues);
+RDMX_BDEV_ATTR(lat_hist);
+RDMX_BCQ_ATTR(reads);
+RDMX_BCQ_ATTR(writes);
+RDMX_BCQ_ATTR(read_bytes);
+RDMX_BCQ_ATTR(write_bytes);
+RDMX_BCQ_ATTR(in_flight);
+RDMX_BCQ_ATTR(errors);
+RDMX_BCQ_ATTR(timeouts);
+RDMX_BCQ_ATTR(requeues);
+RDMX_BCQ_ATTR(lat_hist);
 
 static struct attribute *rdmx_bdev_attrs[] = {
-	&dev_attr_server.attr,
-	&dev_attr_export.attr,
-	&dev_attr_state.attr,
-	&dev_attr_serial.attr,
-	&dev_attr_nr_queues.attr,
-	&dev_attr_queue_depth.attr,
-	&dev_attr_loss_timeout_ms.attr,
-	&dev_attr_generation.attr,
-	&dev_attr_reconnects.attr,
-	&dev_attr_reads.attr,
-	&dev_attr_writes.attr,
-	&dev_attr_read_bytes.attr,
-	&dev_attr_write_bytes.attr,
-	&dev_attr_in_flight.attr,
-	&dev_attr_errors.attr,
-	&dev_attr_timeouts.attr,
-	&dev_attr_requeues.attr,
+	&rdmx_bdev_attr_server.attr,
+	&rdmx_bdev_attr_export.attr,
+	&rdmx_bdev_attr_state.attr,
+	&rdmx_bdev_attr_serial.attr,
+	&rdmx_bdev_attr_nr_queues.attr,
+	&rdmx_bdev_attr_queue_depth.attr,
+	&rdmx_bdev_attr_loss_timeout_ms.attr,
+	&rdmx_bdev_attr_generation.attr,
+	&rdmx_bdev_attr_reconnects.attr,
+	&rdmx_bdev_attr_reads.attr,
+	&rdmx_bdev_attr_writes.attr,
+	&rdmx_bdev_attr_read_bytes.attr,
+	&rdmx_bdev_attr_write_bytes.attr,
+	&rdmx_bdev_attr_in_flight.attr,
+	&rdmx_bdev_attr_errors.attr,
+	&rdmx_bdev_attr_timeouts.attr,
+	&rdmx_bdev_attr_requeues.attr,
+	&rdmx_bdev_attr_lat_hist.attr,
 	NULL,
 };
 
 static const struct attribute_group rdmx_bdev_group = {
-	.name = "rdmx",
 	.attrs = rdmx_bdev_attrs,
+};
+
+static struct attribute *rdmx_bcq_attrs[] = {
+	&rdmx_bcq_attr_reads.attr,
+	&rdmx_bcq_attr_writes.attr,
+	&rdmx_bcq_attr_read_bytes.attr,
+	&rdmx_bcq_attr_write_bytes.attr,
+	&rdmx_bcq_attr_in_flight.attr,
+	&rdmx_bcq_attr_errors.attr,
+	&rdmx_bcq_attr_timeouts.attr,
+	&rdmx_bcq_attr_requeues.attr,
+	&rdmx_bcq_attr_lat_hist.attr,
+	NULL,
+};
+
+static const struct attribute_group rdmx_bcq_group = {
+	.attrs = rdmx_bcq_attrs,
 };
 
 /* The disk's serial, where udev looks for one (ID_SERIAL, by-id links). */
 static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "rdmx.%pUb\n", &rdmx_bdev_of(dev)->exp_uuid);
+	struct rdmx_bdev *bd = dev_to_disk(dev)->private_data;
+
+	return sysfs_emit(buf, "rdmx.%pUb\n", &bd->exp_uuid);
 }
 static DEVICE_ATTR_RO(wwid);
 
@@ -1252,9 +1388,68 @@ static const struct attribute_group rdmx_bdev_top_group = {
 
 static const struct attribute_group *rdmx_bdev_groups[] = {
 	&rdmx_bdev_top_group,
-	&rdmx_bdev_group,
 	NULL,
 };
+
+/* Remove the rdmx directories; no show runs once this returns. */
+static void rdmx_bdev_sysfs_del(struct rdmx_bdev *bd)
+{
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_queues; i++) {
+		if (!bd->queues[i].kobj)
+			continue;
+		kobject_del(bd->queues[i].kobj);
+		kobject_put(bd->queues[i].kobj);
+		bd->queues[i].kobj = NULL;
+	}
+	if (bd->queues_kobj) {
+		kobject_del(bd->queues_kobj);
+		kobject_put(bd->queues_kobj);
+		bd->queues_kobj = NULL;
+	}
+	if (bd->kobj) {
+		kobject_del(bd->kobj);
+		kobject_put(bd->kobj);
+		bd->kobj = NULL;
+	}
+}
+
+static int rdmx_bdev_sysfs_add(struct rdmx_bdev *bd)
+{
+	char name[12];
+	unsigned int i;
+	int ret;
+
+	bd->kobj = kobject_create_and_add("rdmx", &disk_to_dev(bd->disk)->kobj);
+	if (!bd->kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(bd->kobj, &rdmx_bdev_group);
+	if (ret)
+		goto out_del;
+	bd->queues_kobj = kobject_create_and_add("queues", bd->kobj);
+	if (!bd->queues_kobj) {
+		ret = -ENOMEM;
+		goto out_del;
+	}
+	for (i = 0; i < bd->nr_queues; i++) {
+		snprintf(name, sizeof(name), "%u", i);
+		bd->queues[i].kobj = kobject_create_and_add(name,
+							    bd->queues_kobj);
+		if (!bd->queues[i].kobj) {
+			ret = -ENOMEM;
+			goto out_del;
+		}
+		ret = sysfs_create_group(bd->queues[i].kobj, &rdmx_bcq_group);
+		if (ret)
+			goto out_del;
+	}
+	return 0;
+
+out_del:
+	rdmx_bdev_sysfs_del(bd);
+	return ret;
+}
 
 static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 {
@@ -1311,8 +1506,13 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 	ret = device_add_disk(NULL, disk, rdmx_bdev_groups);
 	if (ret)
 		goto out_put_disk;
+	ret = rdmx_bdev_sysfs_add(bd);
+	if (ret)
+		goto out_del_disk;
 	return 0;
 
+out_del_disk:
+	del_gendisk(disk);
 out_put_disk:
 	bd->disk = NULL;
 	put_disk(disk);
@@ -1341,6 +1541,7 @@ static void rdmx_bdev_remove(struct rdmx_bdev *bd)
 	bd->quiesced = false;
 	blk_mq_unquiesce_tagset(&bd->tag_set);
 	blk_mq_kick_requeue_list(bd->disk->queue);
+	rdmx_bdev_sysfs_del(bd);
 	del_gendisk(bd->disk);
 	put_disk(bd->disk);
 	blk_mq_free_tag_set(&bd->tag_set);
