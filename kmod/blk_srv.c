@@ -1446,6 +1446,7 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 /**
  * rdmx_blk_srv_connect() - a connect request for the block service
  * @cm_id: the new connection's id
+ * @ev: the connect request event
  * @req: its parameters, checked by rdmx_conn_req_parse()
  *
  * Creates the server queue and accepts, or rejects.
@@ -1454,7 +1455,7 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
  * Return: 0; or non-zero when the request was rejected and rdma_cm is to
  * destroy @cm_id.
  */
-int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
+int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 			 const struct rdmx_conn_params *req)
 {
 	enum rdmx_rej_reason reason = RDMX_REJ_BUSY;
@@ -1514,9 +1515,11 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	rdmx_conn_rep_pack(&rep, &rp);
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
-	param.responder_resources = min_t(u8, cm_id->device->attrs.max_qp_rd_atom,
-					  255);
-	param.initiator_depth = param.responder_resources;
+	/* Our READs of the client's pages: no more than it takes at once. */
+	param.responder_resources = min_t(u32, ev->param.conn.initiator_depth,
+					  cm_id->device->attrs.max_qp_rd_atom);
+	param.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
+				      cm_id->device->attrs.max_qp_init_rd_atom);
 	param.rnr_retry_count = 7;
 	cm_id->context = &q->cm_ctx;
 	mutex_lock(&rdmx_exports_mutex);

@@ -1725,7 +1725,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		goto reject;
 	/* A block queue is no session: the block server takes it. */
 	if (req.features == RDMX_PROTO_F_BLOCK)
-		return rdmx_blk_srv_connect(cm_id, &req);
+		return rdmx_blk_srv_connect(cm_id, ev, &req);
 	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
 	if (req.max_msg_size < RDMX_SEG_SIZE) {
 		reason = RDMX_REJ_PARAMS;

@@ -4,7 +4,7 @@
 # The block service between two guests: node 1 exports, node 2 maps. Run as
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/blk.sh
 # (tests/check's group guest-blk-rxe). Argument: MAX, the largest fio run
-# in MiB (default 32; each export is 64 MiB).
+# in MiB (default 8; each export is 64 MiB).
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
 # memory-backed null_blk made through configfs, a RAM export with 4 KiB
@@ -28,7 +28,7 @@
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
-max=${1:-32}
+max=${1:-8}
 srv=$RDMX_ADDR_1
 port=7471
 sys=/sys/kernel/rdmx
@@ -104,8 +104,8 @@ fio_verify() {
 # that small blocks do not take forever under TCG.
 fio_mib() {
 	case "$1" in
-	512) echo 2 ;;
-	4k) echo $((max < 8 ? max : 8)) ;;
+	512) echo 1 ;;
+	4k) echo $((max < 4 ? max : 4)) ;;
 	*) echo "$max" ;;
 	esac
 }
