@@ -363,6 +363,16 @@ static void rdmx_bcq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	rdmx_bcq_put(req);
 }
 
+static void rdmx_bcq_open_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_bcq *q = container_of(wc->wr_cqe, struct rdmx_bcq,
+					  open_cqe);
+
+	/* Unsignaled: only a failure comes here; the OPEN's wait sees it. */
+	pr_debug("rdmxb%u: queue %u: OPEN not sent: %s\n", q->bd->index,
+		 q->idx, ib_wc_status_msg(wc->status));
+}
+
 static int rdmx_bcq_post_recv(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb)
 {
 	struct ib_sge sge = {
@@ -890,7 +900,7 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 		return -ENOMEM;
 	sge = (struct ib_sge){ .addr = dma, .length = sizeof(q->open_cmd),
 			       .lkey = q->pd->local_dma_lkey };
-	q->open_cqe.done = rdmx_bcq_reg_done;	/* errors only */
+	q->open_cqe.done = rdmx_bcq_open_done;	/* errors only */
 	wr.wr_cqe = &q->open_cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;

@@ -11,8 +11,9 @@
 # blocks, and small RAM exports for the read-only, allow-list and busy
 # cases. Node 2 maps them and checks:
 #   1. size and logical block size; fio randrw with crc32c verification at
-#      512 B (not on the 4 KiB one), 4 KiB, 64 KiB and 1 MiB on each, fio's
-#      exit status and the error count in its JSON;
+#      512 B, 4 KiB, 64 KiB and 1 MiB on the ram export and two of those
+#      sizes on each other, fio's exit status and the error count in its
+#      JSON;
 #   2. ext4 on the ram export: files written with checksums, unmounted,
 #      remounted from a cold cache, checked; e2fsck -fn clean;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
@@ -24,6 +25,11 @@
 #      has pending, which ends, and the disk goes once closed;
 #   5. the link down for 5 s, then up, under a verifying fio run: no verify
 #      error, no I/O error, the disk reconnected;
+#   6. a server restart (rdmx unloaded and loaded again, the exports added
+#      again) under a verifying fio run on the file export: no error, every
+#      disk reconnected;
+# and, on node 1 alone, loopback: its own export mapped over its own rxe
+# device, fio-verified;
 # then everything unmapped and deleted, and rmmod clean on both.
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
@@ -91,7 +97,7 @@ fio_verify() {
 	shift 4
 	out=$RDMX_OUT/fio-$tag-$bs
 	fio --name="$tag" --filename="$dev" --direct=1 --ioengine=libaio \
-		--iodepth=16 --rw=randrw --bs="$bs" --size="${size}M" \
+		--iodepth=8 --rw=randrw --bs="$bs" --size="${size}M" \
 		--verify=crc32c --do_verify=1 --verify_fatal=1 \
 		--randrepeat=0 --output-format=json --output="$out.json" "$@" \
 		>"$out.txt" 2>&1
@@ -105,7 +111,7 @@ fio_verify() {
 fio_mib() {
 	case "$1" in
 	512) echo 1 ;;
-	4k) echo $((max < 4 ? max : 4)) ;;
+	4k) echo 2 ;;
 	*) echo "$max" ;;
 	esac
 }
@@ -159,6 +165,18 @@ setup_nullb() { # a 64 MiB memory-backed null_blk, 512-byte blocks
 	return 1
 }
 
+# readd_exports: after a restart, node 1's exports as they were.
+readd_exports() {
+	rdmxctl listen -p "$port" &&
+	rdmxctl export add ram ram:64M &&
+	rdmxctl export add file /mnt/blk/disk.img &&
+	rdmxctl export add nullb /dev/nullb0 &&
+	rdmxctl export add lbs4k ram:16M --lbs 4096 &&
+	rdmxctl export add ro ram:16M --ro &&
+	rdmxctl export add deny ram:4M --allow "$srv" &&
+	rdmxctl export add allowed ram:4M --allow 198.18.0.0/24 --allow fd00::/64
+}
+
 if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "rdmxctl listen -p $port" rdmxctl listen -p "$port"
 	rdmx_check "export ram: ram:64M" rdmxctl export add ram ram:64M
@@ -199,13 +217,22 @@ if [ "$RDMX_NODE" = 1 ]; then
 		 'nullb': ('/dev/nullb0', []), 'deny': ('ram:$((4 * mib))', ['$srv/32']),
 		 'allowed': ('ram:$((4 * mib))', ['198.18.0.0/24', 'fd00::/64'])}" \
 		<"$RDMX_OUT/exports.json"
+	# Loopback: this host's own export, over its own device.
+	if d=$(rdmxctl map -p "$port" "$srv" lbs4k 2>"$RDMX_OUT/map-loop.err"); then
+		rdmx_pass "loopback: map lbs4k from this host: $d"
+		rdmx_check "loopback: fio randrw bs=4k over 2 MiB, crc32c verified" \
+			fio_verify loop "$d" 4k 2
+		rdmx_check "loopback: unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "loopback: map lbs4k from this host" "$(cat "$RDMX_OUT/map-loop.err")"
+	fi
 	rdmx_barrier exports-up
 fi
 
 # ------------------------------------------------- node 2: data and errors
 
 if [ "$RDMX_NODE" = 2 ]; then
-	rdmx_barrier exports-up
+	rdmx_barrier exports-up "$long"
 	declare -A dev
 	for e in ram file nullb lbs4k; do
 		if dev[$e]=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err"); then
@@ -219,8 +246,14 @@ if [ "$RDMX_NODE" = 2 ]; then
 	for e in ram file nullb lbs4k; do
 		d=${dev[$e]}
 		[ -n "$d" ] || continue
-		lbs=512 size=$((64 * mib)) bss="512 4k 64k 1M"
-		[ "$e" = lbs4k ] && lbs=4096 size=$((16 * mib)) bss="4k 64k 1M"
+		# Every size on ram; a small and a large one elsewhere (TCG is slow).
+		lbs=512 size=$((64 * mib))
+		case "$e" in
+		ram) bss="512 4k 64k 1M" ;;
+		file) bss="4k 256k" ;;
+		nullb) bss="512 64k" ;;
+		lbs4k) lbs=4096 size=$((16 * mib)) bss="4k 1M" ;;
+		esac
 		rdmx_check "$e: $d is a block device" test -b "$d"
 		rdmx_check "$e: size $size" test "$(blockdev --getsize64 "$d")" -eq "$size"
 		rdmx_check "$e: logical block size $lbs" test "$(blockdev --getss "$d")" -eq "$lbs"
@@ -400,6 +433,54 @@ else
 	ip link set eth0 up
 	rdmx_pass "link down 5 s, then up, under the client's fio"
 	rdmx_barrier flap-done "$long"
+fi
+
+# ----------------------------------------------- 6. a server restart
+
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_barrier restart-ready
+	d=${dev[file]:-}
+	if [ -n "$d" ]; then
+		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
+		fio --name=restart --filename="$d" --direct=1 --ioengine=libaio \
+			--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
+			--time_based --runtime=60 --verify=crc32c --do_verify=1 \
+			--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
+			--output-format=json --output="$RDMX_OUT/fio-restart.json" \
+			>"$RDMX_OUT/fio-restart.txt" 2>&1 &
+		fp=$!
+		rdmx_barrier restart-running
+		wait "$fp"
+		rc=$?
+		rdmx_check "server restart: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
+		tail -n 5 "$RDMX_OUT/fio-restart.txt"
+		rdmx_check "server restart: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-restart.json"
+		rdmx_check "server restart: no I/O error in the kernel log" no_io_errors "$d"
+		rdmx_check "server restart: the disk reconnected, is live, no errors" disk_json "$d" \
+			"j[0]['reconnects'] > ${rc0:-0} and j[0]['state'] == 'live' and j[0]['errors'] == 0"
+	else
+		rdmx_barrier restart-running
+		rdmx_fail "server restart" "file not mapped"
+	fi
+	rdmx_barrier restart-done "$long"
+	for e in ram nullb lbs4k; do
+		[ -n "${dev[$e]}" ] || continue
+		rdmx_check "server restart: $e reconnected too" disk_json "${dev[$e]}" \
+			"j[0]['state'] == 'live'"
+	done
+else
+	io=$(rdmxctl -j export show file | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
+	rdmx_barrier restart-ready
+	rdmx_barrier restart-running
+	for _ in $(seq 300); do
+		export_json file "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
+		sleep 0.2
+	done
+	rdmx_check "server restart: rmmod rdmx under the client's I/O" rmmod rdmx
+	sleep 3
+	rdmx_check "server restart: insmod rdmx" insmod "$RDMX_KO"
+	rdmx_check "server restart: the listener and exports added again" readd_exports
+	rdmx_barrier restart-done "$long"
 fi
 
 # ---------------------------------------------------------------- the end
