@@ -493,7 +493,9 @@ if [ "$is_client" = 1 ] && [ "$any_block" = 1 ]; then
 	[ -n "${bdev[nbd]:-}" ] && nbd-client -d /dev/nbd0 >/dev/null 2>&1
 	[ -n "${bdev[nvme-rdma]:-}" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
 	if [ -n "${bdev[rdmx]:-}" ]; then
-		rdmxctl unmap "${bdev[rdmx]}" >"$B/raw/teardown-rdmx-unmap.txt" 2>&1 ||
+		# The disk's counters (reconnects, requeues, errors) first.
+		{ rdmxctl map show "${bdev[rdmx]}" && rdmxctl unmap "${bdev[rdmx]}"; } \
+			>"$B/raw/teardown-rdmx-unmap.txt" 2>&1 ||
 			log "block: rdmxctl unmap ${bdev[rdmx]} failed (raw/teardown-rdmx-unmap.txt)"
 	fi
 	for s in /sys/block/rnbd*/rnbd/unmap_device; do
