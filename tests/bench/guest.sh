@@ -110,7 +110,6 @@ rbench_cases=(
 
 # Block contenders: why each cannot run, once set up (empty: it can).
 declare -A why bdev
-why[rdmx]="not implemented (issue 5)"
 
 # Only the contenders with a selected case are set up.
 any_block=0
@@ -151,6 +150,21 @@ setup_nvmet() {
 		echo "$peer" >"$s/ports/1/addr_traddr" &&
 		echo 4420 >"$s/ports/1/addr_trsvcid" || return 1
 	ln -s "$s/subsystems/$NQN" "$s/ports/1/subsystems/$NQN"
+}
+
+# rdmx's block service: a listener of its own, beside the one on the
+# default port (7471) that the message cases add below, and the null_blk
+# device exported.
+RDMX_BLK_PORT=7472
+RDMX_BLK_EXPORT=bench
+setup_rdmx_server() {
+	rdmxctl -j version | grep -q '"block"' || {
+		echo "the block service is not in this build of rdmx (issue 5)"
+		return 1
+	}
+	rdmxctl listen add -p "$RDMX_BLK_PORT" || return 1
+	rdmxctl export add "$RDMX_BLK_EXPORT" "$nullb" || return 1
+	rdmxctl export show "$RDMX_BLK_EXPORT"
 }
 
 setup_rnbd_server() { modprobe rnbd-server; }
@@ -202,6 +216,16 @@ connect_nvme() {
 	wait_blk '^nvme[0-9]+n[0-9]+$'
 }
 
+# The disk's path is the last line of output, as for the others.
+connect_rdmx() {
+	local d
+
+	d=$(rdmxctl map -p "$RDMX_BLK_PORT" "$peer" "$RDMX_BLK_EXPORT") || return 1
+	rdmxctl map show "$d"
+	[ -b "$d" ] || return 1
+	echo "$d"
+}
+
 connect_rnbd() {
 	modprobe rnbd-client || return 1
 	echo "sessname=bench path=ip:$peer device_path=$nullb" \
@@ -238,6 +262,9 @@ if [ "$any_block" = 1 ]; then
 		if r=$(try nullb setup_nullb); then
 			nullb=$(wait_blk '^nullb[0-9]+$')
 			echo "$nullb" >"$RDMX_SYNC/nullb"
+			if [ -n "${want[rdmx]:-}" ]; then
+				r=$(try rdmx-export setup_rdmx_server) || echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx"
+			fi
 			if [ -n "${want[nvme-rdma]:-}" ]; then
 				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
 			fi
@@ -248,7 +275,7 @@ if [ "$any_block" = 1 ]; then
 				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
 			fi
 		else
-			for c in nvme-rdma rnbd nbd; do
+			for c in rdmx nvme-rdma rnbd nbd; do
 				echo "null_blk: $r" >"$RDMX_SYNC/why-$c"
 			done
 		fi
@@ -256,10 +283,17 @@ if [ "$any_block" = 1 ]; then
 	sync_point block-targets
 	if [ "$is_client" = 1 ]; then
 		nullb=$(cat "$RDMX_SYNC/nullb" 2>/dev/null)
-		for c in nvme-rdma rnbd nbd; do
+		for c in rdmx nvme-rdma rnbd nbd; do
 			[ -e "$RDMX_SYNC/why-$c" ] && why[$c]=$(cat "$RDMX_SYNC/why-$c")
 		done
 		log "block: connecting the initiators"
+		if [ -z "${why[rdmx]:-}" ]; then
+			if r=$(try rdmx-map connect_rdmx); then
+				bdev[rdmx]=$(tail -n 1 "$B/raw/setup-rdmx-map.txt")
+			else
+				why[rdmx]="rdmxctl map: $r"
+			fi
+		fi
 		if [ -z "${why[nvme-rdma]:-}" ]; then
 			if r=$(try nvme-connect connect_nvme); then
 				bdev[nvme-rdma]=$(tail -n 1 "$B/raw/setup-nvme-connect.txt")
@@ -458,10 +492,22 @@ sync_point bench-done
 if [ "$is_client" = 1 ] && [ "$any_block" = 1 ]; then
 	[ -n "${bdev[nbd]:-}" ] && nbd-client -d /dev/nbd0 >/dev/null 2>&1
 	[ -n "${bdev[nvme-rdma]:-}" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
+	if [ -n "${bdev[rdmx]:-}" ]; then
+		# The disk's counters (reconnects, requeues, errors) first.
+		{ rdmxctl map show "${bdev[rdmx]}" && rdmxctl unmap "${bdev[rdmx]}"; } \
+			>"$B/raw/teardown-rdmx-unmap.txt" 2>&1 ||
+			log "block: rdmxctl unmap ${bdev[rdmx]} failed (raw/teardown-rdmx-unmap.txt)"
+	fi
 	for s in /sys/block/rnbd*/rnbd/unmap_device; do
 		[ -e "$s" ] && echo normal >"$s" 2>/dev/null
 	done
 fi
 sync_point teardown
+# The export goes once the client has unmapped it.
+if [ "$is_server" = 1 ] && [ -n "${want[rdmx]:-}" ] &&
+   rdmxctl export show "$RDMX_BLK_EXPORT" >/dev/null 2>&1; then
+	rdmxctl export del "$RDMX_BLK_EXPORT" >"$B/raw/teardown-rdmx-export.txt" 2>&1 ||
+		log "block: rdmxctl export del $RDMX_BLK_EXPORT failed (raw/teardown-rdmx-export.txt)"
+fi
 log "done: $(wc -l <"$manifest") records in $manifest"
 exit 0

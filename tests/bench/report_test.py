@@ -3,8 +3,11 @@
 """tests/bench/report_test.py: report.py's parsers against outputs as the
 tools print them (tabs, warnings between header and figures, units)."""
 
+import json
 import os
+import shutil
 import sys
+import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,6 +50,84 @@ def fails(name, fn, text):
     return 1
 
 
+def fio_json(rw, iops=0.0, bw_kib=0.0, p50_ns=0):
+    """fio's JSON for one job, with only what report.py reads."""
+    d = {"io_bytes": 4096000, "iops": iops, "bw": bw_kib,
+         "lat_ns": {"percentile": {"50.000000": p50_ns, "99.000000": p50_ns * 2,
+                                   "99.900000": p50_ns * 3}}}
+    none = {"io_bytes": 0, "iops": 0, "bw": 0}
+    job = {"error": 0, "read": d if rw == "read" else none, "write": d if rw == "write" else none}
+    return json.dumps({"fio version": "fio-3.33", "jobs": [job]})
+
+
+def fake_run(rdmx):
+    """A run directory as tests/bench/run leaves it: node 2's manifest and
+    raw outputs of the block cases and the raw transport the block targets
+    use. rdmx: its figures, or a string, the reason it could not run."""
+    d = tempfile.mkdtemp(prefix="rdmx-report-test.")
+    raw = os.path.join(d, "vm", "node2", "bench", "raw")
+    os.makedirs(raw)
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump({"mode": "quick", "only": ".", "repeats": 1}, f)
+    lines = []
+
+    def add(cid, kind, text):
+        name = cid.replace("/", "_") + "-1.txt"
+        with open(os.path.join(raw, name), "w") as f:
+            f.write(text)
+        lines.append("%s\t1\t%s\tok\t/rdmx/out/bench/raw/%s\n" % (cid, kind, name))
+
+    figures = {"nvme-rdma": (354, 51118, 3.97, 4.47), "rnbd": (480, 51118, 2.78, 3.92)}
+    if isinstance(rdmx, tuple):
+        figures["rdmx"] = rdmx
+    for c, (iops, p50_us, rd, wr) in figures.items():
+        add("block/%s/randread-4k-qd32" % c, "fio", fio_json("read", iops=iops))
+        add("block/%s/randread-4k-qd1" % c, "fio", fio_json("read", p50_ns=p50_us * 1000))
+        add("block/%s/read-128k" % c, "fio", fio_json("read", bw_kib=rd * 1024))
+        add("block/%s/write-128k" % c, "fio", fio_json("write", bw_kib=wr * 1024))
+    if not isinstance(rdmx, tuple):
+        for j in ("randread-4k-qd32", "randread-4k-qd1", "read-128k", "write-128k"):
+            lines.append("block/rdmx/%s\t1\tfio\tunavailable\t%s\n" % (j, rdmx))
+    add("raw/ib_read_bw-128k", "perftest-bw", BW.replace("9.07", "4.29"))
+    add("raw/ib_write_bw-128k", "perftest-bw", BW.replace("9.07", "4.55"))
+    with open(os.path.join(d, "vm", "node2", "bench", "manifest.tsv"), "w") as f:
+        f.writelines(lines)
+    return d
+
+
+def targets(name, rdmx, want):
+    """report.py's verdict on each block target (issue 5) of a fake run:
+    want maps a target's text to (met, ratio or reason text)."""
+    d = fake_run(rdmx)
+    try:
+        js = report.report(d)
+        with open(os.path.join(d, "results.md")) as f:
+            md = f.read()
+    finally:
+        shutil.rmtree(d)
+    got = {t["target"]: t for t in js["targets"] if t["issue"] == 5}
+    bad = []
+    for text, (met, r) in want.items():
+        t = got.get(text)
+        if t is None:
+            bad.append("%s: missing" % text)
+        elif t["met"] is not met:
+            bad.append("%s: met %r, want %r" % (text, t["met"], met))
+        elif isinstance(r, str) and r not in (t["reason"] or ""):
+            bad.append("%s: reason %r, want %r in it" % (text, t["reason"], r))
+        elif not isinstance(r, str) and abs(t["ratio"] - r) > 0.005:
+            bad.append("%s: ratio %r, want %r" % (text, t["ratio"], r))
+        # The table says the same as the JSON.
+        elif ("| 5 | %s |" % text) not in md:
+            bad.append("%s: not in results.md" % text)
+    if len(got) != 5:
+        bad.append("%d block targets, want 5" % len(got))
+    for b in bad:
+        print("# " + b)
+    print("%s - block targets: %s" % ("not ok" if bad else "ok", name))
+    return 1 if bad else 0
+
+
 def main():
     bad = 0
     bad += check("perftest latency", report.parse_perftest_lat(LAT),
@@ -65,6 +146,25 @@ def main():
     bad += check("timed msg send",
                  report.parse_msg_send("messages 8 bytes 4194304 ns 2000000000\n"),
                  {"bw_mibs": 16.0})
+    # rdmx's figures: QD32 IOPS, QD1 p50 (us), 128 KiB read and write (MiB/s).
+    bad += targets("met and not met", (500, 50000, 4.0, 3.0), {
+        "4 KiB randread QD32 IOPS >= 1.3 x nvme-rdma": (True, 500 / 354.0),
+        "4 KiB randread QD32 IOPS >= 1.1 x RNBD": (False, 500 / 480.0),
+        "128 KiB seq read bandwidth >= 90 % of ib_read_bw": (True, 4.0 / 4.29),
+        "128 KiB seq write bandwidth >= 90 % of ib_write_bw": (False, 3.0 / 4.55),
+        "4 KiB QD1 read p50 <= nvme-rdma's": (True, 50000 / 51118.0),
+    })
+    bad += targets("latency above nvme-rdma's is not met", (500, 52000, 4.0, 3.0), {
+        "4 KiB QD1 read p50 <= nvme-rdma's": (False, 52000 / 51118.0),
+    })
+    why = "rdmx export: the block service is not in this build of rdmx (issue 5)"
+    bad += targets("rdmx unavailable: no verdict, its reason", why, {
+        "4 KiB randread QD32 IOPS >= 1.3 x nvme-rdma": (None, why),
+        "4 KiB randread QD32 IOPS >= 1.1 x RNBD": (None, why),
+        "128 KiB seq read bandwidth >= 90 % of ib_read_bw": (None, why),
+        "128 KiB seq write bandwidth >= 90 % of ib_write_bw": (None, why),
+        "4 KiB QD1 read p50 <= nvme-rdma's": (None, why),
+    })
     return 1 if bad else 0
 
 
