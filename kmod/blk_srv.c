@@ -173,6 +173,7 @@ struct rdmx_bsq_req {
 
 /* rdmx_bsq.flags */
 #define RDMX_BSQ_TORN		0	/* teardown started */
+#define RDMX_BSQ_FAILED		1	/* a protocol error: disconnect */
 
 /**
  * struct rdmx_bsq - a server queue: one client hardware queue's connection
@@ -828,10 +829,16 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 		wake_up(&q->wait);
 }
 
+/*
+ * Drop a misbehaving client. Before the connection is ESTABLISHED (its first
+ * SEND can beat the CM's RTU) rdma_disconnect() only moves the QP to error
+ * and tells the client nothing: the ESTABLISHED event disconnects again.
+ */
 static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
 {
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
 			    q->qp_index, &q->peer, why);
+	set_bit(RDMX_BSQ_FAILED, &q->flags);
 	rdma_disconnect(q->cm_id);
 }
 
@@ -1558,6 +1565,8 @@ int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
+		if (test_bit(RDMX_BSQ_FAILED, &q->flags))
+			rdma_disconnect(cm_id);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The device waits for us: tear down now, the CM frees the id. */
