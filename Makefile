@@ -34,6 +34,7 @@ ABUSE := tests/integration/rdmx-abuse
 FAILNTH := tests/integration/fail-nth
 MSGTEST := tests/integration/rdmx-msgtest
 RMATEST := tests/integration/rdmx-rmatest
+BLKCRAFT := tests/integration/rdmx-blkcraft
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
@@ -47,7 +48,7 @@ all: modules tools
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST)
+tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
@@ -61,6 +62,10 @@ $(ABUSE) $(FAILNTH): %: %.c uapi/linux/rdmx.h
 $(MSGTEST) $(RMATEST): %: %.c $(TESTLIB) uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $< $(filter %.c,$(TESTLIB))
 
+# A block-service client made by hand over librdmacm and libibverbs.
+$(BLKCRAFT): %: %.c
+	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
 # debug and perf builds (and the in-place build above) never share objects.
 FLAVOUR ?= debug
@@ -72,7 +77,8 @@ guest-modules:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST)
+	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) \
+		$(BLKCRAFT)
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.

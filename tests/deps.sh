@@ -16,6 +16,8 @@ pkgs=(
 	qemu-system-x86 iproute2 iputils-ping procps util-linux python3
 	# RDMA userspace used inside the guests
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	# rdmx-blkcraft's build
+	libibverbs-dev librdmacm-dev
 	# storage and benchmark peers
 	fio nvme-cli qperf e2fsprogs gnuplot-nox nbd-server nbd-client
 )

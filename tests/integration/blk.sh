@@ -20,6 +20,10 @@
 #      writes failing; an allow-list without node 2 refused (EACCES), one
 #      with it accepted; a missing export (ENOENT) and a port without a
 #      listener (ECONNREFUSED) refused;
+#   3b. a crafted client (rdmx-blkcraft) on exports of its own: bad extents
+#      and writes to read-only exports answered with errors, malformed
+#      commands disconnected, foreign connects rejected; node 1 logged
+#      them, kept no queue, and still serves;
 #   4. unmap of an open disk refused (EBUSY), export del of a mapped export
 #      refused on node 1 (EBUSY); unmap --force then fails the I/O a reader
 #      has pending, which ends, and the disk goes once closed;
@@ -331,6 +335,28 @@ if [ "$RDMX_NODE" = 2 ]; then
 		refused $? "nothing listens on port 7999" "$RDMX_OUT/map-noport.err"
 	rdmxctl map list
 
+	# 3b. A crafted client (rdmx-blkcraft) against exports of its own:
+	# bad extents and writes to read-only exports answered with an error,
+	# malformed commands disconnected, a foreign connect rejected. Its
+	# result lines become this script's; a mapped disk is undisturbed.
+	rdmx_barrier craft-up "$long"
+	"$RDMX_REPO/tests/integration/rdmx-blkcraft" -p "$port" "$srv" craft craftro \
+		>"$RDMX_OUT/blkcraft.txt" 2>&1
+	rc=$?
+	while IFS= read -r l; do
+		case "$l" in
+		"not ok "*) rdmx_fail "blkcraft: ${l#not ok * - }" ;;
+		"ok "*"# SKIP"*) l=${l#ok * - }; rdmx_skip "blkcraft: ${l%% # SKIP*}" "${l#* # SKIP }" ;;
+		"ok "*) rdmx_pass "blkcraft: ${l#ok * - }" ;;
+		esac
+	done <"$RDMX_OUT/blkcraft.txt"
+	rdmx_check "rdmx-blkcraft exits 0" test "$rc" -eq 0
+	if [ -n "${dev[ram]}" ]; then
+		rdmx_check "ram: the mapped disk still reads after the crafted client" \
+			dd if="${dev[ram]}" of=/dev/null bs=64k count=16 iflag=direct status=none
+	fi
+	rdmx_barrier craft-done "$long"
+
 	# 4. Busy disks and exports.
 	if d=$(map_dev busy); then
 		rdmx_pass "map busy: $d"
@@ -371,6 +397,32 @@ if [ "$RDMX_NODE" = 2 ]; then
 			sh -c "! rdmxctl map list | grep -q '^${d#/dev/}:'"
 	fi
 	rdmx_barrier busy-done
+fi
+
+# 3b. on node 1: the crafted client's exports, then what it left in the log.
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "export craft: ram:16M" rdmxctl export add craft ram:16M
+	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
+	rdmx_barrier craft-up "$long"
+	since=$(dmesg | wc -l)
+	rdmx_barrier craft-done "$long"
+	dmesg | tail -n +$((since + 1)) >"$RDMX_OUT/dmesg-craft.txt"
+	rdmx_check "crafted client: bad commands logged as refused" \
+		grep -q "rdmx: export craft: .*: command .* refused: -" "$RDMX_OUT/dmesg-craft.txt"
+	rdmx_check "crafted client: malformed commands logged, disconnected" \
+		grep -q "rdmx: block queue 0 from .*; disconnecting" "$RDMX_OUT/dmesg-craft.txt"
+	rdmx_check "crafted client: foreign connect requests logged as refused" \
+		grep -q "rdmx: refused a connection from .*: " "$RDMX_OUT/dmesg-craft.txt"
+	for _ in $(seq 150); do
+		export_json craft "j[0]['clients'] == 0" && break
+		sleep 0.2
+	done
+	rdmx_check "crafted client: no queue left on craft, errors counted" \
+		export_json craft "j[0]['clients'] == 0 and j[0]['errors'] > 0"
+	rdmx_check "crafted client: no write reached craftro" \
+		export_json craftro "j[0]['clients'] == 0 and j[0]['writes'] == 0"
+	rdmx_check "export del craft" rdmxctl export del craft
+	rdmx_check "export del craftro" rdmxctl export del craftro
 fi
 
 if [ "$RDMX_NODE" = 1 ]; then
