@@ -170,6 +170,7 @@ setup_nullb() { # a 64 MiB memory-backed null_blk, 512-byte blocks
 }
 
 # readd_exports: after a restart, node 1's exports as they were.
+# shellcheck disable=SC2317  # called through rdmx_check
 readd_exports() {
 	rdmxctl listen -p "$port" &&
 	rdmxctl export add ram ram:64M &&
