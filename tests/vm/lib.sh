@@ -86,8 +86,20 @@ rdmx_kill_node() {
 	[ -e "$f.killed" ] && return 0
 	[ ! -e "$f.failed" ] || rm -f "$f.failed"
 	# The request, named N.request.FROM, is an empty file: created without
-	# a fork, and seen by the host whole.
-	: >"$f.request.$RDMX_NODE" || return 1
+	# a fork, and seen by the host whole. Over 9p (cache=loose) a create in
+	# the directory the host just renamed in can fail with ENOENT: retry.
+	local sent=no
+	for i in $(seq 50); do
+		if : 2>/dev/null >"$f.request.$RDMX_NODE"; then
+			sent=yes
+			break
+		fi
+		sleep 0.1
+	done
+	if [ "$sent" = no ]; then
+		echo "rdmx_kill_node: cannot write $f.request.$RDMX_NODE" >&2
+		return 1
+	fi
 	for i in $(seq $((limit * 10))); do
 		[ -e "$f.killed" ] && return 0
 		if [ -e "$f.failed" ]; then
