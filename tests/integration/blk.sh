@@ -225,8 +225,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 	# Loopback: this host's own export, over its own device.
 	if d=$(rdmxctl map -p "$port" "$srv" lbs4k 2>"$RDMX_OUT/map-loop.err"); then
 		rdmx_pass "loopback: map lbs4k from this host: $d"
-		rdmx_check "loopback: fio randrw bs=4k over 2 MiB, crc32c verified" \
-			fio_verify loop "$d" 4k 2
+		rdmx_check "loopback: fio randrw bs=64k over 2 MiB, crc32c verified" \
+			fio_verify loop "$d" 64k 2
 		rdmx_check "loopback: unmap $d" rdmxctl unmap "$d"
 	else
 		rdmx_fail "loopback: map lbs4k from this host" "$(cat "$RDMX_OUT/map-loop.err")"
@@ -256,7 +256,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		case "$e" in
 		ram) bss="512 4k 64k 1M" ;;
 		file) bss="4k 256k" ;;
-		nullb) bss="512 64k" ;;
+		nullb) bss="64k" ;;
 		lbs4k) lbs=4096 size=$((16 * mib)) bss="4k 1M" ;;
 		esac
 		rdmx_check "$e: $d is a block device" test -b "$d"
