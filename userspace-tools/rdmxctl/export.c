@@ -533,33 +533,6 @@ static bool export_print(struct rd *rd, const char *dir, const char *name)
 	return true;
 }
 
-/* Return: the number of exports in @list, or -1 after saying why not. */
-static int export_scan(char *path, size_t size, struct dirent ***list)
-{
-	char mod[EXPORT_PATH_MAX];
-	int n;
-
-	if (rd_pathf(path, size, "%s/kernel/rdmx/exports", rd_sysfs())) {
-		rd_err("%s/kernel/rdmx/exports: %s", rd_sysfs(),
-		       strerror(ENAMETOOLONG));
-		return -1;
-	}
-	n = rd_scandir(path, list);
-	if (n >= 0)
-		return n;
-	if (n == -ENOENT &&
-	    !rd_pathf(mod, sizeof(mod), "%s/kernel/rdmx", rd_sysfs()) &&
-	    !rd_exists(mod))
-		rd_err("%s: the rdmx module is not loaded: try: modprobe rdmx",
-		       mod);
-	else if (n == -ENOENT)
-		rd_err("%s: not found: this rdmx module has no block service (see '" RD_PROG " version')",
-		       path);
-	else
-		rd_err("%s: %s", path, strerror(-n));
-	return -1;
-}
-
 /* Every export, or with @want only that one. */
 static int export_print_all(struct rd *rd, const char *want)
 {
@@ -567,7 +540,7 @@ static int export_print_all(struct rd *rd, const char *want)
 	struct dirent **list;
 	int i, n, found = 0;
 
-	n = export_scan(path, sizeof(path), &list);
+	n = rd_rdmx_objects("exports", path, sizeof(path), &list);
 	if (n < 0)
 		return RD_EXIT_FAIL;
 	open_array(rd, NULL);

@@ -177,14 +177,16 @@ void rd_freedir(struct dirent **list, int n)
 
 /**
  * rd_rdmx_objects() - list one kind of rdmx object in sysfs
- * @kind: "sessions" or "listeners", under kernel/rdmx in rd_sysfs()
+ * @kind: "sessions", "listeners" or "exports", under kernel/rdmx in
+ *	rd_sysfs()
  * @path: out: the directory
  * @size: bytes at @path
  * @list: out: its entries, for rd_freedir(); only those named by a
  *	number (an id) count
  *
  * Says on stderr what is wrong when the directory cannot be read: the
- * module not loaded, or a module without the message service.
+ * module not loaded, or a module without the message service (the block
+ * service for "exports").
  *
  * Return: number of entries, or -1.
  */
@@ -208,8 +210,8 @@ int rd_rdmx_objects(const char *kind, char *path, size_t size,
 		rd_err("%s: the rdmx module is not loaded: try: modprobe rdmx",
 		       mod);
 	else if (n == -ENOENT)
-		rd_err("%s: not found: this rdmx module has no message service (see '" RD_PROG " version')",
-		       path);
+		rd_err("%s: not found: this rdmx module has no %s service (see '" RD_PROG " version')",
+		       path, strcmp(kind, "exports") ? "message" : "block");
 	else
 		rd_err("%s: %s", path, strerror(-n));
 	return -1;
