@@ -238,6 +238,7 @@ struct rdmx_bdev {
  * @ref: the SEND's completion and the response (and an invalidation)
  * @status: the response's, as a blk_status_t
  * @in_flight: sent and not yet ended
+ * @answered: its response arrived (a second one is a protocol error)
  * @start_ns: when it was sent
  * @sgt: its pages
  * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
@@ -255,6 +256,7 @@ struct rdmx_bcq_req {
 	refcount_t ref;
 	blk_status_t status;
 	bool in_flight;
+	bool answered;
 	u64 start_ns;
 	struct sg_table sgt;
 	struct scatterlist first_sgl[];
@@ -393,14 +395,9 @@ static blk_status_t rdmx_blk_status(u32 status)
 		return BLK_STS_OK;
 	case EROFS:
 	case EACCES:
-		return BLK_STS_PROTECTION;
+		return BLK_STS_PROTECTION;	/* as nvme's READ_ONLY */
 	case EOPNOTSUPP:
 		return BLK_STS_NOTSUPP;
-	case ENOMEM:
-		return BLK_STS_RESOURCE;
-	case ERANGE:
-	case EINVAL:
-		return BLK_STS_IOERR;
 	default:
 		return BLK_STS_IOERR;
 	}
@@ -433,14 +430,16 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	tag = le32_to_cpu(rb->rsp.tag);
 	status = le32_to_cpu(rb->rsp.status);
-	if (tag >= bd->depth)
+	/* No request exists before the disk (and its tag set) does. */
+	if (tag >= bd->depth || !READ_ONCE(bd->disk))
 		goto protocol;
 	rq = blk_mq_tag_to_rq(bd->tag_set.tags[q->idx], tag);
 	if (!rq)
 		goto protocol;
 	req = blk_mq_rq_to_pdu(rq);
-	if (!req->in_flight || req->q != q)
+	if (!req->in_flight || req->q != q || req->answered)
 		goto protocol;
+	req->answered = true;
 	req->status = rdmx_blk_status(status);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
@@ -506,7 +505,7 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 		return -EAGAIN;
 	nr = ib_map_mr_sg(req->mr, req->sgt.sgl, count, NULL, SZ_4K);
 	if (unlikely(nr < count))
-		return nr < 0 ? nr : -EINVAL;
+		return -EIO;
 	ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
 	memset(&req->reg_wr, 0, sizeof(req->reg_wr));
 	req->reg_wr.wr.opcode = IB_WR_REG_MR;
@@ -602,6 +601,7 @@ static blk_status_t rdmx_bdev_queue_rq(struct blk_mq_hw_ctx *hctx,
 		first = &req->reg_wr.wr;
 	}
 	req->in_flight = true;
+	req->answered = false;
 	req->start_ns = ktime_get_ns();
 	trace_rdmx_blk_submit(bd->index, q->idx, rq->tag, op,
 			      blk_rq_pos(rq) << SECTOR_SHIFT, blk_rq_bytes(rq), 0);
@@ -616,6 +616,8 @@ out_unmap:
 	rdmx_bcq_unmap(req, rq);
 	if (ret == -ENOMEM || ret == -EAGAIN)
 		return BLK_STS_RESOURCE;
+	if (ret == -EIO)	/* its pages cannot be mapped: fail it alone */
+		return BLK_STS_IOERR;
 	/* The QP failed: recovery quiesces the queue, then retries this. */
 	rdmx_bdev_error(bd, "cannot send a request", ret);
 	return BLK_STS_RESOURCE;

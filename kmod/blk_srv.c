@@ -561,7 +561,8 @@ static int rdmx_export_open(struct rdmx_export *exp,
 		return exp->path ? 0 : -ENOMEM;
 	}
 
-	path = strndup_user(u64_to_user_ptr(ea->path), ea->path_len + 1);
+	/* Exactly @path_len bytes: no NUL needed, none allowed inside. */
+	path = memdup_user_nul(u64_to_user_ptr(ea->path), ea->path_len);
 	if (IS_ERR(path))
 		return PTR_ERR(path);
 	if (strlen(path) != ea->path_len) {
@@ -842,6 +843,19 @@ static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
 	rdma_disconnect(q->cm_id);
 }
 
+/*
+ * A command whose work request could not be posted: the client would wait
+ * for its answer forever, so a live queue is dropped (-ECONNRESET: the
+ * queue is going already).
+ */
+static void rdmx_bsq_post_failed(struct rdmx_bsq_req *req, int err,
+				 const char *what)
+{
+	if (err != -ECONNRESET)
+		rdmx_bsq_fail(req->q, what);
+	rdmx_bsq_req_end(req);
+}
+
 /* Send the response, after the RDMA WRITE of a read's data when there is one. */
 static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 {
@@ -887,16 +901,20 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	}
 	spin_unlock_bh(&q->lock);
 	if (ret)
-		rdmx_bsq_req_end(req);
+		rdmx_bsq_post_failed(req, ret, "cannot post a response");
 }
 
 /* Repost the command's receive: the command no longer needs its bytes. */
 static void rdmx_bsq_repost(struct rdmx_bsq_req *req)
 {
 	struct rdmx_bsq_rbuf *rb = req->rb;
+	int ret;
 
 	req->rb = NULL;
-	if (rb && rdmx_bsq_post_recv(req->q, rb) && !req->q->dead)
+	if (!rb)
+		return;
+	ret = rdmx_bsq_post_recv(req->q, rb);
+	if (ret && ret != -ECONNRESET)	/* -ECONNRESET: the queue is going */
 		rdmx_bsq_fail(req->q, "cannot post a receive");
 }
 
@@ -1004,7 +1022,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 	int ret = 0;
 
 	memcpy(n, name, sizeof(n));
-	if (q->exp || req->io.tag >= q->depth ||
+	if (q->exp ||
 	    req->io.length & ~RDMX_BLK_OPEN_RO || req->io.offset ||
 	    req->io.rkey || req->io.addr || req->inline_len ||
 	    !rdmx_export_name_ok(name))
@@ -1138,10 +1156,8 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		      rdma_rw_ctx_post(&req->rw, q->qp, q->port, &req->rw_cqe,
 				       NULL);
 		spin_unlock_bh(&q->lock);
-		if (ret) {
-			rdmx_bsq_req_end(req);
-			return;
-		}
+		if (ret)
+			rdmx_bsq_post_failed(req, ret, "cannot post an RDMA READ");
 		return;		/* stage two runs from rdmx_bsq_rw_done() */
 	case RDMX_BLK_OP_FLUSH:
 		rdmx_bsq_repost(req);
