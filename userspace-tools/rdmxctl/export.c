@@ -451,17 +451,10 @@ static const char *const export_nums[] = {
 static void export_print_num(struct rd *rd, const char *dir, const char *attr,
 			     const char *label)
 {
-	char path[EXPORT_PATH_MAX];
-	uint64_t v;
+	uint64_t v = 0;
+	bool ok = !rd_object_u64(dir, attr, &v);
 
-	if (!rd_pathf(path, sizeof(path), "%s/%s", dir, attr) &&
-	    !rd_read_u64(path, &v)) {
-		print_u64(rd, attr, NULL, v);
-		print_text(rd, "%s %" PRIu64, label, v);
-	} else {
-		print_null(rd, attr, NULL);
-		print_text(rd, "%s -", label);
-	}
+	print_u64_or_null(rd, attr, label, ok, v);
 }
 
 /* "allow": the prefixes as an array in JSON; "any" in text when empty. */

@@ -332,25 +332,6 @@ static const char *const map_nums[] = {
 	"requeues",
 };
 
-static void map_print_num(struct rd *rd, const char *key, bool ok, uint64_t v)
-{
-	if (ok) {
-		print_u64(rd, key, NULL, v);
-		print_text(rd, "%s %" PRIu64, key, v);
-	} else {
-		print_null(rd, key, NULL);
-		print_text(rd, "%s -", key);
-	}
-}
-
-static bool map_read_u64(const char *dir, const char *attr, uint64_t *v)
-{
-	char path[MAP_PATH_MAX];
-
-	return !rd_pathf(path, sizeof(path), "%s/%s", dir, attr) &&
-	       !rd_read_u64(path, v);
-}
-
 /*
  * One disk: a line with its name, path, server, export, state, size and
  * access, then an indented line of settings and counters.
@@ -380,9 +361,9 @@ static bool map_print(struct rd *rd, const char *disk, unsigned int index,
 			print_text(rd, "%s -", map_strs[i]);
 		}
 	}
-	ok = map_read_u64(dir, "size", &v) && v <= UINT64_MAX / MAP_SECTOR_SIZE;
-	map_print_num(rd, "size", ok, ok ? v * MAP_SECTOR_SIZE : 0);
-	if (map_read_u64(dir, "ro", &v) && v <= 1) {
+	ok = !rd_object_u64(dir, "size", &v) && v <= UINT64_MAX / MAP_SECTOR_SIZE;
+	print_u64_or_null(rd, "size", "size", ok, ok ? v * MAP_SECTOR_SIZE : 0);
+	if (!rd_object_u64(dir, "ro", &v) && v <= 1) {
 		print_bool(rd, "read_only", NULL, v);
 		print_text(rd, "%s", v ? "ro" : "rw");
 	} else {
@@ -391,8 +372,8 @@ static bool map_print(struct rd *rd, const char *disk, unsigned int index,
 	print_nl(rd);
 	print_indent(rd, 4);
 	for (i = 0; i < ARRAY_SIZE(map_nums); i++) {
-		ok = map_read_u64(rdmx, map_nums[i], &v);
-		map_print_num(rd, map_nums[i], ok, v);
+		ok = !rd_object_u64(rdmx, map_nums[i], &v);
+		print_u64_or_null(rd, map_nums[i], map_nums[i], ok, v);
 	}
 	print_nl(rd);
 	close_object(rd);

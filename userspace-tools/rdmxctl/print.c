@@ -104,6 +104,19 @@ void print_null(struct rd *rd, const char *key, const char *text)
 	}
 }
 
+/* "LABEL N"; or, when @ok is false (unknown), "LABEL -" and JSON null. */
+void print_u64_or_null(struct rd *rd, const char *key, const char *label,
+		       bool ok, uint64_t val)
+{
+	if (ok) {
+		print_u64(rd, key, NULL, val);
+		print_text(rd, "%s %" PRIu64, label, val);
+	} else {
+		print_null(rd, key, NULL);
+		print_text(rd, "%s -", label);
+	}
+}
+
 static void print_flag(struct rd *rd, const char *name, bool *first)
 {
 	if (rd->json)

@@ -109,6 +109,8 @@ void print_u64(struct rd *rd, const char *key, const char *fmt, uint64_t val);
 void print_bool(struct rd *rd, const char *key, const char *fmt, bool val);
 void print_float(struct rd *rd, const char *key, const char *fmt, double val);
 void print_null(struct rd *rd, const char *key, const char *text);
+void print_u64_or_null(struct rd *rd, const char *key, const char *label,
+		       bool ok, uint64_t val);
 void print_flags(struct rd *rd, const char *key,
 		 const struct rd_flag_name *names, size_t nr_names,
 		 uint64_t bits);
@@ -164,6 +166,7 @@ int rd_rdmx_objects(const char *kind, char *path, size_t size,
 		    struct dirent ***list);
 int rd_object_id(const char *name, unsigned int *id);
 int rd_object_attr(const char *dir, const char *attr, char *buf, size_t size);
+int rd_object_u64(const char *dir, const char *attr, uint64_t *val);
 
 /* args.c: options and values of one command's own words */
 

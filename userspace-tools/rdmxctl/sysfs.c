@@ -252,3 +252,20 @@ int rd_object_attr(const char *dir, const char *attr, char *buf, size_t size)
 	err = rd_pathf(path, sizeof(path), "%s/%s", dir, attr);
 	return err ? err : rd_read_file(path, buf, size);
 }
+
+/**
+ * rd_object_u64() - a numeric attribute of an rdmx object in sysfs
+ * @dir: the object's directory
+ * @attr: the attribute
+ * @val: out: its value
+ *
+ * Return: 0, or -errno (missing, unreadable or not a number).
+ */
+int rd_object_u64(const char *dir, const char *attr, uint64_t *val)
+{
+	char path[4096];
+	int err;
+
+	err = rd_pathf(path, sizeof(path), "%s/%s", dir, attr);
+	return err ? err : rd_read_u64(path, val);
+}
