@@ -51,6 +51,7 @@
 #define RDMX_CMD_EXPORT_DEL	0x41
 #define RDMX_CMD_MAP		0x42
 #define RDMX_CMD_UNMAP		0x43
+#define RDMX_CMD_EXPORT_RESIZE	0x44
 
 /* The size rides in each struct, not in the ioctl number (as in iommufd). */
 #define RDMX_IOC_GET_INFO	_IO(RDMX_IOC_TYPE, RDMX_CMD_GET_INFO)
@@ -74,6 +75,7 @@
 #define RDMX_IOC_EXPORT_DEL	_IO(RDMX_IOC_TYPE, RDMX_CMD_EXPORT_DEL)
 #define RDMX_IOC_MAP		_IO(RDMX_IOC_TYPE, RDMX_CMD_MAP)
 #define RDMX_IOC_UNMAP		_IO(RDMX_IOC_TYPE, RDMX_CMD_UNMAP)
+#define RDMX_IOC_EXPORT_RESIZE	_IO(RDMX_IOC_TYPE, RDMX_CMD_EXPORT_RESIZE)
 
 /* Feature bits in rdmx_info.features */
 #define RDMX_FEATURE_LIST_DEVICES	_BITULL(0)
@@ -81,6 +83,7 @@
 #define RDMX_FEATURE_RMA		_BITULL(2)	/* RDMX_IOC_MR_*, _RMA, _EP_EVENTS */
 #define RDMX_FEATURE_BENCH		_BITULL(3)	/* RDMX_IOC_BENCH */
 #define RDMX_FEATURE_BLOCK		_BITULL(4)	/* RDMX_IOC_EXPORT_*, _MAP, _UNMAP */
+#define RDMX_FEATURE_BLOCK_RESIZE	_BITULL(5)	/* RDMX_IOC_EXPORT_RESIZE */
 
 #define RDMX_VERSION_LEN	32
 
@@ -891,6 +894,32 @@ struct rdmx_export_del {
 };
 
 #define RDMX_EXPORT_DEL_SIZE_VER0	72
+
+/**
+ * struct rdmx_export_resize - argument of RDMX_IOC_EXPORT_RESIZE
+ * @size: in: sizeof(struct rdmx_export_resize) as the caller knows it;
+ *	out: bytes written back
+ * @flags: zero (none defined)
+ * @new_size: in: a RAM export's new size in bytes, a multiple of 4096 and
+ *	of its block size; 0 for any other export, whose size is read again
+ *	from its file or block device (after it grew). out: the size now
+ * @old_size: out: the size before
+ * @name: the export; ENOENT if there is none
+ *
+ * Exports only grow: EINVAL for a smaller size (the export keeps its
+ * size) or a RAM size given for a file or device. Mapped disks learn the
+ * new size with their next completed request, and the clients' kernels
+ * send a change uevent.
+ */
+struct rdmx_export_resize {
+	__u32 size;
+	__u32 flags;
+	__u64 new_size;
+	__u64 old_size;
+	__u8 name[RDMX_EXPORT_NAME_LEN];
+};
+
+#define RDMX_EXPORT_RESIZE_SIZE_VER0	88
 
 /* rdmx_map.flags */
 #define RDMX_MAP_RO		_BITULL(0)	/* map read-only */
