@@ -13,7 +13,8 @@
 #   1. size and logical block size; fio randrw with crc32c verification at
 #      512 B, 4 KiB, 64 KiB and 1 MiB on the ram export and two of those
 #      sizes on each other, fio's exit status and the error count in its
-#      JSON;
+#      JSON; with several CPUs (tests/vm/run --cpus), a queue per CPU and a
+#      pinned fio job per CPU, each queue carrying I/O;
 #   2. ext4 on the ram export: files written with checksums, unmounted,
 #      remounted from a cold cache, checked; e2fsck -fn clean;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
@@ -77,17 +78,19 @@ map_dev() {
 	rdmxctl map -p "$port" "$srv" "$name" --loss-timeout "$loss_ms" "$@"
 }
 
-# fio_ok JSON: fio's JSON shows no error, and both reads and writes done.
+# fio_ok JSON: fio's JSON shows no error, and every job did both reads and
+# writes.
 # shellcheck disable=SC2317  # called through rdmx_check
 fio_ok() {
 	python3 - "$1" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
-j = d["jobs"][0]
-ok = (j["error"] == 0 and j.get("total_err", 0) == 0 and
-      j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0)
-print("error %d, reads %d, writes %d" % (j["error"], j["read"]["total_ios"],
-      j["write"]["total_ios"]))
+ok = len(d["jobs"]) > 0
+for j in d["jobs"]:
+    ok = ok and (j["error"] == 0 and j.get("total_err", 0) == 0 and
+                 j["read"]["total_ios"] > 0 and j["write"]["total_ios"] > 0)
+    print("%s: error %d, reads %d, writes %d" % (j["jobname"], j["error"],
+          j["read"]["total_ios"], j["write"]["total_ios"]))
 sys.exit(0 if ok else 1)
 EOF
 }
@@ -274,6 +277,28 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_check "$e: the disk counted reads and writes, no errors" disk_json "$d" \
 			"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0 and j[0]['in_flight'] == 0"
 	done
+
+	# 1b. One hardware queue per CPU, each its own connection: a verifying
+	# job pinned to each CPU, and every queue carried reads and writes.
+	d=${dev[ram]}
+	ncpu=$(nproc)
+	if [ -z "$d" ]; then
+		:
+	elif [ "$ncpu" -lt 2 ]; then
+		rdmx_skip "ram: a queue per CPU" "the guest has one CPU (tests/vm/run --cpus)"
+	else
+		s=/sys/block/${d#/dev/}/rdmx
+		rdmx_check "ram: $ncpu queues, one per CPU" test "$(cat "$s/nr_queues")" -eq "$ncpu"
+		rdmx_check "ram: $ncpu jobs, one pinned to each CPU, crc32c verified" \
+			fio_verify ram-mq "$d" 4k 2 --numjobs="$ncpu" \
+			--cpus_allowed="0-$((ncpu - 1))" --cpus_allowed_policy=split \
+			--offset_increment=8M
+		for q in $(seq 0 $((ncpu - 1))); do
+			rdmx_check "ram: queue $q carried reads and writes" \
+				test "$(cat "$s/queues/$q/reads")" -gt 0 -a \
+				"$(cat "$s/queues/$q/writes")" -gt 0
+		done
+	fi
 
 	# 2. A filesystem on the ram export, checked across a remount.
 	d=${dev[ram]}
