@@ -62,6 +62,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 long rdmx_ioc_export_add(void __user *uarg);
 long rdmx_ioc_export_del(void __user *uarg);
+long rdmx_ioc_export_resize(void __user *uarg);
 
 /* blk_clt.c */
 int rdmx_blk_clt_init(void);

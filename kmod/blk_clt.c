@@ -185,6 +185,9 @@ struct rdmx_bcq {
  * @state: enum rdmx_bdev_state
  * @err_work: tears the connections down after an error
  * @reconnect_work: the next connection attempt
+ * @resize_work: applies @seen_size to the disk
+ * @seen_size: the largest export size a response reported (they all
+ *	carry it, so a grown export reaches the disk with the next request)
  * @down_since: jiffies when the connection was lost
  * @attempts: connection attempts since then
  * @quiesced: the error work quiesced the disk's queues; owned by the
@@ -216,6 +219,8 @@ struct rdmx_bdev {
 	enum rdmx_bdev_state state;
 	struct work_struct err_work;
 	struct delayed_work reconnect_work;
+	struct work_struct resize_work;
+	u64 seen_size;
 	unsigned long down_since;
 	unsigned int attempts;
 	bool quiesced;
@@ -403,6 +408,34 @@ static blk_status_t rdmx_blk_status(u32 status)
 	}
 }
 
+/*
+ * A response reported the export's size: 0 from a server that does not, the
+ * disk's own size, or a larger one once the export grew. Exports only grow;
+ * a smaller or misaligned size is the server's mistake, logged and ignored.
+ */
+static void rdmx_bdev_size_seen(struct rdmx_bdev *bd, u64 size)
+{
+	u64 seen = READ_ONCE(bd->seen_size);
+
+	if (likely(!size || size == seen))
+		return;
+	if (size < seen || !IS_ALIGNED(size, bd->lbs)) {
+		pr_warn_ratelimited("rdmxb%u: the server reports a size of %llu bytes (have %llu): ignored\n",
+				    bd->index, size, seen);
+		return;
+	}
+	/* Racing completions on other queues may both see growth: max wins. */
+	while (size > seen) {
+		u64 old = cmpxchg64(&bd->seen_size, seen, size);
+
+		if (old == seen) {
+			queue_work(rdmx_bdev_wq, &bd->resize_work);
+			return;
+		}
+		seen = old;
+	}
+}
+
 static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_bcq_rbuf *rb = container_of(wc->wr_cqe,
@@ -440,6 +473,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!req->in_flight || req->q != q || req->answered)
 		goto protocol;
 	req->answered = true;
+	rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
 	req->status = rdmx_blk_status(status);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
@@ -944,6 +978,8 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 		if ((bd->lbs != 512 && bd->lbs != 4096) || !bd->size ||
 		    !IS_ALIGNED(bd->size, bd->lbs) || !bd->max_io)
 			return -EPROTO;
+		/* No completion runs while queues connect. */
+		WRITE_ONCE(bd->seen_size, bd->size);
 	} else if (le64_to_cpu(rsp->size) != bd->size ||
 		   !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		return -EAGAIN;	/* the export changed under us: start again */
@@ -1101,12 +1137,39 @@ static void rdmx_bdev_err_work(struct work_struct *work)
 			   msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
 }
 
+/* Give the disk the export's size, if it changed; udev hears of it. */
+static void rdmx_bdev_set_size(struct rdmx_bdev *bd)
+{
+	u64 old;
+
+	mutex_lock(&bd->mutex);
+	old = bd->disk ? get_capacity(bd->disk) << SECTOR_SHIFT : bd->size;
+	if (bd->size != old &&
+	    set_capacity_and_notify(bd->disk, bd->size >> SECTOR_SHIFT))
+		pr_info("rdmxb%u: export %s resized from %llu to %llu bytes\n",
+			bd->index, bd->name, old, bd->size);
+	mutex_unlock(&bd->mutex);
+}
+
+/* A response reported a larger export: grow the disk. */
+static void rdmx_bdev_resize_work(struct work_struct *work)
+{
+	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev,
+					    resize_work);
+	u64 size = READ_ONCE(bd->seen_size);
+
+	mutex_lock(&bd->mutex);
+	if (size > bd->size)
+		bd->size = size;
+	mutex_unlock(&bd->mutex);
+	rdmx_bdev_set_size(bd);
+}
+
 static void rdmx_bdev_reconnect_work(struct work_struct *work)
 {
 	struct rdmx_bdev *bd = container_of(to_delayed_work(work),
 					    struct rdmx_bdev, reconnect_work);
 	unsigned long backoff;
-	u64 old_size = bd->size;
 	int ret;
 
 	if (READ_ONCE(bd->state) != RDMX_BDEV_RECONNECTING)
@@ -1120,8 +1183,7 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 		pr_info("rdmxb%u: reconnected to %pISpc after %u ms\n",
 			bd->index, &bd->addr,
 			jiffies_to_msecs(jiffies - bd->down_since));
-		if (bd->size != old_size)
-			set_capacity_and_notify(bd->disk, bd->size >> SECTOR_SHIFT);
+		rdmx_bdev_set_size(bd);
 		bd->quiesced = false;
 		blk_mq_unquiesce_tagset(&bd->tag_set);
 		blk_mq_kick_requeue_list(bd->disk->queue);
@@ -1550,6 +1612,8 @@ static void rdmx_bdev_remove(struct rdmx_bdev *bd)
 	rdmx_bdev_cancel_all(bd);
 	rdmx_bdev_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
+	/* No completion is left to queue it again. */
+	cancel_work_sync(&bd->resize_work);
 	bd->quiesced = false;
 	blk_mq_unquiesce_tagset(&bd->tag_set);
 	blk_mq_kick_requeue_list(bd->disk->queue);
@@ -1609,6 +1673,7 @@ long rdmx_ioc_map(void __user *uarg)
 	spin_lock_init(&bd->lock);
 	INIT_WORK(&bd->err_work, rdmx_bdev_err_work);
 	INIT_DELAYED_WORK(&bd->reconnect_work, rdmx_bdev_reconnect_work);
+	INIT_WORK(&bd->resize_work, rdmx_bdev_resize_work);
 	bd->queues = kcalloc(bd->nr_queues, sizeof(*bd->queues), GFP_KERNEL);
 	if (!bd->queues) {
 		ret = -ENOMEM;
@@ -1649,6 +1714,11 @@ out_disconnect:
 	rdmx_bdev_teardown_queues(bd);
 	rdmx_bdev_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
+	/*
+	 * The partition scan's responses may have queued it (errors do not:
+	 * the map is not live yet).
+	 */
+	cancel_work_sync(&bd->resize_work);
 out_erase:
 	xa_erase(&rdmx_maps, bd->index);
 out_unlock:

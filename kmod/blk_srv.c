@@ -52,6 +52,8 @@
 
 static_assert(sizeof(struct rdmx_blk_cmd) == 96);
 static_assert(sizeof(struct rdmx_blk_rsp) == 64);
+static_assert(sizeof(struct rdmx_export_resize) ==
+	      RDMX_EXPORT_RESIZE_SIZE_VER0);
 
 /* Commands a server queue takes at once, at most (the client asks). */
 #define RDMX_BSQ_DEPTH_MAX	256
@@ -66,7 +68,8 @@ static_assert(sizeof(struct rdmx_blk_rsp) == 64);
  * @path: what was exported, for sysfs ("ram:BYTES" for RAM)
  * @file: the backing file (a block device's, a regular file, or shmem)
  * @ram: @file is a RAM region
- * @size: bytes
+ * @size: bytes; only grows (RDMX_IOC_EXPORT_RESIZE, under
+ *	rdmx_exports_mutex), read locklessly by the queues
  * @lbs: logical block size
  * @max_io: largest I/O
  * @flags: RDMX_BLK_EXP_*
@@ -375,7 +378,7 @@ static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 	if (!strcmp(n, "path"))
 		return sysfs_emit(buf, "%s\n", exp->path);
 	if (!strcmp(n, "size"))
-		return sysfs_emit(buf, "%llu\n", exp->size);
+		return sysfs_emit(buf, "%llu\n", READ_ONCE(exp->size));
 	if (!strcmp(n, "logical_block_size"))
 		return sysfs_emit(buf, "%u\n", exp->lbs);
 	if (!strcmp(n, "read_only"))
@@ -752,6 +755,81 @@ long rdmx_ioc_export_del(void __user *uarg)
 	return rdmx_copy_args_out(uarg, &ed, sizeof(ed), usize);
 }
 
+/* The size an export's backing has now; 0 for RAM (the caller sets it). */
+static u64 rdmx_export_backing_size(struct rdmx_export *exp)
+{
+	struct inode *inode = file_inode(exp->file);
+
+	if (exp->ram)
+		return 0;
+	if (S_ISBLK(inode->i_mode))
+		return bdev_nr_bytes(I_BDEV(exp->file->f_mapping->host));
+	return i_size_read(inode);
+}
+
+/**
+ * rdmx_ioc_export_resize() - RDMX_IOC_EXPORT_RESIZE
+ * @uarg: struct rdmx_export_resize
+ *
+ * Grows a RAM export to the size asked for, or takes the size a file or
+ * block device has now. Queues read the size locklessly: it only grows,
+ * and the responses they send from now on carry it to the clients.
+ *
+ * Context: process context; needs CAP_SYS_ADMIN.
+ * Return: 0 or a negative errno (see the uapi header).
+ */
+long rdmx_ioc_export_resize(void __user *uarg)
+{
+	struct rdmx_export_resize er;
+	struct rdmx_export *exp;
+	u64 size;
+	u32 usize;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = rdmx_copy_args_in(&er, sizeof(er), RDMX_EXPORT_RESIZE_SIZE_VER0,
+				uarg, &usize);
+	if (ret)
+		return ret;
+	if (er.flags || er.old_size || !rdmx_export_name_ok(er.name))
+		return -EINVAL;
+	mutex_lock(&rdmx_exports_mutex);
+	exp = rdmx_export_find(er.name);
+	if (!exp) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = -EINVAL;
+	if (exp->ram != !!er.new_size)
+		goto out_unlock;	/* a size for RAM, none for the others */
+	size = exp->ram ? er.new_size : rdmx_export_backing_size(exp);
+	if (size < exp->size || !IS_ALIGNED(size, exp->lbs) ||
+	    (exp->ram && (!IS_ALIGNED(size, SZ_4K) || size > MAX_LFS_FILESIZE))) {
+		pr_warn_ratelimited("export %s: cannot resize from %llu to %llu bytes: exports only grow, in whole blocks\n",
+				    exp->name, exp->size, size);
+		goto out_unlock;
+	}
+	if (exp->ram && size != exp->size) {
+		ret = vfs_truncate(&exp->file->f_path, size);
+		if (ret)
+			goto out_unlock;
+	}
+	er.old_size = exp->size;
+	er.new_size = size;
+	if (size != exp->size) {
+		WRITE_ONCE(exp->size, size);
+		pr_info("export %s: resized from %llu to %llu bytes\n",
+			exp->name, er.old_size, size);
+	}
+	ret = 0;
+out_unlock:
+	mutex_unlock(&rdmx_exports_mutex);
+	if (ret)
+		return ret;
+	return rdmx_copy_args_out(uarg, &er, sizeof(er), usize);
+}
+
 /* ---- server queues: posting ---------------------------------------------- */
 
 static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc);
@@ -879,6 +957,9 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 
 	rsp->tag = cpu_to_le32(req->io.tag);
 	rsp->status = cpu_to_le32(req->status);
+	/* Every response carries the size: a grown export reaches clients. */
+	if (q->exp)
+		rsp->size = cpu_to_le64(READ_ONCE(q->exp->size));
 	if (rkey) {
 		/* The client's key dies before the client sees the answer. */
 		wr.opcode = IB_WR_SEND_WITH_INV;
@@ -1049,7 +1130,6 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		q->max_io = min(q->max_io, exp->max_io);
 		list_add_tail(&q->exp_node, &exp->queues);
 		exp->nr_queues++;
-		rsp->size = cpu_to_le64(exp->size);
 		rsp->max_io = cpu_to_le32(q->max_io);
 		rsp->lbs = cpu_to_le32(exp->lbs);
 		rsp->export_flags = cpu_to_le32(exp->flags);
@@ -1096,7 +1176,8 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		return;
 	}
 	lim = (struct rdmx_blk_limits){
-		.size = exp->size, .lbs = exp->lbs, .max_io = q->max_io,
+		.size = READ_ONCE(exp->size), .lbs = exp->lbs,
+		.max_io = q->max_io,
 		.depth = q->depth, .inline_len = req->inline_len,
 		.ro = q->ro || (exp->flags & RDMX_BLK_EXP_RO),
 	};

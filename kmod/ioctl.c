@@ -38,7 +38,8 @@ static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
 u64 rdmx_features(void)
 {
 	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA |
-	       RDMX_FEATURE_BENCH | RDMX_FEATURE_BLOCK;
+	       RDMX_FEATURE_BENCH | RDMX_FEATURE_BLOCK |
+	       RDMX_FEATURE_BLOCK_RESIZE;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 
@@ -268,6 +269,8 @@ long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg)
 		return rdmx_ioc_export_add(uarg);
 	case RDMX_IOC_EXPORT_DEL:
 		return rdmx_ioc_export_del(uarg);
+	case RDMX_IOC_EXPORT_RESIZE:
+		return rdmx_ioc_export_resize(uarg);
 	case RDMX_IOC_MAP:
 		return rdmx_ioc_map(uarg);
 	case RDMX_IOC_UNMAP:
