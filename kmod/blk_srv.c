@@ -548,6 +548,7 @@ static int rdmx_export_open(struct rdmx_export *exp,
 	struct file *file;
 	struct inode *inode;
 	char *path;
+	int flags;
 	u32 lbs;
 
 	if (ea->flags & RDMX_EXPORT_RAM) {
@@ -573,11 +574,15 @@ static int rdmx_export_open(struct rdmx_export *exp,
 		return -EINVAL;
 	}
 	exp->path = path;
-	file = filp_open(path, (ro ? O_RDONLY : O_RDWR) | O_LARGEFILE |
-			 O_DIRECT, 0);
+	/*
+	 * O_EXCL claims a block device for the export alone (EBUSY while
+	 * mounted or claimed elsewhere, as nvmet's holder does); regular
+	 * files ignore it.
+	 */
+	flags = (ro ? O_RDONLY : O_RDWR) | O_LARGEFILE | O_EXCL;
+	file = filp_open(path, flags | O_DIRECT, 0);
 	if (PTR_ERR_OR_ZERO(file) == -EINVAL)	/* no direct I/O there */
-		file = filp_open(path, (ro ? O_RDONLY : O_RDWR) | O_LARGEFILE,
-				 0);
+		file = filp_open(path, flags, 0);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	exp->file = file;
