@@ -15,7 +15,9 @@
  * waiting and new I/O fails with EIO until it is unmapped.
  *
  * Locking (outermost first):
- *   rdmx_maps_mutex   the map table; map and unmap
+ *   rdmx_maps_mutex   the map table, and a disk's creation and removal;
+ *                     not held while a new map connects (that map has no
+ *                     disk yet, which unmap takes for "not mapped")
  *   bd->mutex         a map's connections: connect, teardown, reconnect
  *   disk->open_mutex  (the block layer's) opening against unmapping
  *   bd->lock          (spinlock) bd->state
@@ -1686,21 +1688,27 @@ long rdmx_ioc_map(void __user *uarg)
 		init_completion(&bd->queues[i].open_done);
 	}
 
+	/* The index is taken now; unmap ignores the map until it has a disk. */
 	mutex_lock(&rdmx_maps_mutex);
 	ret = xa_alloc(&rdmx_maps, &id, bd,
 		       XA_LIMIT(0, (MINORMASK + 1) / RDMX_BDEV_MINORS - 1),
 		       GFP_KERNEL);
+	mutex_unlock(&rdmx_maps_mutex);
 	if (ret)
-		goto out_unlock;
+		goto out_free;
 	bd->index = id;
+	/* Other maps and unmaps go on while this one connects. */
 	mutex_lock(&bd->mutex);
 	ret = rdmx_bdev_connect(bd, m.timeout_ms ?: RDMX_BDEV_TIMEOUT_MS);
 	mutex_unlock(&bd->mutex);
 	if (ret)
 		goto out_erase;
+	mutex_lock(&rdmx_maps_mutex);
 	ret = rdmx_bdev_add_disk(bd);
-	if (ret)
+	if (ret) {
+		mutex_unlock(&rdmx_maps_mutex);
 		goto out_disconnect;
+	}
 	rdmx_bdev_set_state(bd, RDMX_BDEV_CONNECTING, RDMX_BDEV_LIVE);
 	mutex_unlock(&rdmx_maps_mutex);
 	pr_info("rdmxb%u: %s on %pISpc, %llu bytes, %u queues of %u\n",
@@ -1720,8 +1728,9 @@ out_disconnect:
 	 */
 	cancel_work_sync(&bd->resize_work);
 out_erase:
+	/* Under the mutex: an unmap may be looking at the map. */
+	mutex_lock(&rdmx_maps_mutex);
 	xa_erase(&rdmx_maps, bd->index);
-out_unlock:
 	mutex_unlock(&rdmx_maps_mutex);
 out_free:
 	kfree(bd->queues);
