@@ -2,7 +2,7 @@
 /*
  * rdmxctl export: the block service's server side. Exports (a block device,
  * a regular file or a RAM region under a name) are added and deleted with
- * RDMX_IOC_EXPORT_ADD and _DEL, and listed from
+ * RDMX_IOC_EXPORT_ADD and _DEL, grown with _RESIZE, and listed from
  * /sys/kernel/rdmx/exports/NAME/.
  */
 #include <arpa/inet.h>
@@ -42,12 +42,17 @@ static const struct rd_opt export_del_opts[] = {
 	{ 0, 0, NULL, false },
 };
 
+static const struct rd_opt export_resize_opts[] = {
+	{ 0, 0, NULL, false },
+};
+
 static int export_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
 	       "                          [ --lbs 512|4096 ]\n"
 	       "       " RD_PROG " export del NAME [ --force ]\n"
+	       "       " RD_PROG " export resize NAME [ SIZE ]\n"
 	       "       " RD_PROG " export [ list ]\n"
 	       "       " RD_PROG " export show NAME\n"
 	       "Export storage under NAME for peers to map with '" RD_PROG " map'; delete an\n"
@@ -57,8 +62,10 @@ static int export_help(struct rd *rd)
 	       "without one, any peer); --lbs sets the logical block size (default: the\n"
 	       "device's, 512 for files and memory). Peers connect through a listener\n"
 	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
-	       "unless --force, which disconnects the clients. Adding and deleting need\n"
-	       "CAP_SYS_ADMIN.\n",
+	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
+	       "a ram export to SIZE bytes (as in ram:SIZE), a file or device to its size\n"
+	       "now; mapped disks see the new size with their next request. Exports only\n"
+	       "grow. Adding, deleting and resizing need CAP_SYS_ADMIN.\n",
 	       RDMX_EXPORT_ALLOW_MAX);
 	return RD_EXIT_OK;
 }
@@ -482,6 +489,61 @@ static int export_del(struct rd *rd)
 	return ret < 0 ? RD_EXIT_FAIL : RD_EXIT_OK;
 }
 
+/* @size: SIZE as given, or NULL */
+static void export_resize_err(int err, const char *name, const char *size)
+{
+	if (err != EINVAL) {
+		export_name_err(err, "resize", name);
+		return;
+	}
+	if (size)
+		rd_err("resize export %s to %s: refused as invalid: exports only grow, SIZE is for ram exports only, and must be a multiple of 4096 and of the export's block size",
+		       name, size);
+	else
+		rd_err("resize export %s: refused as invalid: exports only grow (did its file or device shrink?), and a ram export needs SIZE",
+		       name);
+	fprintf(stderr, "hint: see '" RD_PROG " export show %s'\n", name);
+}
+
+static int export_resize(struct rd *rd)
+{
+	struct rdmx_export_resize er = { .size = sizeof(er) };
+	const char *name, *size = NULL;
+	unsigned int opts = 0;
+	uint64_t bytes = 0;
+	int fd, ret;
+
+	ret = export_name_parse(rd, "resize", export_resize_opts, &opts, &name,
+				&size);
+	if (ret)
+		return ret < 0 ? export_help(rd) : ret;
+	if (size && rd_parse_ram(size, &bytes))
+		return rd_usage_err("export", "bad SIZE '%s': expected a non-zero multiple of 4096 bytes (K, M, G, T suffixes)",
+				    size);
+	er.new_size = bytes;	/* 0: read the file's or device's size again */
+	memcpy(er.name, name, strlen(name));
+
+	fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_RESIZE,
+			   "export resize");
+	if (fd < 0)
+		return RD_EXIT_FAIL;
+	ret = ioctl(fd, RDMX_IOC_EXPORT_RESIZE, &er);
+	if (ret < 0)
+		export_resize_err(errno, name, size);
+	close(fd);
+	if (ret < 0)
+		return RD_EXIT_FAIL;
+
+	open_object(rd, NULL);
+	print_str(rd, "name", "%s:", name);
+	print_u64(rd, "old_size", "%" PRIu64, er.old_size);
+	print_text(rd, "->");
+	print_u64(rd, "size", "%" PRIu64 " bytes", er.new_size);
+	print_nl(rd);
+	close_object(rd);
+	return RD_EXIT_OK;
+}
+
 /* The counters, in print order, on the second line. */
 static const char *const export_nums[] = {
 	"clients",
@@ -628,6 +690,7 @@ static const struct rd_cmd export_cmds[] = {
 	{ "del",	export_del },
 	{ "help",	export_help },
 	{ "list",	export_list },
+	{ "resize",	export_resize },
 	{ "show",	export_show },
 	{ NULL,		NULL },
 };
