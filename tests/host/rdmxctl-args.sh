@@ -449,6 +449,19 @@ check "export del without NAME: says so" err_has 'export del: missing NAME'
 usage_err "export del bad name" export del 'a b'
 usage_err "export del two names" export del disk1 disk2
 usage_err "export del unknown option" export del disk1 --now
+usage_err "export resize without NAME" export resize
+check "export resize without NAME: says so" err_has 'export resize: missing NAME'
+usage_err "export resize bad name" export resize 'a b'
+usage_err "export resize SIZE 1000 (no multiple of 4 KiB)" export resize disk1 1000
+check "export resize SIZE 1000: names it" err_has "bad SIZE '1000': expected a non-zero multiple of 4096"
+usage_err "export resize SIZE 0" export resize disk1 0
+usage_err "export resize SIZE with a bad suffix" export resize disk1 1X
+usage_err "export resize SIZE over 2^64" export resize disk1 17179869184G
+usage_err "export resize extra word" export resize disk1 1G more
+check "export resize extra word: names it" err_has "unexpected argument 'more'"
+usage_err "export resize unknown option" export resize disk1 --force
+run export resize -h
+check "export resize -h: exits 0, shows its usage" eval 'rc_is 0 && out_has "export resize NAME \[ SIZE \]"'
 usage_err "export list extra word" export list disk1
 usage_err "export show bad name" export show 'a b'
 usage_err "export show two names" export show disk1 disk2
@@ -573,6 +586,8 @@ check "export add of an empty file exits 1, saying so" \
 	eval 'rc_is 1 && err_has "empty: empty file" && not_err_has modprobe'
 run export del disk1
 check "export del without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+run export resize disk1 1G
+check "export resize without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
 run map 127.0.0.1 disk1
 check "map without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
 run -j map 127.0.0.1 disk1
@@ -1150,8 +1165,9 @@ static int shim_recv(struct rdmx_ep_xfer *x)
 }
 
 /*
- * The block service: EXPORT_ADD, EXPORT_DEL, MAP and UNMAP check their
- * argument as the kernel would and log it; MAP makes /dev/rdmxb3.
+ * The block service: EXPORT_ADD, EXPORT_DEL, EXPORT_RESIZE, MAP and UNMAP
+ * check their argument as the kernel would and log it; MAP makes
+ * /dev/rdmxb3.
  */
 static int shim_export_name_ok(const __u8 *s)
 {
@@ -1202,6 +1218,27 @@ static int shim_export_add(struct rdmx_export_add *ea)
 		 (unsigned long long)ea->ram_size, ea->logical_block_size,
 		 allow);
 	return shim_fail("EXPORT_ADD") ? -1 : 0;
+}
+
+/*
+ * Every export is of 1 MiB: grown to new_size if that is larger (a RAM
+ * export), else refused; with new_size 0, a file that grew to 2 MiB.
+ */
+static int shim_export_resize(struct rdmx_export_resize *er)
+{
+	if (er->size != sizeof(*er) || er->flags || er->old_size ||
+	    !shim_export_name_ok(er->name) || er->new_size % 4096)
+		return errno = EINVAL, -1;
+	shim_log("EXPORT_RESIZE name=%s new_size=%llu", er->name,
+		 (unsigned long long)er->new_size);
+	if (shim_fail("EXPORT_RESIZE"))
+		return -1;
+	if (er->new_size && er->new_size < (1 << 20))
+		return errno = EINVAL, -1;
+	er->old_size = 1 << 20;
+	if (!er->new_size)
+		er->new_size = 2 << 20;
+	return 0;
 }
 
 static int shim_map(struct rdmx_map *m)
@@ -1368,6 +1405,8 @@ int ioctl(int fd, unsigned long req, ...)
 			info->features |= RDMX_FEATURE_RMA;
 		if (!getenv("SHIM_NO_BLOCK"))
 			info->features |= RDMX_FEATURE_BLOCK;
+		if (!getenv("SHIM_NO_BLOCK") && !getenv("SHIM_NO_RESIZE"))
+			info->features |= RDMX_FEATURE_BLOCK_RESIZE;
 		strcpy((char *)info->version, "9.9.9");
 		return 0;
 	}
@@ -1475,6 +1514,8 @@ int ioctl(int fd, unsigned long req, ...)
 		shim_log("EXPORT_DEL name=%s flags=%u", ed->name, ed->flags);
 		return shim_fail("EXPORT_DEL") ? -1 : 0;
 	}
+	if (req == RDMX_IOC_EXPORT_RESIZE)
+		return shim_export_resize(arg);
 	if (req == RDMX_IOC_MAP)
 		return shim_map(arg);
 	if (req == RDMX_IOC_UNMAP) {
@@ -1536,7 +1577,7 @@ CC=${CC:-cc}
 if build_shim; then
 	shim() { RDMX_DEVNODE=/dev/null LD_PRELOAD="$T/shim.so" run "$@"; }
 	shim version
-	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block$'
+	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block,block_resize$'
 	shim dev
 	check "shim: dev exits 0" rc_is 0
 	check "shim: dev line like rdma dev" out_has '^0/1: rxe0 port 1 roce ACTIVE phys LINK_UP netdev eth0 mtu 1024/4096 guid 0250:56ff:fe8a:1234$'
@@ -1912,6 +1953,46 @@ EOF
 		eval 'rc_is 1 && err_has "export disk1 busy: mapped by a client \(use --force"'
 	SHIM_FAIL=EXPORT_DEL:2 mshim export del disk1
 	check "shim: export del ENOENT: says there is none" eval 'rc_is 1 && err_has "no export disk1"'
+	SHIM_FAIL=EXPORT_DEL:1 mshim export del disk1
+	check "shim: export del EPERM: names CAP_SYS_ADMIN" \
+		eval 'rc_is 1 && err_has "^rdmxctl: delete export disk1: Operation not permitted: needs CAP_SYS_ADMIN"'
+
+	SHIM_NO_RESIZE=1 mshim export resize disk1 1G
+	check "shim: export resize on a module without RDMX_FEATURE_BLOCK_RESIZE: exits 1, says so" \
+		eval 'rc_is 1 && err_has "rdmx module 9\.9\.9 has no export resize: upgrade the module" && not_log_has EXPORT_RESIZE && out_empty'
+	SHIM_NO_BLOCK=1 mshim export resize disk1
+	check "shim: export resize on a module without RDMX_FEATURE_BLOCK: says no block service" \
+		eval 'rc_is 1 && err_has "has no block service" && not_log_has EXPORT_RESIZE'
+	mshim export resize disk1
+	check "shim: export resize without SIZE passes new_size=0" \
+		eval 'rc_is 0 && log_has "^EXPORT_RESIZE name=disk1 new_size=0$"'
+	check "shim: export resize without SIZE: old and new size" \
+		eval '[ "$(cat "$T/out")" = "disk1: 1048576 -> 2097152 bytes" ]'
+	mshim export resize disk1 1G
+	check "shim: export resize 1G passes the bytes" \
+		eval 'rc_is 0 && log_has "^EXPORT_RESIZE name=disk1 new_size=1073741824$"'
+	check "shim: export resize 1G: one line, old and new size" \
+		eval '[ "$(cat "$T/out")" = "disk1: 1048576 -> 1073741824 bytes" ]'
+	mshim -j export resize disk1 1G
+	check "shim: -j export resize: name, old_size and size" \
+		json_true 'd == {"name": "disk1", "old_size": 1048576, "size": 1073741824}'
+	mshim export resize disk1 512K
+	check "shim: export resize smaller: EINVAL, exits 1, says exports only grow, no stdout" \
+		eval 'rc_is 1 && err_has "resize export disk1 to 512K: refused as invalid: exports only grow, SIZE is for ram exports only, and must be a multiple of 4096 and of the export.s block size" && err_has "^hint: see .rdmxctl export show disk1.$" && out_empty'
+	SHIM_FAIL=EXPORT_RESIZE:22 mshim -j export resize disk1
+	check "shim: export resize EINVAL without SIZE: says a ram export needs SIZE, no JSON" \
+		eval 'rc_is 1 && err_has "exports only grow \(did its file or device shrink\?\), and a ram export needs SIZE" && out_empty'
+	SHIM_FAIL=EXPORT_RESIZE:2 mshim export resize disk1 1G
+	check "shim: export resize ENOENT: exits 1, says there is none" \
+		eval 'rc_is 1 && err_has "^rdmxctl: no export disk1 \(see .rdmxctl export list.\)$"'
+	for e in 1 13; do
+		SHIM_FAIL=EXPORT_RESIZE:$e mshim export resize disk1 1G
+		check "shim: export resize errno $e: exits 1, names CAP_SYS_ADMIN" \
+			eval 'rc_is 1 && err_has "^rdmxctl: resize export disk1: .*: needs CAP_SYS_ADMIN, run as root$"'
+	done
+	SHIM_FAIL=EXPORT_RESIZE:12 mshim export resize disk1 1G
+	check "shim: export resize ENOMEM: exits 1 with strerror" \
+		eval 'rc_is 1 && err_has "^rdmxctl: resize export disk1: Cannot allocate memory$"'
 
 	mshim map 127.0.0.1 disk1
 	check "shim: map exits 0, prints the device" eval 'rc_is 0 && [ "$(cat "$T/out")" = /dev/rdmxb3 ]'

@@ -2,7 +2,7 @@
 /*
  * rdmxctl export: the block service's server side. Exports (a block device,
  * a regular file or a RAM region under a name) are added and deleted with
- * RDMX_IOC_EXPORT_ADD and _DEL, and listed from
+ * RDMX_IOC_EXPORT_ADD and _DEL, grown with _RESIZE, and listed from
  * /sys/kernel/rdmx/exports/NAME/.
  */
 #include <arpa/inet.h>
@@ -42,12 +42,17 @@ static const struct rd_opt export_del_opts[] = {
 	{ 0, 0, NULL, false },
 };
 
+static const struct rd_opt export_resize_opts[] = {
+	{ 0, 0, NULL, false },
+};
+
 static int export_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
 	       "                          [ --lbs 512|4096 ]\n"
 	       "       " RD_PROG " export del NAME [ --force ]\n"
+	       "       " RD_PROG " export resize NAME [ SIZE ]\n"
 	       "       " RD_PROG " export [ list ]\n"
 	       "       " RD_PROG " export show NAME\n"
 	       "Export storage under NAME for peers to map with '" RD_PROG " map'; delete an\n"
@@ -57,10 +62,35 @@ static int export_help(struct rd *rd)
 	       "without one, any peer); --lbs sets the logical block size (default: the\n"
 	       "device's, 512 for files and memory). Peers connect through a listener\n"
 	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
-	       "unless --force, which disconnects the clients. Adding and deleting need\n"
-	       "CAP_SYS_ADMIN.\n",
+	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
+	       "a ram export to SIZE bytes (as in ram:SIZE), a file or device to its size\n"
+	       "now; mapped disks see the new size with their next request. Exports only\n"
+	       "grow. Adding, deleting and resizing need CAP_SYS_ADMIN.\n",
 	       RDMX_EXPORT_ALLOW_MAX);
 	return RD_EXIT_OK;
+}
+
+/*
+ * /dev/rdmx for a command of the block service that also needs the
+ * RDMX_FEATURE_* bits @need, @what for the message when they are missing.
+ * Return: a file descriptor, or -1 after saying why not.
+ */
+static int blk_open_need(uint64_t need, const char *what)
+{
+	struct rdmx_info info;
+	int fd;
+
+	fd = rd_open_checked_flags(&info, O_RDWR);
+	if (fd < 0)
+		return -1;
+	if (!(info.features & RDMX_FEATURE_BLOCK))
+		what = "block service";
+	else if ((info.features & need) == need)
+		return fd;
+	rd_err("rdmx module %s has no %s: upgrade the module",
+	       (const char *)info.version, what);
+	close(fd);
+	return -1;
 }
 
 /**
@@ -73,19 +103,7 @@ static int export_help(struct rd *rd)
  */
 int rd_blk_open(void)
 {
-	struct rdmx_info info;
-	int fd;
-
-	fd = rd_open_checked_flags(&info, O_RDWR);
-	if (fd < 0)
-		return -1;
-	if (!(info.features & RDMX_FEATURE_BLOCK)) {
-		rd_err("rdmx module %s has no block service: upgrade the module",
-		       (const char *)info.version);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return blk_open_need(RDMX_FEATURE_BLOCK, "block service");
 }
 
 static bool export_name_char(char c)
@@ -388,53 +406,142 @@ out:
 	return ret;
 }
 
-static int export_del(struct rd *rd)
+/**
+ * export_name_parse() - the words of a command on one export
+ * @rd: context
+ * @cmd: the command, for messages ("del")
+ * @opts: the options it takes, none with a value
+ * @opt_bits: out: bit N set for each option of id N given
+ * @name: out: NAME, checked
+ * @arg: out: the word after NAME, NULL if none; NULL when the command
+ *	takes no such word
+ *
+ * Return: 0, RD_EXIT_USAGE after saying what is wrong, or -1 for help.
+ */
+static int export_name_parse(struct rd *rd, const char *cmd,
+			     const struct rd_opt *opts, unsigned int *opt_bits,
+			     const char **name, const char **arg)
 {
-	struct rdmx_export_del ed = { .size = sizeof(ed) };
-	const char *val, *name = NULL;
-	int opt, fd, ret;
+	const char *val;
+	int opt, ret;
 
-	while ((opt = rd_getopt(rd, "export", export_del_opts, &val)) !=
-	       RD_OPT_END) {
-		switch (opt) {
-		case EXPORT_OPT_FORCE:
-			ed.flags |= RDMX_EXPORT_DEL_FORCE;
-			break;
-		case RD_OPT_HELP:
-			return export_help(rd);
-		case RD_OPT_WORD:
-			if (name)
-				return rd_usage_err("export", "unexpected argument '%s'",
-						    val);
+	*name = NULL;
+	while ((opt = rd_getopt(rd, "export", opts, &val)) != RD_OPT_END) {
+		if (opt == RD_OPT_HELP)
+			return -1;
+		if (opt >= 0) {
+			*opt_bits |= 1u << opt;
+		} else if (opt != RD_OPT_WORD) {
+			return RD_EXIT_USAGE;
+		} else if (!*name) {
 			ret = rd_check_export_name("export", val);
 			if (ret)
 				return ret;
-			name = val;
-			break;
-		default:
-			return RD_EXIT_USAGE;
+			*name = val;
+		} else if (arg && !*arg) {
+			*arg = val;
+		} else {
+			return rd_usage_err("export", "unexpected argument '%s'",
+					    val);
 		}
 	}
-	if (!name)
-		return rd_usage_err("export", "export del: missing NAME");
+	if (!*name)
+		return rd_usage_err("export", "export %s: missing NAME", cmd);
+	return 0;
+}
+
+/* The errors of del and resize on export @name alike; @verb: "delete". */
+static void export_name_err(int err, const char *verb, const char *name)
+{
+	if (err == ENOENT)
+		rd_err("no export %s (see '" RD_PROG " export list')", name);
+	else if (err == EPERM || err == EACCES)
+		rd_err("%s export %s: %s: needs CAP_SYS_ADMIN, run as root",
+		       verb, name, strerror(err));
+	else
+		rd_err("%s export %s: %s", verb, name, strerror(err));
+}
+
+static int export_del(struct rd *rd)
+{
+	struct rdmx_export_del ed = { .size = sizeof(ed) };
+	unsigned int opts = 0;
+	const char *name;
+	int fd, ret;
+
+	ret = export_name_parse(rd, "del", export_del_opts, &opts, &name, NULL);
+	if (ret)
+		return ret < 0 ? export_help(rd) : ret;
+	if (opts & (1u << EXPORT_OPT_FORCE))
+		ed.flags |= RDMX_EXPORT_DEL_FORCE;
 	memcpy(ed.name, name, strlen(name));
 
 	fd = rd_blk_open();
 	if (fd < 0)
 		return RD_EXIT_FAIL;
 	ret = ioctl(fd, RDMX_IOC_EXPORT_DEL, &ed);
-	if (ret < 0 && errno == ENOENT)
-		rd_err("no export %s (see '" RD_PROG " export list')", name);
-	else if (ret < 0 && errno == EBUSY)
+	if (ret < 0 && errno == EBUSY)
 		rd_err("export %s busy: mapped by a client (use --force to disconnect its clients)",
 		       name);
-	else if (ret < 0 && (errno == EPERM || errno == EACCES))
-		rd_err("delete export %s: %s: needs CAP_SYS_ADMIN, run as root",
-		       name, strerror(errno));
 	else if (ret < 0)
-		rd_err("delete export %s: %s", name, strerror(errno));
+		export_name_err(errno, "delete", name);
 	close(fd);
 	return ret < 0 ? RD_EXIT_FAIL : RD_EXIT_OK;
+}
+
+/* @size: SIZE as given, or NULL */
+static void export_resize_err(int err, const char *name, const char *size)
+{
+	if (err != EINVAL) {
+		export_name_err(err, "resize", name);
+		return;
+	}
+	if (size)
+		rd_err("resize export %s to %s: refused as invalid: exports only grow, SIZE is for ram exports only, and must be a multiple of 4096 and of the export's block size",
+		       name, size);
+	else
+		rd_err("resize export %s: refused as invalid: exports only grow (did its file or device shrink?), and a ram export needs SIZE",
+		       name);
+	fprintf(stderr, "hint: see '" RD_PROG " export show %s'\n", name);
+}
+
+static int export_resize(struct rd *rd)
+{
+	struct rdmx_export_resize er = { .size = sizeof(er) };
+	const char *name, *size = NULL;
+	unsigned int opts = 0;
+	uint64_t bytes = 0;
+	int fd, ret;
+
+	ret = export_name_parse(rd, "resize", export_resize_opts, &opts, &name,
+				&size);
+	if (ret)
+		return ret < 0 ? export_help(rd) : ret;
+	if (size && rd_parse_ram(size, &bytes))
+		return rd_usage_err("export", "bad SIZE '%s': expected a non-zero multiple of 4096 bytes (K, M, G, T suffixes)",
+				    size);
+	er.new_size = bytes;	/* 0: read the file's or device's size again */
+	memcpy(er.name, name, strlen(name));
+
+	fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_RESIZE,
+			   "export resize");
+	if (fd < 0)
+		return RD_EXIT_FAIL;
+	ret = ioctl(fd, RDMX_IOC_EXPORT_RESIZE, &er);
+	if (ret < 0)
+		export_resize_err(errno, name, size);
+	close(fd);
+	if (ret < 0)
+		return RD_EXIT_FAIL;
+
+	open_object(rd, NULL);
+	print_str(rd, "name", "%s:", name);
+	print_u64(rd, "old_size", "%" PRIu64, er.old_size);
+	print_text(rd, "->");
+	print_u64(rd, "size", "%" PRIu64 " bytes", er.new_size);
+	print_nl(rd);
+	close_object(rd);
+	return RD_EXIT_OK;
 }
 
 /* The counters, in print order, on the second line. */
@@ -583,6 +690,7 @@ static const struct rd_cmd export_cmds[] = {
 	{ "del",	export_del },
 	{ "help",	export_help },
 	{ "list",	export_list },
+	{ "resize",	export_resize },
 	{ "show",	export_show },
 	{ NULL,		NULL },
 };

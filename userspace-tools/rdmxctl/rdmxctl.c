@@ -142,7 +142,7 @@ static void rd_usage(FILE *out)
 		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
-		"  export [ add | del | list | show ]\n"
+		"  export [ add | del | list | resize | show ]\n"
 		"                                storage this host serves to peers as disks\n"
 		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
 		"  map [ HOST NAME | list ]      map a peer's export as /dev/rdmxbN; list mapped disks\n"

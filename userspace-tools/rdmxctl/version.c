@@ -15,6 +15,7 @@ static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_RMA,		"rma" },
 	{ RDMX_FEATURE_BENCH,		"bench" },
 	{ RDMX_FEATURE_BLOCK,		"block" },
+	{ RDMX_FEATURE_BLOCK_RESIZE,	"block_resize" },
 };
 
 static void version_print_absent(struct rd *rd, int err)
