@@ -25,9 +25,19 @@ typedef char c[sizeof(struct rdmx_list_devices) == RDMX_LIST_DEVICES_SIZE_VER0 ?
 typedef char d[offsetof(struct rdmx_device_info, max_mr_size) % 8 == 0 ? 1 : -1];
 typedef char e[offsetof(struct rdmx_list_devices, devices) % 8 == 0 ? 1 : -1];
 C
+# Every struct with a published size (RDMX_FOO_SIZE_VER0 for struct
+# rdmx_foo) keeps it, on 64-bit and 32-bit userspace alike.
+n=0
+while read -r _ m; do
+	st=$(echo "${m%_SIZE_VER0}" | tr '[:upper:]' '[:lower:]')
+	grep -q "^struct $st {" "$hdr" || { echo "$m: no struct $st" >&2; exit 1; }
+	n=$((n + 1))
+	echo "typedef char s${n}[sizeof(struct $st) == $m ? 1 : -1];" >>"$tmp/sizes.c"
+done < <(grep -o '^#define RDMX_[A-Z0-9_]*_SIZE_VER0' "$hdr")
+[ "$n" -ge 20 ] || { echo "only $n published sizes found" >&2; exit 1; }
 gcc -std=c99 -Wall -Werror -Wno-unused-local-typedefs -I"$repo/uapi" -fsyntax-only "$tmp/sizes.c"
 # 32-bit userspace sees the same layout (compat ioctls pass through with
 # compat_ptr_ioctl): needs gcc-multilib, which tests/deps.sh installs.
 gcc -m32 -std=c99 -Wall -Werror -Wno-unused-local-typedefs -I"$repo/uapi" -fsyntax-only "$tmp/sizes.c"
 echo "32-bit layout ok"
-echo "uapi header ok"
+echo "uapi header ok ($n struct sizes)"
