@@ -68,6 +68,7 @@ long rdmx_ioc_export_resize(void __user *uarg);
 int rdmx_blk_clt_init(void);
 void rdmx_blk_clt_exit(void);
 long rdmx_ioc_map(void __user *uarg);
+int rdmx_blk_size_check(u64 have, u64 size, u32 lbs);
 long rdmx_ioc_unmap(void __user *uarg);
 
 #endif /* _RDMX_BLK_H */

@@ -410,24 +410,37 @@ static blk_status_t rdmx_blk_status(u32 status)
 	}
 }
 
-/*
- * A response reported the export's size: 0 from a server that does not, the
- * disk's own size, or a larger one once the export grew. Exports only grow;
- * a smaller or misaligned size is the server's mistake, logged and ignored.
+/**
+ * rdmx_blk_size_check() - judge the export size a response reported
+ * @have: the largest size the disk has seen
+ * @size: the size the response carried
+ * @lbs: the export's logical block size
+ *
+ * Exports only grow. 0 comes from a server that does not report the size;
+ * a smaller one is stale: responses built before the export grew can
+ * arrive after one built since, on another queue or even on the same one
+ * (the server builds them concurrently).
+ *
+ * Return: 1 to take @size (larger, in whole blocks); 0 to ignore it (0,
+ * @have or smaller); -EPROTO to ignore it and log it (not in whole blocks:
+ * the server's mistake).
  */
+int rdmx_blk_size_check(u64 have, u64 size, u32 lbs)
+{
+	if (!lbs || !IS_ALIGNED(size, lbs))
+		return -EPROTO;
+	return size > have;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_size_check);
+
+/* A response reported the export's size: grow the disk if it grew. */
 static void rdmx_bdev_size_seen(struct rdmx_bdev *bd, u64 size)
 {
 	u64 seen = READ_ONCE(bd->seen_size);
+	int ret;
 
-	if (likely(!size || size == seen))
-		return;
-	if (size < seen || !IS_ALIGNED(size, bd->lbs)) {
-		pr_warn_ratelimited("rdmxb%u: the server reports a size of %llu bytes (have %llu): ignored\n",
-				    bd->index, size, seen);
-		return;
-	}
 	/* Racing completions on other queues may both see growth: max wins. */
-	while (size > seen) {
+	while ((ret = rdmx_blk_size_check(seen, size, bd->lbs)) > 0) {
 		u64 old = cmpxchg64(&bd->seen_size, seen, size);
 
 		if (old == seen) {
@@ -436,6 +449,9 @@ static void rdmx_bdev_size_seen(struct rdmx_bdev *bd, u64 size)
 		}
 		seen = old;
 	}
+	if (ret < 0)
+		pr_warn_ratelimited("rdmxb%u: the server reports a size of %llu bytes, not in %u-byte blocks: ignored\n",
+				    bd->index, size, bd->lbs);
 }
 
 static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)

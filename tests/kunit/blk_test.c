@@ -165,10 +165,31 @@ static void rdmx_blk_lbs4k_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
 }
 
+/* What a client makes of the export size a response carries. */
+static void rdmx_blk_size_check_test(struct kunit *test)
+{
+	const u64 have = SZ_16M;
+
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, 0, 512), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have, 512), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, SZ_32M, 512), 1);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have + 512, 512), 1);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have + 512, 4096),
+			-EPROTO);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have + 4096, 4096), 1);
+	/* Stale: built before the export grew, arrived after. */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have - 512, 512), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, 512, 512), 0);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, U64_MAX, 512), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, have + 1, 512), -EPROTO);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, SZ_32M, 0), -EPROTO);
+}
+
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
+	KUNIT_CASE(rdmx_blk_size_check_test),
 	{}
 };
 
