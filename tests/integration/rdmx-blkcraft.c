@@ -777,6 +777,19 @@ static void expect_status(int got, int want, const char *what)
 /* ---- cases -------------------------------------------------------------- */
 
 /* A connect request of another protocol or version: a consumer reject. */
+/*
+ * The status rdma_cm gives a rejected connect: the IB CM's reason code
+ * (consumer defined) on InfiniBand and RoCE; on iWARP the MPA reject
+ * arrives as -ECONNRESET. The private data is there on both.
+ */
+static int reject_status(const struct conn *c)
+{
+	if (c->id->verbs &&
+	    c->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+		return -ECONNRESET;
+	return CM_REJ_CONSUMER;
+}
+
 static void case_reject(const char *what, __u16 magic, __u8 major, int reason)
 {
 	enum rdma_cm_event_type type;
@@ -797,11 +810,13 @@ static void case_reject(const char *what, __u16 magic, __u8 major, int reason)
 	} else if (type != RDMA_CM_EVENT_REJECTED) {
 		report(false, "%s: rejected (got %s)", what, rdma_event_str(type));
 	} else {
-		report(status == CM_REJ_CONSUMER &&
+		int want = reject_status(&c);
+
+		report(status == want &&
 		       le16toh(rej.magic) == PROTO_MAGIC &&
 		       rej.major == PROTO_MAJOR && le16toh(rej.reason) == reason,
 		       "%s: rejected by the consumer (status %d, want %d), reason %u (want %d)",
-		       what, status, CM_REJ_CONSUMER, le16toh(rej.reason), reason);
+		       what, status, want, le16toh(rej.reason), reason);
 	}
 	conn_close(&c);
 }
