@@ -541,6 +541,16 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp)
 }
 
 /* Open the backing store of an export and fill in its geometry. */
+/* The size a block device's or a file's export has now (not RAM). */
+static u64 rdmx_export_backing_size(struct rdmx_export *exp)
+{
+	struct inode *inode = file_inode(exp->file);
+
+	if (S_ISBLK(inode->i_mode))
+		return bdev_nr_bytes(I_BDEV(exp->file->f_mapping->host));
+	return i_size_read(inode);
+}
+
 static int rdmx_export_open(struct rdmx_export *exp,
 			    const struct rdmx_export_add *ea)
 {
@@ -591,7 +601,6 @@ static int rdmx_export_open(struct rdmx_export *exp,
 		struct block_device *bdev = I_BDEV(file->f_mapping->host);
 
 		lbs = bdev_logical_block_size(bdev);
-		exp->size = bdev_nr_bytes(bdev);
 		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
 		if (bdev_write_cache(bdev))
 			exp->flags |= RDMX_BLK_EXP_FLUSH;
@@ -599,7 +608,6 @@ static int rdmx_export_open(struct rdmx_export *exp,
 			exp->flags &= ~RDMX_BLK_EXP_DISCARD;
 	} else if (S_ISREG(inode->i_mode)) {
 		lbs = 512;
-		exp->size = i_size_read(inode);
 		exp->flags = RDMX_BLK_EXP_FLUSH | RDMX_BLK_EXP_DISCARD |
 			     RDMX_BLK_EXP_WZEROES;
 	} else {
@@ -607,6 +615,7 @@ static int rdmx_export_open(struct rdmx_export *exp,
 	}
 	if (ea->logical_block_size && ea->logical_block_size < lbs)
 		return -EINVAL;
+	exp->size = rdmx_export_backing_size(exp);
 	exp->lbs = ea->logical_block_size ?: lbs;
 	if (!exp->size || !IS_ALIGNED(exp->size, exp->lbs))
 		return -EINVAL;
@@ -758,18 +767,6 @@ long rdmx_ioc_export_del(void __user *uarg)
 	if (ret)
 		return ret;
 	return rdmx_copy_args_out(uarg, &ed, sizeof(ed), usize);
-}
-
-/* The size an export's backing has now; 0 for RAM (the caller sets it). */
-static u64 rdmx_export_backing_size(struct rdmx_export *exp)
-{
-	struct inode *inode = file_inode(exp->file);
-
-	if (exp->ram)
-		return 0;
-	if (S_ISBLK(inode->i_mode))
-		return bdev_nr_bytes(I_BDEV(exp->file->f_mapping->host));
-	return i_size_read(inode);
 }
 
 /**
