@@ -998,9 +998,13 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 			return -EPROTO;
 		/* No completion runs while queues connect. */
 		WRITE_ONCE(bd->seen_size, bd->size);
-	} else if (le64_to_cpu(rsp->size) != bd->size ||
+	} else if (le64_to_cpu(rsp->size) < bd->size ||
 		   !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
-		return -EAGAIN;	/* the export changed under us: start again */
+		/*
+		 * Another export, or a smaller one: start again. One that grew
+		 * since queue 0 opened reaches the disk with a later response.
+		 */
+		return -EAGAIN;
 	}
 	return 0;
 }
@@ -1161,7 +1165,7 @@ static void rdmx_bdev_set_size(struct rdmx_bdev *bd)
 	u64 old;
 
 	mutex_lock(&bd->mutex);
-	old = bd->disk ? get_capacity(bd->disk) << SECTOR_SHIFT : bd->size;
+	old = get_capacity(bd->disk) << SECTOR_SHIFT;
 	if (bd->size != old &&
 	    set_capacity_and_notify(bd->disk, bd->size >> SECTOR_SHIFT))
 		pr_info("rdmxb%u: export %s resized from %llu to %llu bytes\n",
@@ -1605,6 +1609,8 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 
 out_del_disk:
 	del_gendisk(disk);
+	/* The partition scan's responses may have queued it. */
+	cancel_work_sync(&bd->resize_work);
 out_put_disk:
 	bd->disk = NULL;
 	put_disk(disk);
@@ -1738,11 +1744,6 @@ out_disconnect:
 	rdmx_bdev_teardown_queues(bd);
 	rdmx_bdev_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
-	/*
-	 * The partition scan's responses may have queued it (errors do not:
-	 * the map is not live yet).
-	 */
-	cancel_work_sync(&bd->resize_work);
 out_erase:
 	/* Under the mutex: an unmap may be looking at the map. */
 	mutex_lock(&rdmx_maps_mutex);
