@@ -715,6 +715,27 @@ out_free_ea:
 	return ret;
 }
 
+/*
+ * Disconnect a queue. Its QP goes to the error state first, so that every
+ * posted work request, RDMA READs that wait for their responses included,
+ * completes (flushed) and rdmx_bsq_teardown() sees its contexts come back.
+ * rdma_disconnect() does that itself on InfiniBand and RoCE; on iWARP it
+ * asks for a graceful close, and siw flushes neither the SQ nor its
+ * outstanding READs when such a close, with nothing in transmission, is
+ * followed by the error state that ib_drain_qp() sets: the drain's marker
+ * completes and the READs never do. The queue must still be listed, so
+ * that its QP exists: the callers hold rdmx_exports_mutex or run before
+ * the queue's teardown can.
+ */
+static void rdmx_bsq_disconnect(struct rdmx_bsq *q)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (q->qp)
+		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
+	rdma_disconnect(q->cm_id);
+}
+
 /* Unlink an export; its queues are disconnected. Under rdmx_exports_mutex. */
 static void rdmx_export_remove(struct rdmx_export *exp)
 {
@@ -723,7 +744,7 @@ static void rdmx_export_remove(struct rdmx_export *exp)
 	lockdep_assert_held(&rdmx_exports_mutex);
 	list_del_init(&exp->node);
 	list_for_each_entry(q, &exp->queues, exp_node)
-		rdma_disconnect(q->cm_id);
+		rdmx_bsq_disconnect(q);
 	if (exp->added)
 		kobject_del(&exp->kobj);
 	exp->added = false;
@@ -920,7 +941,7 @@ static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
 			    q->qp_index, &q->peer, why);
 	set_bit(RDMX_BSQ_FAILED, &q->flags);
-	rdma_disconnect(q->cm_id);
+	rdmx_bsq_disconnect(q);
 }
 
 /*
@@ -1722,7 +1743,7 @@ void rdmx_blk_srv_exit(void)
 	list_for_each_entry_safe(exp, tmp, &rdmx_exports, node)
 		rdmx_export_remove(exp);
 	list_for_each_entry(q, &rdmx_bsqs, node)
-		rdma_disconnect(q->cm_id);
+		rdmx_bsq_disconnect(q);
 	mutex_unlock(&rdmx_exports_mutex);
 	wait_event(rdmx_bsq_wait, !atomic_read(&rdmx_bsq_count));
 	kobject_put(rdmx_exports_kobj);
