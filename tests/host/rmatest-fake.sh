@@ -102,7 +102,7 @@ catches() {
 
 pair pattern "" yes pattern
 check "pattern passes" passes pattern
-check "pattern: figures" json "$T/pattern-user.json" 'j["ops"] > 100 and j["bytes"] > 64 << 20 and j["regs"] == 2'
+check "pattern: figures" json "$T/pattern-user.json" 'j["ops"] > 100 and j["bytes"] > 40 << 20 and j["regs"] == 2'
 pair imm "" yes imm -n 60
 check "imm passes" passes imm
 check "imm: the user made 60 immediates" json "$T/imm-user.json" 'j["imms"] == 60'

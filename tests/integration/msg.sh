@@ -49,8 +49,8 @@ rdmx_barrier up || rdmx_fail "peer came up"
 
 # 1. count messages of random sizes, 0 B to max, checksummed: none lost,
 # duplicated, reordered or corrupt. 10,000 of up to 64 KiB are about
-# 130 MB, which soft-RoCE under TCG moves at 0.5 MB/s: 250 to over 300 s
-# on a busy host, past rdmx_pair_run's default 300 s limit. It gets 900.
+# 50 MB (rdmx-msgtest's msg_len()), which soft-RoCE and soft-iWARP under
+# TCG move at about 0.4 MB/s: 130 s, more on a busy host. It gets 900.
 RDMX_PAIR_TIMEOUT=${RDMX_PAIR_TIMEOUT:-900} \
 rdmx_pair_run stream 7471 "$RDMX_OUT/stream.txt" \
 	"$MT" recv -S msgtest -n "$count" --max-size "$max" --poll \

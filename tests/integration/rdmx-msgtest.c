@@ -181,7 +181,11 @@ static void fill_random(__u8 *p, size_t len, __u64 state)
  * The length of message @idx. Every 512 messages, slots 1-5 are the edge
  * cases (0, 15, 16, @max and 1 bytes); the rest are 5% empty, 10% 1-15
  * bytes (no header), 45% 16-256, 39% 257 bytes-64 KiB and 1% up to
- * RDMX_MSG_MAX; a length above @max is folded into 0..@max.
+ * RDMX_MSG_MAX; a length above @max is folded into 0..@max. Within
+ * 257 bytes-64 KiB every power of two is as likely, (256, 512] as
+ * (32 KiB, 64 KiB]: each scale gets its share of messages, and a stream
+ * moves about 5 KiB a message rather than 13 (it is the time a stream
+ * takes on a soft device under TCG).
  */
 static __u32 msg_len(__u64 seed, __u64 idx, __u32 max)
 {
@@ -207,8 +211,9 @@ static __u32 msg_len(__u64 seed, __u64 idx, __u32 max)
 		len = 1 + v % 15;
 	else if (r < 600)
 		len = 16 + v % (256 - 16 + 1);
-	else if (r < 990)
-		len = 257 + v % (65536 - 257 + 1);
+	else if (r < 990)	/* (2^b, 2^(b+1)], b = 8..15 */
+		len = (1ULL << (8 + v % 8)) + 1 +
+		      splitmix64(&s) % (1ULL << (8 + v % 8));
 	else
 		len = 65537 + v % (RDMX_MSG_MAX - 65537 + 1);
 	if (len > max)
