@@ -540,7 +540,6 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp)
 	exp->uuid.b[8] = (exp->uuid.b[8] & 0x3f) | 0x80;	/* RFC 9562 */
 }
 
-/* Open the backing store of an export and fill in its geometry. */
 /* The size a block device's or a file's export has now (not RAM). */
 static u64 rdmx_export_backing_size(struct rdmx_export *exp)
 {
@@ -551,6 +550,7 @@ static u64 rdmx_export_backing_size(struct rdmx_export *exp)
 	return i_size_read(inode);
 }
 
+/* Open the backing store of an export and fill in its geometry. */
 static int rdmx_export_open(struct rdmx_export *exp,
 			    const struct rdmx_export_add *ea)
 {
