@@ -74,46 +74,64 @@ rdmx_barrier() {
 # node killed this way as passed if none of the results it reported before
 # the kill failed; rdmx_barrier stops waiting for it.
 rdmx_kill_node() {
-	local n=$1 limit=${2:-30} i f="$RDMX_SYNC/kill/$1"
+	rdmx_node_request kill "$@"
+}
 
+# rdmx_restart_node N [TIMEOUT]: have the host kill node N's QEMU with
+# SIGKILL and boot it again (tests/vm/run --restart N). Node N runs its
+# script again from the top, with RDMX_BOOT=2; it keeps its disk, /dev/vda.
+# Returns 0 once the host has started the new QEMU (not once its script
+# runs: wait for that with a barrier), 1 as rdmx_kill_node does. Barriers
+# wait for a restarted node: its second boot must arrive at them.
+rdmx_restart_node() {
+	rdmx_node_request restart "$@"
+}
+
+# rdmx_node_request kill|restart N [TIMEOUT]: the request and its answer.
+rdmx_node_request() {
+	local what=$1 n=$2 limit=${3:-30} i f="$RDMX_SYNC/kill/$2" req ans
+
+	req=request ans=killed
+	[ "$what" = restart ] && req=restart ans=restarted
 	case "$n" in
-	''|*[!0-9]*|0) echo "rdmx_kill_node: bad node '$n'" >&2; return 1 ;;
+	''|*[!0-9]*|0) echo "rdmx_${what}_node: bad node '$n'" >&2; return 1 ;;
 	esac
 	if [ "$n" = "$RDMX_NODE" ] || [ "$n" -gt "$RDMX_NODES" ]; then
-		echo "rdmx_kill_node: node $n is not another node of this run" >&2
+		echo "rdmx_${what}_node: node $n is not another node of this run" >&2
 		return 1
 	fi
-	[ -e "$f.killed" ] && return 0
+	[ -e "$f.$ans" ] && return 0
 	[ ! -e "$f.failed" ] || rm -f "$f.failed"
-	# The request, named N.request.FROM, is an empty file: created without
-	# a fork, and seen by the host whole. Over 9p (cache=loose) a create in
-	# the directory the host just renamed in can fail with ENOENT: retry.
+	# The request, named N.request.FROM (N.restart.FROM), is an empty
+	# file: created without a fork, and seen by the host whole. Over 9p
+	# (cache=loose) a create in the directory the host just renamed in can
+	# fail with ENOENT: retry.
 	local sent=no
 	for i in $(seq 50); do
-		if : 2>/dev/null >"$f.request.$RDMX_NODE"; then
+		if : 2>/dev/null >"$f.$req.$RDMX_NODE"; then
 			sent=yes
 			break
 		fi
 		sleep 0.1
 	done
 	if [ "$sent" = no ]; then
-		echo "rdmx_kill_node: cannot write $f.request.$RDMX_NODE" >&2
+		echo "rdmx_${what}_node: cannot write $f.$req.$RDMX_NODE" >&2
 		return 1
 	fi
 	for i in $(seq $((limit * 10))); do
-		[ -e "$f.killed" ] && return 0
+		[ -e "$f.$ans" ] && return 0
 		if [ -e "$f.failed" ]; then
-			echo "rdmx_kill_node: node $n not killed: $(cat "$f.failed")" >&2
+			echo "rdmx_${what}_node: node $n not ${ans}: $(cat "$f.failed")" >&2
 			return 1
 		fi
 		sleep 0.1
 	done
-	echo "rdmx_kill_node: the host did not answer in ${limit}s" >&2
+	echo "rdmx_${what}_node: the host did not answer in ${limit}s" >&2
 	return 1
 }
 
-# rdmx_await_kill [TIMEOUT]: for the node another kills with rdmx_kill_node:
-# wait to be killed. Returns 1 if this guest is still alive after TIMEOUT s
+# rdmx_await_kill [TIMEOUT]: for the node another kills with rdmx_kill_node
+# (or restarts with rdmx_restart_node): wait to be killed. Returns 1 if this guest is still alive after TIMEOUT s
 # (default 120), or at once if the host refused to kill it.
 rdmx_await_kill() {
 	local limit=${1:-120} i f="$RDMX_SYNC/kill/$RDMX_NODE"
