@@ -4,8 +4,11 @@
 # The block service between two guests: node 1 exports, node 2 maps. Run as
 #   tests/vm/run --nodes 2 --cpus 2 --kernel debug --rdma rxe|siw \
 #       tests/integration/blk.sh
-# (tests/check's groups guest-blk-rxe and guest-blk-siw). Argument: MAX,
-# the largest fio run in MiB (default 8; each export is 64 MiB).
+# (tests/check's groups guest-blk-rxe and guest-blk-siw). Arguments: MAX,
+# the largest fio run in MiB (default 8; each export is 64 MiB), and MODE:
+# full (the default) runs everything below; quick (make check's
+# guest-blk-quick) runs 1 with fewer block sizes, 2 and 7, and leaves
+# sections 3 to 6 (tests/integration/blk-full.sh, sourced in full mode).
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
 # memory-backed null_blk made through configfs, a RAM export with 4 KiB
@@ -50,6 +53,11 @@ set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
 max=${1:-8}
+mode=${2:-full}
+case "$mode" in
+full|quick) ;;
+*) rdmx_fail "blk.sh: MODE is full or quick, not '$mode'"; rdmx_done ;;
+esac
 srv=$RDMX_ADDR_1
 port=7471
 sys=/sys/kernel/rdmx
@@ -132,6 +140,31 @@ fio_mib() {
 	4k) echo 2 ;;
 	*) echo "$max" ;;
 	esac
+}
+
+# fio_start TAG DEV RUNTIME: in the background, a verifying randrw fio run
+# of RUNTIME s over the first MAX MiB of DEV (16 KiB blocks, queue depth
+# 16, writes read back and checked as it goes); its pid in $fio_pid.
+fio_start() {
+	fio --name="$1" --filename="$2" --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
+		--time_based --runtime="$3" --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
+		--output-format=json --output="$RDMX_OUT/fio-$1.json" \
+		>"$RDMX_OUT/fio-$1.txt" 2>&1 &
+	fio_pid=$!
+}
+
+# fio_end TAG DEV CASE: wait for fio_start's run; it exited 0, its JSON
+# shows no error, and the kernel logged no I/O error for DEV.
+fio_end() {
+	local rc=0
+
+	wait "$fio_pid" || rc=$?
+	rdmx_check "$3: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
+	tail -n 5 "$RDMX_OUT/fio-$1.txt"
+	rdmx_check "$3: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-$1.json"
+	rdmx_check "$3: no I/O error in the kernel log" no_io_errors "$2"
 }
 
 # no_io_errors DEV: the kernel logged no I/O error for DEV.
@@ -282,14 +315,20 @@ if [ "$RDMX_NODE" = 2 ]; then
 	for e in ram file nullb lbs4k; do
 		d=${dev[$e]}
 		[ -n "$d" ] || continue
-		# Every size on ram; a small and a large one elsewhere (TCG is slow).
+		# Every size on ram; a small and a large one elsewhere (TCG is
+		# slow). Quick: one size each, 512 B to 1 MiB across them.
 		lbs=512 size=$((64 * mib))
-		case "$e" in
-		ram) bss="512 4k 64k 1M" ;;
-		file) bss="4k 256k" ;;
-		nullb) bss="64k" ;;
-		lbs4k) lbs=4096 size=$((16 * mib)) bss="4k 1M" ;;
+		case "$mode.$e" in
+		full.ram) bss="512 4k 64k 1M" ;;
+		full.file) bss="4k 256k" ;;
+		full.nullb) bss="64k" ;;
+		full.lbs4k) bss="4k 1M" ;;
+		quick.ram) bss="512" ;;
+		quick.file) bss="256k" ;;
+		quick.nullb) bss="4k" ;;
+		quick.lbs4k) bss="1M" ;;
 		esac
+		[ "$e" = lbs4k ] && lbs=4096 size=$((16 * mib))
 		rdmx_check "$e: $d is a block device" test -b "$d"
 		rdmx_check "$e: size $size" test "$(blockdev --getsize64 "$d")" -eq "$size"
 		rdmx_check "$e: logical block size $lbs" test "$(blockdev --getss "$d")" -eq "$lbs"
@@ -353,335 +392,12 @@ if [ "$RDMX_NODE" = 2 ]; then
 			rdmx_fail "mount ext4 on $d"
 		fi
 	fi
-
-	# 3. Read-only, allow-lists, missing exports and listeners.
-	map_dev ro >/dev/null 2>"$RDMX_OUT/map-ro.err"
-	rdmx_check "map ro without --ro is refused (EACCES: read-only export)" \
-		refused $? "refused export ro: read-only export" "$RDMX_OUT/map-ro.err"
-	if d=$(map_dev ro --ro); then
-		rdmx_pass "map ro --ro: $d"
-		rdmx_check "ro: the disk is read-only" test "$(blockdev --getro "$d")" -eq 1
-		rdmx_check "ro: map list says read_only" disk_json "$d" "j[0]['read_only'] is True"
-		rdmx_check "ro: 16 MiB read back, zeros" sh -c \
-			"dd if=$d of=/tmp/ro.img bs=1M iflag=direct status=none && [ \$(stat -c %s /tmp/ro.img) -eq $((16 * mib)) ] && cmp -n $((16 * mib)) /tmp/ro.img /dev/zero"
-		rdmx_check_fails "ro: a write fails" \
-			dd if=/dev/zero of="$d" bs=4k count=1 oflag=direct status=none
-		rdmx_check "unmap $d" rdmxctl unmap "$d"
-	else
-		rdmx_fail "map ro --ro"
-	fi
-	map_dev deny >/dev/null 2>"$RDMX_OUT/map-deny.err"
-	rdmx_check "map deny (allow-list without this host) is refused (EACCES)" \
-		refused $? "refused export deny" "$RDMX_OUT/map-deny.err"
-	if d=$(map_dev allowed); then
-		rdmx_pass "map allowed (allow-list 198.18.0.0/24): $d"
-		rdmx_check "allowed: 4 MiB written and read back" sh -c \
-			"head -c $((4 * mib)) /dev/urandom >/tmp/a && dd if=/tmp/a of=$d bs=1M oflag=direct status=none && dd if=$d bs=1M iflag=direct status=none | cmp -s - /tmp/a"
-		rdmx_check "unmap $d" rdmxctl unmap "$d"
-	else
-		rdmx_fail "map allowed (allow-list 198.18.0.0/24)"
-	fi
-	map_dev nosuch >/dev/null 2>"$RDMX_OUT/map-nosuch.err"
-	rdmx_check "map of a missing export fails (ENOENT)" \
-		refused $? "no export nosuch" "$RDMX_OUT/map-nosuch.err"
-	rdmxctl map -p 7999 "$srv" ram >/dev/null 2>"$RDMX_OUT/map-noport.err"
-	rdmx_check "map to a port without a listener fails (ECONNREFUSED)" \
-		refused $? "nothing listens on port 7999" "$RDMX_OUT/map-noport.err"
-	rdmxctl map list
-
-	# 3b. A crafted client (rdmx-blkcraft) against exports of its own:
-	# bad extents and writes to read-only exports answered with an error,
-	# malformed commands disconnected, a foreign connect rejected. Its
-	# result lines become this script's; a mapped disk is undisturbed.
-	rdmx_barrier craft-up "$long"
-	"$RDMX_REPO/tests/integration/rdmx-blkcraft" -p "$port" "$srv" craft craftro \
-		>"$RDMX_OUT/blkcraft.txt" 2>&1
-	rc=$?
-	while IFS= read -r l; do
-		case "$l" in
-		"not ok "*) rdmx_fail "blkcraft: ${l#not ok * - }" ;;
-		"ok "*"# SKIP"*) l=${l#ok * - }; rdmx_skip "blkcraft: ${l%% # SKIP*}" "${l#* # SKIP }" ;;
-		"ok "*) rdmx_pass "blkcraft: ${l#ok * - }" ;;
-		esac
-	done <"$RDMX_OUT/blkcraft.txt"
-	rdmx_check "rdmx-blkcraft exits 0" test "$rc" -eq 0
-	if [ -n "${dev[ram]}" ]; then
-		rdmx_check "ram: the mapped disk still reads after the crafted client" \
-			dd if="${dev[ram]}" of=/dev/null bs=64k count=16 iflag=direct status=none
-	fi
-	rdmx_barrier craft-done "$long"
-
-	# 4. Busy disks and exports.
-	if d=$(map_dev busy); then
-		rdmx_pass "map busy: $d"
-		exec 3<"$d"
-		rdmxctl unmap "$d" 2>"$RDMX_OUT/unmap-busy.err"
-		rdmx_check "unmap of an open disk fails (EBUSY)" \
-			refused $? "busy: open by a user" "$RDMX_OUT/unmap-busy.err"
-		rdmx_check "... and the disk is still there" test -b "$d"
-	else
-		rdmx_fail "map busy"
-		d=""
-	fi
-	rdmx_barrier busy-held
-	rdmx_barrier busy-del-tried
-	if [ -n "$d" ]; then
-		# A reader with I/O in flight, then a forced unmap under it.
-		fio --name=busy --filename="$d" --direct=1 --ioengine=libaio \
-			--iodepth=16 --rw=randread --bs=64k --time_based --runtime=300 \
-			--output="$RDMX_OUT/fio-busy.txt" >/dev/null 2>&1 &
-		rd=$!
-		sleep 5
-		rdmx_check "fio reads the busy disk" kill -0 "$rd"
-		rdmx_check "unmap --force of an open disk" rdmxctl unmap --force "$d"
-		for _ in $(seq 150); do
-			kill -0 "$rd" 2>/dev/null || break
-			sleep 0.2
-		done
-		rdmx_check "the reader ends within 30 s of the forced unmap" \
-			eval "! kill -0 $rd 2>/dev/null"
-		kill -9 "$rd" 2>/dev/null
-		wait "$rd"
-		rdmx_check "... with an error (its I/O failed)" test $? -ne 0
-		rdmx_check_fails "reads of the open, forced-out disk fail" \
-			dd if="$d" of=/dev/null bs=4k count=1 iflag=direct status=none
-		exec 3<&-
-		rdmx_check "the disk goes once closed" wait_gone "${d#/dev/}"
-		rdmx_check "map list no longer shows it" \
-			sh -c "! rdmxctl map list | grep -q '^${d#/dev/}:'"
-	fi
-	rdmx_barrier busy-done
 fi
 
-# 3b. on node 1: the crafted client's exports, then what it left in the log.
-if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_check "export craft: ram:16M" rdmxctl export add craft ram:16M
-	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
-	rdmx_barrier craft-up "$long"
-	since=$(dmesg | wc -l)
-	rdmx_barrier craft-done "$long"
-	dmesg | tail -n +$((since + 1)) >"$RDMX_OUT/dmesg-craft.txt"
-	rdmx_check "crafted client: bad commands logged as refused" \
-		grep -q "rdmx: export craft: .*: command .* refused: -" "$RDMX_OUT/dmesg-craft.txt"
-	rdmx_check "crafted client: malformed commands logged, disconnected" \
-		grep -q "rdmx: block queue 0 from .*; disconnecting" "$RDMX_OUT/dmesg-craft.txt"
-	rdmx_check "crafted client: foreign connect requests logged as refused" \
-		grep -q "rdmx: refused a connection from .*: " "$RDMX_OUT/dmesg-craft.txt"
-	for _ in $(seq 150); do
-		export_json craft "j[0]['clients'] == 0" && break
-		sleep 0.2
-	done
-	rdmx_check "crafted client: no queue left on craft, errors counted" \
-		export_json craft "j[0]['clients'] == 0 and j[0]['errors'] > 0"
-	rdmx_check "crafted client: no write reached craftro" \
-		export_json craftro "j[0]['clients'] == 0 and j[0]['writes'] == 0"
-	rdmx_check "export del craft" rdmxctl export del craft
-	rdmx_check "export del craftro" rdmxctl export del craftro
-fi
-
-if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_barrier busy-held "$long"
-	rdmx_check "export ram counted the client's I/O" export_json ram \
-		"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0"
-	rdmx_check "export ro: no write reached it" export_json ro "j[0]['writes'] == 0"
-	rdmx_check "export busy has a client" export_json busy "j[0]['clients'] > 0"
-	rdmxctl export del busy 2>"$RDMX_OUT/del-busy.err"
-	rdmx_check "export del of a mapped export fails (EBUSY)" \
-		refused $? "export busy busy: mapped by a client (use --force" \
-		"$RDMX_OUT/del-busy.err"
-	rdmx_check "... and the export is still there" export_json busy "True"
-	rdmx_barrier busy-del-tried
-	rdmx_barrier busy-done 300
-	rdmx_check "export del busy once unmapped" rdmxctl export del busy
-fi
-
-# ---------------------------------------------------------- 4b. resize
-# Node 1 grows a RAM export and a file export under node 2's maps; node 2
-# sees the new sizes with its next request, uses the new blocks, and its
-# old data is intact. Shrinking, and a size for a file, are refused.
-
-if [ "$RDMX_NODE" = 1 ]; then
-	# A block device is claimed by its export alone (O_EXCL).
-	rdmxctl export add nullb2 /dev/nullb0 2>"$RDMX_OUT/excl.err"
-	rdmx_check "export add of an exported block device fails (EBUSY)" \
-		refused $? "/dev/nullb0 is busy: in use exclusively" "$RDMX_OUT/excl.err"
-	truncate -s 16M /mnt/blk/grow.img
-	rdmx_check "export grow: ram:16M" rdmxctl export add grow ram:16M
-	rdmx_check "export growf: a 16 MiB file" rdmxctl export add growf /mnt/blk/grow.img
-	rdmx_barrier resize-up
-	rdmx_barrier resize-mapped "$long"
-	rdmxctl -j export resize grow 32M >"$RDMX_OUT/resize-grow.json"
-	rdmx_check "export resize grow 32M" rdmx_json \
-		"j['name'] == 'grow' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
-		<"$RDMX_OUT/resize-grow.json"
-	truncate -s 32M /mnt/blk/grow.img
-	rdmxctl -j export resize growf >"$RDMX_OUT/resize-growf.json"
-	rdmx_check "export resize growf: the file's new size" rdmx_json \
-		"j['name'] == 'growf' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
-		<"$RDMX_OUT/resize-growf.json"
-	for e in grow growf; do
-		rdmx_check "export show $e: 32 MiB" export_json "$e" "j[0]['size'] == $((32 * mib))"
-	done
-	rdmxctl export resize grow 16M 2>"$RDMX_OUT/shrink.err"
-	rdmx_check "export resize to a smaller size fails (EINVAL)" test $? -eq 1
-	rdmxctl export resize growf 64M 2>"$RDMX_OUT/resize-file.err"
-	rdmx_check "export resize of a file with a size fails (EINVAL)" test $? -eq 1
-	rdmx_check "the refusal is logged" sh -c \
-		"dmesg | grep -q 'rdmx: export grow: cannot resize from $((32 * mib)) to $((16 * mib)) bytes'"
-	rdmx_check "... and export grow keeps 32 MiB" export_json grow "j[0]['size'] == $((32 * mib))"
-	rdmx_barrier resized "$long"
-	rdmx_barrier resize-done "$long"
-	rdmx_check "export del grow" rdmxctl export del grow
-	rdmx_check "export del growf" rdmxctl export del growf
-fi
-
-# grown DEV BYTES: DEV's size reached BYTES (after a request), within 10 s.
-# shellcheck disable=SC2317  # called through rdmx_check
-grown() {
-	local _
-
-	for _ in $(seq 50); do
-		dd if="$1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
-		[ "$(blockdev --getsize64 "$1")" -eq "$2" ] && return 0
-		sleep 0.2
-	done
-	blockdev --getsize64 "$1"
-	return 1
-}
-
-if [ "$RDMX_NODE" = 2 ]; then
-	rdmx_barrier resize-up "$long"
-	for e in grow growf; do
-		d=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err") || d=""
-		if [ -z "$d" ]; then
-			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
-			continue
-		fi
-		eval "dev_$e=$d"
-		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-old"
-		rdmx_check "$e: 4 MiB written at its start" \
-			dd if="/tmp/$e-old" of="$d" bs=1M oflag=direct status=none
-	done
-	rdmx_barrier resize-mapped "$long"
-	rdmx_barrier resized "$long"
-	for e in grow growf; do
-		d=$(eval "echo \${dev_$e:-}")
-		[ -n "$d" ] || continue
-		rdmx_check "$e: $d grew to 32 MiB with its next request" grown "$d" $((32 * mib))
-		rdmx_check "$e: the client logged the resize" sh -c \
-			"dmesg | grep -q '${d#/dev/}: export $e resized from $((16 * mib)) to $((32 * mib)) bytes'"
-		rdmx_check "$e: map show says 32 MiB" disk_json "$d" "j[0]['size'] == $((32 * mib))"
-		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-new"
-		rdmx_check "$e: 4 MiB written past the old end (at 24 MiB)" \
-			dd if="/tmp/$e-new" of="$d" bs=1M seek=24 oflag=direct status=none
-		rdmx_check "$e: ... read back intact" sh -c \
-			"dd if=$d bs=1M skip=24 count=4 iflag=direct status=none | cmp - /tmp/$e-new"
-		rdmx_check "$e: the old data intact" sh -c \
-			"dd if=$d bs=1M count=4 iflag=direct status=none | cmp - /tmp/$e-old"
-		rdmx_check "$e: unmap $d" rdmxctl unmap "$d"
-	done
-	rdmx_barrier resize-done "$long"
-fi
-
-# ----------------------------------------------------- 5. a link flap
-
-if [ "$RDMX_NODE" = 2 ]; then
-	rdmx_barrier flap-ready
-	d=${dev[nullb]:-}
-	if [ -n "$d" ]; then
-		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
-		fio --name=flap --filename="$d" --direct=1 --ioengine=libaio \
-			--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
-			--time_based --runtime=60 --verify=crc32c --do_verify=1 \
-			--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
-			--output-format=json --output="$RDMX_OUT/fio-flap.json" \
-			>"$RDMX_OUT/fio-flap.txt" 2>&1 &
-		fp=$!
-		rdmx_barrier flap-running
-		wait "$fp"
-		rc=$?
-		rdmx_check "link flap: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
-		tail -n 5 "$RDMX_OUT/fio-flap.txt"
-		rdmx_check "link flap: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-flap.json"
-		rdmx_check "link flap: no I/O error in the kernel log" no_io_errors "$d"
-		if [ "$RDMX_RDMA" = siw ]; then
-			# iWARP runs over TCP, which retransmits across a 5 s
-			# outage: the connection may live through it.
-			rdmx_check "link flap: the disk is live, no errors (reconnected or rode it out over TCP)" \
-				disk_json "$d" "j[0]['state'] == 'live' and j[0]['errors'] == 0"
-		else
-			rdmx_check "link flap: the disk reconnected, is live, no errors" disk_json "$d" \
-				"j[0]['reconnects'] > ${rc0:-0} and j[0]['state'] == 'live' and j[0]['errors'] == 0"
-		fi
-		rdmxctl map show "$d"
-	else
-		rdmx_barrier flap-running
-		rdmx_fail "link flap" "nullb not mapped"
-	fi
-	rdmx_barrier flap-done "$long"
-else
-	io=$(rdmxctl -j export show nullb | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
-	rdmx_barrier flap-ready
-	rdmx_barrier flap-running
-	# Wait until fio's I/O reaches the export, then cut the link under it.
-	for _ in $(seq 300); do
-		export_json nullb "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
-		sleep 0.2
-	done
-	rdmxctl export show nullb
-	ip link set eth0 down
-	sleep 5
-	ip link set eth0 up
-	rdmx_pass "link down 5 s, then up, under the client's fio"
-	rdmx_barrier flap-done "$long"
-fi
-
-# ----------------------------------------------- 6. a server restart
-
-if [ "$RDMX_NODE" = 2 ]; then
-	rdmx_barrier restart-ready
-	d=${dev[file]:-}
-	if [ -n "$d" ]; then
-		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
-		fio --name=restart --filename="$d" --direct=1 --ioengine=libaio \
-			--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
-			--time_based --runtime=60 --verify=crc32c --do_verify=1 \
-			--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
-			--output-format=json --output="$RDMX_OUT/fio-restart.json" \
-			>"$RDMX_OUT/fio-restart.txt" 2>&1 &
-		fp=$!
-		rdmx_barrier restart-running
-		wait "$fp"
-		rc=$?
-		rdmx_check "server restart: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
-		tail -n 5 "$RDMX_OUT/fio-restart.txt"
-		rdmx_check "server restart: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-restart.json"
-		rdmx_check "server restart: no I/O error in the kernel log" no_io_errors "$d"
-		rdmx_check "server restart: the disk reconnected, is live, no errors" disk_json "$d" \
-			"j[0]['reconnects'] > ${rc0:-0} and j[0]['state'] == 'live' and j[0]['errors'] == 0"
-	else
-		rdmx_barrier restart-running
-		rdmx_fail "server restart" "file not mapped"
-	fi
-	rdmx_barrier restart-done "$long"
-	for e in ram nullb lbs4k; do
-		[ -n "${dev[$e]}" ] || continue
-		rdmx_check "server restart: $e reconnected too" disk_json "${dev[$e]}" \
-			"j[0]['state'] == 'live'"
-	done
-else
-	io=$(rdmxctl -j export show file | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
-	rdmx_barrier restart-ready
-	rdmx_barrier restart-running
-	for _ in $(seq 300); do
-		export_json file "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
-		sleep 0.2
-	done
-	rdmx_check "server restart: rmmod rdmx under the client's I/O" rmmod rdmx
-	sleep 3
-	rdmx_check "server restart: insmod rdmx" insmod "$RDMX_KO"
-	rdmx_check "server restart: the listener and exports added again" readd_exports
-	rdmx_barrier restart-done "$long"
+# Sections 3 to 6, in full mode only.
+if [ "$mode" = full ]; then
+	# shellcheck source=tests/integration/blk-full.sh
+	. "$RDMX_REPO/tests/integration/blk-full.sh"
 fi
 
 # ---------------------------------------------------------------- the end
@@ -698,7 +414,10 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier unmapped
 else
 	rdmx_barrier unmapped 300
-	for e in ram file nullb lbs4k ro deny allowed; do
+	exps="ram file nullb lbs4k ro deny allowed"
+	# Section 4 (full mode) deletes busy.
+	[ "$mode" = full ] || exps="$exps busy"
+	for e in $exps; do
 		rdmx_check "export del $e" rdmxctl export del "$e"
 	done
 	rdmxctl -j export list >"$RDMX_OUT/exports-end.json"
@@ -724,25 +443,14 @@ elif [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier reboot-ready "$long"
 	if d=$(loss_ms=$reboot_loss_ms map_dev disk 2>"$RDMX_OUT/map-disk.err"); then
 		rdmx_pass "guest restart: map disk (node 1's /dev/vda): $d"
-		fio --name=reboot --filename="$d" --direct=1 --ioengine=libaio \
-			--iodepth=16 --rw=randrw --bs=16k --size="${max}M" \
-			--time_based --runtime=150 --verify=crc32c --do_verify=1 \
-			--verify_fatal=1 --verify_backlog=256 --randrepeat=0 \
-			--output-format=json --output="$RDMX_OUT/fio-reboot.json" \
-			>"$RDMX_OUT/fio-reboot.txt" 2>&1 &
-		fp=$!
+		fio_start reboot "$d" 150
 		for _ in $(seq 300); do
 			disk_json "$d" "j[0]['reads'] + j[0]['writes'] > 200" && break
 			sleep 0.2
 		done
 		rdmx_check "guest restart: node 1's QEMU killed and booted again under the I/O" \
 			rdmx_restart_node 1 60
-		wait "$fp"
-		rc=$?
-		rdmx_check "guest restart: fio exits 0 (no verify or I/O error)" test "$rc" -eq 0
-		tail -n 5 "$RDMX_OUT/fio-reboot.txt"
-		rdmx_check "guest restart: fio's JSON has no error" fio_ok "$RDMX_OUT/fio-reboot.json"
-		rdmx_check "guest restart: no I/O error in the kernel log" no_io_errors "$d"
+		fio_end reboot "$d" "guest restart"
 		rdmx_check "guest restart: the disk reconnected, is live, no errors" disk_json "$d" \
 			"j[0]['reconnects'] > 0 and j[0]['state'] == 'live' and j[0]['errors'] == 0"
 		rdmx_barrier reboot-done "$long"
