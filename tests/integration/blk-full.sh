@@ -243,7 +243,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier flap-ready
 	d=${dev[nullb]:-}
 	if [ -n "$d" ]; then
-		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
+		rc0=$(disk_reconnects "$d")
 		fio_start flap "$d" 60
 		rdmx_barrier flap-running
 		fio_end flap "$d" "link flap"
@@ -263,14 +263,11 @@ if [ "$RDMX_NODE" = 2 ]; then
 	fi
 	rdmx_barrier flap-done "$long"
 else
-	io=$(rdmxctl -j export show nullb | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
+	io=$(export_io nullb)
 	rdmx_barrier flap-ready
 	rdmx_barrier flap-running
 	# Wait until fio's I/O reaches the export, then cut the link under it.
-	for _ in $(seq 300); do
-		export_json nullb "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
-		sleep 0.2
-	done
+	wait_export_io nullb "$io"
 	rdmxctl export show nullb
 	ip link set eth0 down
 	sleep 5
@@ -285,7 +282,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier restart-ready
 	d=${dev[file]:-}
 	if [ -n "$d" ]; then
-		rc0=$(rdmxctl -j map show "$d" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)')
+		rc0=$(disk_reconnects "$d")
 		fio_start restart "$d" 60
 		rdmx_barrier restart-running
 		fio_end restart "$d" "server restart"
@@ -302,13 +299,10 @@ if [ "$RDMX_NODE" = 2 ]; then
 			"j[0]['state'] == 'live'"
 	done
 else
-	io=$(rdmxctl -j export show file | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))')
+	io=$(export_io file)
 	rdmx_barrier restart-ready
 	rdmx_barrier restart-running
-	for _ in $(seq 300); do
-		export_json file "j[0]['reads'] + j[0]['writes'] > ${io:-0} + 200" && break
-		sleep 0.2
-	done
+	wait_export_io file "$io"
 	rdmx_check "server restart: rmmod rdmx under the client's I/O" rmmod rdmx
 	sleep 3
 	rdmx_check "server restart: insmod rdmx" insmod "$RDMX_KO"

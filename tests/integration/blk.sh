@@ -89,6 +89,28 @@ disk_json() {
 	rdmxctl -j map show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
 }
 
+# export_io NAME: on node 1, the reads and writes export NAME has served.
+export_io() {
+	rdmxctl -j export show "$1" | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))'
+}
+
+# wait_export_io NAME FROM: on node 1, wait (up to 60 s) until export NAME
+# has served 200 requests more than FROM: a client's fio reaches it.
+wait_export_io() {
+	local _
+
+	for _ in $(seq 300); do
+		export_json "$1" "j[0]['reads'] + j[0]['writes'] > ${2:-0} + 200" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# disk_reconnects DEV: on node 2, how often disk DEV has reconnected.
+disk_reconnects() {
+	rdmxctl -j map show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)'
+}
+
 # map_dev NAME [ARGS...]: map export NAME of node 1; prints the device.
 map_dev() {
 	local name=$1
