@@ -48,6 +48,7 @@
 #define RDMX_BDEV_DEPTH_DEFAULT		128
 #define RDMX_BDEV_TIMEOUT_MS		10000	/* first connection */
 #define RDMX_BDEV_IO_TIMEOUT_S		30	/* a request, before recovery */
+#define RDMX_BDEV_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
 #define RDMX_BDEV_RECONNECT_MAX_MS	2000
 #define RDMX_BDEV_INLINE_SGE		4	/* inline write pieces, at most */
 
@@ -81,6 +82,8 @@ struct rdmx_bdev;
  * @write_bytes: their bytes
  * @errors: requests completed with an error
  * @timeouts: requests that timed out (each starts a reconnect)
+ * @slow: requests past the I/O timeout given more time, because their
+ *	queue was still answering others (see rdmx_blk_timeout_wait())
  * @requeues: requests taken back from a lost connection to be sent again
  * @lat: completed requests by latency, from submission to completion
  */
@@ -91,6 +94,7 @@ struct rdmx_bcq_stats {
 	atomic64_t write_bytes;
 	atomic64_t errors;
 	atomic64_t timeouts;
+	atomic64_t slow;
 	atomic64_t requeues;
 	atomic64_t lat[RDMX_BDEV_LAT_BUCKETS];
 };
@@ -135,6 +139,9 @@ struct rdmx_bcq_rbuf {
  * @open_rsp: the OPEN's answer
  * @open_done: completed when it arrives
  * @open_cqe: completion entry of the OPEN's SEND
+ * @last_answer: ktime (ns) of the last response to a request, or of the
+ *	connection; written by the completion handler, read locklessly by
+ *	the timeout handler
  * @kobj: /sys/block/rdmxbN/rdmx/queues/IDX, while the disk exists
  * @stats: counters
  */
@@ -159,6 +166,7 @@ struct rdmx_bcq {
 	struct rdmx_blk_rsp open_rsp;
 	struct completion open_done;
 	struct ib_cqe open_cqe;
+	u64 last_answer;
 	struct kobject *kobj;
 	struct rdmx_bcq_stats stats;
 };
@@ -491,6 +499,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (!req->in_flight || req->q != q || req->answered)
 		goto protocol;
 	req->answered = true;
+	WRITE_ONCE(q->last_answer, ktime_get_ns());
 	rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
 	req->status = rdmx_blk_status(status);
 	if (status)
@@ -680,12 +689,44 @@ static void rdmx_bdev_complete(struct request *rq)
 	rdmx_bcq_complete_rq(rq);
 }
 
+/**
+ * rdmx_blk_timeout_wait - whether a request past its timeout may wait on
+ * @now: ktime_get_ns() now
+ * @sent: when the request was sent
+ * @last_answer: when its queue last received a response (may be after @now:
+ *	another CPU's completion)
+ * @window: the I/O timeout, ns
+ *
+ * A request times out after @window. If its queue answered another request
+ * within the last @window the connection works and is only slow (requests
+ * wait behind others on a slow link): tearing it down would requeue every
+ * request, which would then time out again, for ever. So the request waits
+ * on, but for at most RDMX_BDEV_SLOW_MAX windows in all, so that a request
+ * the server lost is still recovered while others flow.
+ *
+ * Return: true to restart the request's timer; false to recover.
+ */
+bool rdmx_blk_timeout_wait(u64 now, u64 sent, u64 last_answer, u64 window)
+{
+	return (s64)(now - last_answer) < (s64)window &&
+	       now - sent < RDMX_BDEV_SLOW_MAX * window;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_timeout_wait);
+
 static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bdev *bd = req->q->bd;
+	struct rdmx_bcq *q = req->q;
+	struct rdmx_bdev *bd = q->bd;
+	u64 window = jiffies_to_nsecs(rq->timeout ?: rq->q->rq_timeout);
 
-	atomic64_inc(&req->q->stats.timeouts);
+	if (READ_ONCE(bd->state) == RDMX_BDEV_LIVE &&
+	    rdmx_blk_timeout_wait(ktime_get_ns(), req->start_ns,
+				  READ_ONCE(q->last_answer), window)) {
+		atomic64_inc(&q->stats.slow);
+		return BLK_EH_RESET_TIMER;
+	}
+	atomic64_inc(&q->stats.timeouts);
 	/* Recovery drains the queues, then requeues or fails the request. */
 	rdmx_bdev_error(bd, "a request timed out", -ETIMEDOUT);
 	return BLK_EH_RESET_TIMER;
@@ -1042,6 +1083,7 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 	ret = rdmx_bcq_open(q, deadline);
 	if (ret)
 		return ret;
+	WRITE_ONCE(q->last_answer, ktime_get_ns());
 	set_bit(RDMX_BCQ_LIVE, &q->flags);
 	return 0;
 }
@@ -1336,6 +1378,8 @@ static ssize_t rdmx_bcq_counter_show(struct rdmx_bdev *bd, struct rdmx_bcq *q,
 		v = RDMX_BCQ_SUM(bd, q, errors);
 	else if (!strcmp(name, "timeouts"))
 		v = RDMX_BCQ_SUM(bd, q, timeouts);
+	else if (!strcmp(name, "slow"))
+		v = RDMX_BCQ_SUM(bd, q, slow);
 	else if (!strcmp(name, "requeues"))
 		v = RDMX_BCQ_SUM(bd, q, requeues);
 	else if (!strcmp(name, "in_flight"))
@@ -1408,6 +1452,7 @@ RDMX_BDEV_ATTR(write_bytes);
 RDMX_BDEV_ATTR(in_flight);
 RDMX_BDEV_ATTR(errors);
 RDMX_BDEV_ATTR(timeouts);
+RDMX_BDEV_ATTR(slow);
 RDMX_BDEV_ATTR(requeues);
 RDMX_BDEV_ATTR(lat_hist);
 RDMX_BCQ_ATTR(reads);
@@ -1417,6 +1462,7 @@ RDMX_BCQ_ATTR(write_bytes);
 RDMX_BCQ_ATTR(in_flight);
 RDMX_BCQ_ATTR(errors);
 RDMX_BCQ_ATTR(timeouts);
+RDMX_BCQ_ATTR(slow);
 RDMX_BCQ_ATTR(requeues);
 RDMX_BCQ_ATTR(lat_hist);
 
@@ -1437,6 +1483,7 @@ static struct attribute *rdmx_bdev_attrs[] = {
 	&rdmx_bdev_attr_in_flight.attr,
 	&rdmx_bdev_attr_errors.attr,
 	&rdmx_bdev_attr_timeouts.attr,
+	&rdmx_bdev_attr_slow.attr,
 	&rdmx_bdev_attr_requeues.attr,
 	&rdmx_bdev_attr_lat_hist.attr,
 	NULL,
@@ -1454,6 +1501,7 @@ static struct attribute *rdmx_bcq_attrs[] = {
 	&rdmx_bcq_attr_in_flight.attr,
 	&rdmx_bcq_attr_errors.attr,
 	&rdmx_bcq_attr_timeouts.attr,
+	&rdmx_bcq_attr_slow.attr,
 	&rdmx_bcq_attr_requeues.attr,
 	&rdmx_bcq_attr_lat_hist.attr,
 	NULL,

@@ -12,13 +12,17 @@
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
 # memory-backed null_blk made through configfs, a RAM export with 4 KiB
-# blocks, and small RAM exports for the read-only, allow-list and busy
+# blocks, a slow 16 MiB null_blk (section 1c), and small RAM exports for the read-only, allow-list and busy
 # cases. Node 2 maps them and checks:
 #   1. size and logical block size; fio randrw with crc32c verification at
 #      512 B, 4 KiB, 64 KiB and 1 MiB on the ram export and two of those
 #      sizes on each other, fio's exit status and the error count in its
 #      JSON; with several CPUs (tests/vm/run --cpus), a queue per CPU and a
-#      pinned fio job per CPU, each queue carrying I/O;
+#      pinned fio job per CPU, each queue carrying I/O; 1c. a slow export
+#      (a null_blk that serves one request at a time, 500 ms each) under
+#      ten requests in flight and a 2 s I/O timeout: the requests that
+#      reach the timeout wait on (counted in slow), the disk does not
+#      reconnect, fio sees no error;
 #   2. ext4 on the ram export: files written with checksums, unmounted,
 #      remounted from a cold cache, checked; e2fsck -fn clean;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
@@ -247,15 +251,22 @@ fi
 
 # ----------------------------------------------------------- node 1: exports
 
-setup_nullb() { # a 64 MiB memory-backed null_blk, 512-byte blocks
-	local d=/sys/kernel/config/nullb/nullb0 _
+# setup_nullb N MIB [ATTR=VALUE...]: a memory-backed null_blk of MIB MiB
+# with 512-byte blocks and the given configfs attributes, /dev/nullbN.
+setup_nullb() {
+	local n=nullb$1 d=/sys/kernel/config/nullb/nullb$1 a _
 
 	modprobe null_blk nr_devices=0 || return 1
 	mkdir "$d" || return 1
-	echo 64 >"$d/size" && echo 1 >"$d/memory_backed" &&
-		echo 512 >"$d/blocksize" && echo 1 >"$d/power" || return 1
+	echo "$2" >"$d/size" && echo 1 >"$d/memory_backed" &&
+		echo 512 >"$d/blocksize" || return 1
+	shift 2
+	for a in "$@"; do
+		echo "${a#*=}" >"$d/${a%%=*}" || return 1
+	done
+	echo 1 >"$d/power" || return 1
 	for _ in $(seq 50); do
-		[ -b /dev/nullb0 ] && return 0
+		[ -b "/dev/$n" ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -281,11 +292,19 @@ if [ "$RDMX_NODE" = 1 ]; then
 		truncate -s 64M /mnt/blk/disk.img
 	rdmx_check "export file: a 64 MiB file on tmpfs" \
 		rdmxctl export add file /mnt/blk/disk.img
-	if setup_nullb; then
+	if setup_nullb 0 64; then
 		rdmx_check "export nullb: /dev/nullb0 (memory_backed, via configfs)" \
 			rdmxctl export add nullb /dev/nullb0
 	else
 		rdmx_fail "null_blk nullb0 made through configfs"
+	fi
+	# Section 1c's slow device: one request at a time, 500 ms each.
+	if setup_nullb 1 16 irqmode=2 completion_nsec=500000000 \
+		hw_queue_depth=1 submit_queues=1; then
+		rdmx_check "export slow: /dev/nullb1 (one request at a time, 500 ms each)" \
+			rdmxctl export add slow /dev/nullb1
+	else
+		rdmx_fail "null_blk nullb1 (slow) made through configfs"
 	fi
 	rdmx_check "export lbs4k: ram:16M --lbs 4096" \
 		rdmxctl export add lbs4k ram:16M --lbs 4096
@@ -301,12 +320,13 @@ if [ "$RDMX_NODE" = 1 ]; then
 		rdmxctl export add odd ram:4097
 	rdmxctl export list
 	rdmxctl -j export list >"$RDMX_OUT/exports.json"
-	rdmx_check "export list: the eight exports, sizes and flags" rdmx_json \
+	rdmx_check "export list: the nine exports, sizes and flags" rdmx_json \
 		"{e['name']: (e['size'], e['logical_block_size'], e['read_only']) for e in j} == {
 		 'ram': ($((64 * mib)), 512, False), 'file': ($((64 * mib)), 512, False),
 		 'nullb': ($((64 * mib)), 512, False), 'lbs4k': ($((16 * mib)), 4096, False),
 		 'ro': ($((16 * mib)), 512, True), 'deny': ($((4 * mib)), 512, False),
-		 'allowed': ($((4 * mib)), 512, False), 'busy': ($((16 * mib)), 512, False)}" \
+		 'allowed': ($((4 * mib)), 512, False), 'busy': ($((16 * mib)), 512, False),
+		 'slow': ($((16 * mib)), 512, False)}" \
 		<"$RDMX_OUT/exports.json"
 	rdmx_check "export list: paths and allow-lists" rdmx_json \
 		"{e['name']: (e['path'], e['allow']) for e in j if e['name'] in ('ram', 'file', 'nullb', 'deny', 'allowed')} == {
@@ -324,6 +344,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 		rdmx_fail "loopback: map lbs4k from this host" "$(cat "$RDMX_OUT/map-loop.err")"
 	fi
 	rdmx_barrier exports-up
+	rdmx_barrier slow-done "$long"
+	rdmx_check "export del slow" rdmxctl export del slow
 fi
 
 # ------------------------------------------------- node 2: data and errors
@@ -394,6 +416,34 @@ if [ "$RDMX_NODE" = 2 ]; then
 				"$(cat "$s/queues/$q/writes")" -gt 0
 		done
 	fi
+
+	# 1c. A slow server is not a lost one. The slow export serves one
+	# request at a time, 500 ms each; with the disk's I/O timeout at 2 s
+	# and ten requests in flight, each waits 5 s, so all of them reach the
+	# timeout while their queue is answering one every 500 ms. They must
+	# wait on (counted in slow), not make the disk reconnect, which would
+	# requeue all of them to time out again, for ever.
+	if d=$(map_dev slow --queues 1 2>"$RDMX_OUT/map-slow.err"); then
+		rdmx_pass "slow: map slow: $d"
+		s=/sys/block/${d#/dev/}
+		echo 2000 >"$s/queue/io_timeout"
+		rdmx_check "slow: I/O timeout set to 2000 ms" \
+			test "$(cat "$s/queue/io_timeout")" -eq 2000
+		rdmx_check "slow: fio randrw bs=4k, 10 in flight for 20 s, crc32c verified" \
+			fio_verify slow "$d" 4k 1 --iodepth=10 --time_based --runtime=20 \
+			--verify_backlog=16
+		cat "$s/rdmx/timeouts" "$s/rdmx/slow" "$s/rdmx/reconnects"
+		rdmx_check "slow: requests reached the timeout and waited on (slow > 0)" \
+			test "$(cat "$s/rdmx/slow")" -gt 0
+		rdmx_check "slow: none timed out for good, no reconnect" \
+			test "$(cat "$s/rdmx/timeouts")" -eq 0 -a \
+			"$(cat "$s/rdmx/reconnects")" -eq 0
+		rdmx_check "slow: no I/O error in the kernel log" no_io_errors "$d"
+		rdmx_check "slow: unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "slow: map slow" "$(cat "$RDMX_OUT/map-slow.err")"
+	fi
+	rdmx_barrier slow-done
 
 	# 2. A filesystem on the ram export, checked across a remount.
 	d=${dev[ram]}

@@ -185,11 +185,36 @@ static void rdmx_blk_size_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_blk_size_check(have, SZ_32M, 0), -EPROTO);
 }
 
+/* A request past its I/O timeout: wait on (slow link) or recover (lost). */
+static void rdmx_blk_timeout_wait_test(struct kunit *test)
+{
+	const u64 w = 30ULL * NSEC_PER_SEC, t0 = 1000ULL * NSEC_PER_SEC;
+
+	/* Its queue answered another request a moment ago: wait. */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_timeout_wait(t0 + w, t0, t0 + w - 1, w));
+	/* Nothing answered for a whole window: the connection is stuck. */
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_timeout_wait(t0 + w, t0, t0, w));
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_timeout_wait(t0 + w, t0, 0, w));
+	/* An answer on another CPU after this handler read the clock. */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_timeout_wait(t0 + w, t0, t0 + w + 5, w));
+	/* Others flow, but this one has waited its limit: the server lost it. */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_timeout_wait(t0 + 4 * w - 1, t0,
+						      t0 + 4 * w - 2, w));
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_timeout_wait(t0 + 4 * w, t0,
+						       t0 + 4 * w - 1, w));
+	/* A short I/O timeout (set through the queue's io_timeout). */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_timeout_wait(t0 + 2000000, t0,
+						      t0 + 1500000, 1000000));
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_timeout_wait(t0 + 2000000, t0,
+						       t0 + 900000, 1000000));
+}
+
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
 	KUNIT_CASE(rdmx_blk_size_check_test),
+	KUNIT_CASE(rdmx_blk_timeout_wait_test),
 	{}
 };
 

@@ -329,6 +329,7 @@ static const char *const map_nums[] = {
 	"in_flight",
 	"errors",
 	"timeouts",
+	"slow",
 	"requeues",
 };
 
