@@ -70,6 +70,7 @@ void rdmx_blk_clt_exit(void);
 long rdmx_ioc_map(void __user *uarg);
 int rdmx_blk_size_check(u64 have, u64 size, u32 lbs);
 bool rdmx_blk_timeout_wait(u64 now, u64 sent, u64 last_answer, u64 window);
+bool rdmx_blk_requeue_ok(u64 now, u64 first, unsigned int requeues, u64 loss);
 long rdmx_ioc_unmap(void __user *uarg);
 
 #endif /* _RDMX_BLK_H */

@@ -49,6 +49,7 @@
 #define RDMX_BDEV_TIMEOUT_MS		10000	/* first connection */
 #define RDMX_BDEV_IO_TIMEOUT_S		30	/* a request, before recovery */
 #define RDMX_BDEV_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
+#define RDMX_BDEV_REQUEUE_MIN		2	/* requeues before a request may fail */
 #define RDMX_BDEV_RECONNECT_MAX_MS	2000
 #define RDMX_BDEV_INLINE_SGE		4	/* inline write pieces, at most */
 
@@ -255,6 +256,8 @@ struct rdmx_bdev {
  * @in_flight: sent and not yet ended
  * @answered: its response arrived (a second one is a protocol error)
  * @start_ns: when it was sent
+ * @first_ns: when it was first sent, before any requeue
+ * @requeues: how often it was taken back from a lost connection
  * @sgt: its pages
  * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
  */
@@ -273,6 +276,8 @@ struct rdmx_bcq_req {
 	bool in_flight;
 	bool answered;
 	u64 start_ns;
+	u64 first_ns;
+	unsigned int requeues;
 	struct sg_table sgt;
 	struct scatterlist first_sgl[];
 };
@@ -619,6 +624,12 @@ static blk_status_t rdmx_bdev_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return BLK_STS_NOTSUPP;
 	}
 
+	/* RQF_DONTPREP: set once, kept across requeues (as nvme does). */
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		rq->rq_flags |= RQF_DONTPREP;
+		req->first_ns = ktime_get_ns();
+		req->requeues = 0;
+	}
 	req->q = q;
 	memset(&req->cmd, 0, sizeof(req->cmd));
 	req->cmd.opcode = op;
@@ -1161,15 +1172,52 @@ static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
 	queue_work(rdmx_bdev_wq, &bd->err_work);
 }
 
+/**
+ * rdmx_blk_requeue_ok - whether a request taken back from a lost connection
+ * is held for the next one
+ * @now: ktime_get_ns() now
+ * @first: when the request was first sent
+ * @requeues: how often it was taken back before
+ * @loss: the map's loss timeout, ns
+ *
+ * Requests are held across reconnects for as long as the server may take to
+ * come back, the loss timeout, counted from the loss. But when every
+ * reconnect succeeds and a request still never completes (a server that
+ * drops the connection on it, requests that always outlive their timeout),
+ * holding it would hang its caller for ever. So a request taken back
+ * RDMX_BDEV_REQUEUE_MIN times already and first sent longer ago than the
+ * loss timeout fails instead (nvme fails one after nvme_max_retries).
+ *
+ * Return: true to requeue it; false to fail it.
+ */
+bool rdmx_blk_requeue_ok(u64 now, u64 first, unsigned int requeues, u64 loss)
+{
+	return requeues < RDMX_BDEV_REQUEUE_MIN || now - first <= loss;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_requeue_ok);
+
 /* Take back a request that was in flight on a torn-down connection. */
 static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_bdev *bd = req->q->bd;
+	u64 now = ktime_get_ns();
 
 	if (blk_mq_request_completed(rq) || !req->in_flight)
 		return true;
 	rdmx_bcq_unmap(req, rq);
+	if (!rdmx_blk_requeue_ok(now, req->first_ns, req->requeues,
+				 (u64)bd->loss_timeout_ms * NSEC_PER_MSEC)) {
+		pr_err_ratelimited("rdmxb%u: a request at sector %llu was sent %u times over %llu ms and never completed: failing it\n",
+				   bd->index, (u64)blk_rq_pos(rq),
+				   req->requeues + 1,
+				   div_u64(now - req->first_ns, NSEC_PER_MSEC));
+		req->status = BLK_STS_IOERR;
+		blk_mq_complete_request(rq);
+		return true;
+	}
 	req->in_flight = false;
+	req->requeues++;
 	atomic64_inc(&req->q->stats.requeues);
 	blk_mq_requeue_request(rq, false);
 	return true;

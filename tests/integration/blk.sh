@@ -22,7 +22,11 @@
 #      (a null_blk that serves one request at a time, 500 ms each) under
 #      ten requests in flight and a 2 s I/O timeout: the requests that
 #      reach the timeout wait on (counted in slow), the disk does not
-#      reconnect, fio sees no error;
+#      reconnect, fio sees no error; 1d. with a 1 s I/O timeout and twelve
+#      reads in flight, requests outlive even that and every reconnect
+#      sends them behind the server's backlog again: with the loss
+#      timeout at 3 s they fail (EIO) in the end, the disk stays live and
+#      then reads again;
 #   2. ext4 on the ram export: files written with checksums, unmounted,
 #      remounted from a cold cache, checked; e2fsck -fn clean;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
@@ -199,10 +203,15 @@ fio_end() {
 	rdmx_check "$3: no I/O error in the kernel log" no_io_errors "$2"
 }
 
-# no_io_errors DEV: the kernel logged no I/O error for DEV.
+# no_io_errors DEV: the kernel logged no I/O error for DEV since it was
+# mapped (an unmapped disk's name is used again: 1d's has errors).
 # shellcheck disable=SC2317  # called through rdmx_check
 no_io_errors() {
-	! dmesg | grep -E "I/O error, dev ${1#/dev/}\b|Buffer I/O error on dev ${1#/dev/}\b"
+	local n=${1#/dev/}
+
+	! dmesg | awk -v m="rdmx: $n: .* bytes, [0-9]+ queues of" \
+		'$0 ~ m { buf = ""; next } { buf = buf $0 "\n" } END { printf "%s", buf }' |
+		grep -E "I/O error, dev $n\b|Buffer I/O error on dev $n\b"
 }
 
 # refused STATUS TEXT ERRFILE: an rdmxctl command failed as it should: exit
@@ -423,8 +432,10 @@ if [ "$RDMX_NODE" = 2 ]; then
 	# timeout while their queue is answering one every 500 ms. They must
 	# wait on (counted in slow), not make the disk reconnect, which would
 	# requeue all of them to time out again, for ever.
-	if d=$(map_dev slow --queues 1 2>"$RDMX_OUT/map-slow.err"); then
-		rdmx_pass "slow: map slow: $d"
+	# The map's loss timeout is 3 s, for 1d.
+	if d=$(rdmxctl map -p "$port" "$srv" slow --queues 1 --loss-timeout 3000 \
+		2>"$RDMX_OUT/map-slow.err"); then
+		rdmx_pass "slow: map slow (one queue, loss timeout 3 s): $d"
 		s=/sys/block/${d#/dev/}
 		echo 2000 >"$s/queue/io_timeout"
 		rdmx_check "slow: I/O timeout set to 2000 ms" \
@@ -439,6 +450,39 @@ if [ "$RDMX_NODE" = 2 ]; then
 			test "$(cat "$s/rdmx/timeouts")" -eq 0 -a \
 			"$(cat "$s/rdmx/reconnects")" -eq 0
 		rdmx_check "slow: no I/O error in the kernel log" no_io_errors "$d"
+
+		# 1d. Requests that can never complete fail in the end. With
+		# a 1 s I/O timeout, twelve reads in flight wait up to 6 s,
+		# past the four timeouts a slow request may wait: the disk
+		# reconnects, and the reads sent again wait behind those the
+		# server still has queued, so it happens again and again.
+		# Every reconnect succeeds, so the loss timeout (3 s) never
+		# runs out; a read taken back twice already and first sent
+		# more than 3 s ago must fail (EIO) instead of cycling for
+		# ever, and the disk stays live.
+		echo 1000 >"$s/queue/io_timeout"
+		timeout 300 fio --name=stuck --filename="$d" --direct=1 \
+			--ioengine=libaio --iodepth=12 --rw=randread --bs=4k \
+			--size=1M --number_ios=48 >"$RDMX_OUT/fio-stuck.txt" 2>&1
+		rc=$?
+		tail -n 5 "$RDMX_OUT/fio-stuck.txt"
+		cat "$s/rdmx/timeouts" "$s/rdmx/reconnects" "$s/rdmx/errors"
+		rdmx_check "stuck: fio ended within 300 s, with an error (not $rc)" \
+			test "$rc" -ne 0 -a "$rc" -ne 124
+		rdmx_check "stuck: fio saw EIO" \
+			grep -q 'Input/output error' "$RDMX_OUT/fio-stuck.txt"
+		rdmx_check "stuck: requests timed out, the disk reconnected, requests failed" \
+			test "$(cat "$s/rdmx/timeouts")" -gt 0 -a \
+			"$(cat "$s/rdmx/reconnects")" -gt 0 -a \
+			"$(cat "$s/rdmx/errors")" -gt 0
+		rdmx_check "stuck: the failure is logged" \
+			sh -c "dmesg | grep -q '${d#/dev/}: a request at sector .* never completed: failing it'"
+		rdmx_check "stuck: the disk is still live" disk_json "$d" \
+			"j[0]['state'] == 'live'"
+		# The server works off what it still has queued first.
+		echo 120000 >"$s/queue/io_timeout"
+		rdmx_check "stuck: a read then succeeds" \
+			timeout 300 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct
 		rdmx_check "slow: unmap $d" rdmxctl unmap "$d"
 	else
 		rdmx_fail "slow: map slow" "$(cat "$RDMX_OUT/map-slow.err")"

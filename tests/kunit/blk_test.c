@@ -209,12 +209,31 @@ static void rdmx_blk_timeout_wait_test(struct kunit *test)
 						       t0 + 900000, 1000000));
 }
 
+/* A request taken back from a lost connection: held, or failed at last. */
+static void rdmx_blk_requeue_ok_test(struct kunit *test)
+{
+	const u64 loss = 30ULL * NSEC_PER_SEC, t0 = 1000ULL * NSEC_PER_SEC;
+
+	/* A young request is held, however often it was taken back. */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_requeue_ok(t0 + 1, t0, 0, loss));
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_requeue_ok(t0 + loss, t0, 100, loss));
+	/* Its first and second loss are always held: the loss timeout
+	 * counts from the loss, not from the request.
+	 */
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_requeue_ok(t0 + 10 * loss, t0, 0, loss));
+	KUNIT_EXPECT_TRUE(test, rdmx_blk_requeue_ok(t0 + 10 * loss, t0, 1, loss));
+	/* Taken back twice before and older than the loss timeout: failed. */
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_requeue_ok(t0 + loss + 1, t0, 2, loss));
+	KUNIT_EXPECT_FALSE(test, rdmx_blk_requeue_ok(t0 + 10 * loss, t0, 7, loss));
+}
+
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
 	KUNIT_CASE(rdmx_blk_size_check_test),
 	KUNIT_CASE(rdmx_blk_timeout_wait_test),
+	KUNIT_CASE(rdmx_blk_requeue_ok_test),
 	{}
 };
 
