@@ -485,6 +485,22 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   DMA_FROM_DEVICE);
 	if (wc->byte_len != sizeof(rb->rsp))
 		goto protocol;
+	tag = le32_to_cpu(rb->rsp.tag);
+	status = le32_to_cpu(rb->rsp.status);
+	if (tag == RDMX_BLK_TAG_EVENT) {
+		/*
+		 * The export grew. It can come before the OPEN's answer (the
+		 * server sends it once the queue is bound); before the disk
+		 * exists the size of the OPEN's answer, or a later one, holds.
+		 */
+		if (status)
+			goto protocol;
+		if (READ_ONCE(bd->disk))
+			rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
+		if (rdmx_bcq_post_recv(q, rb))
+			rdmx_bdev_error(bd, "cannot post a receive", -EIO);
+		return;
+	}
 	if (test_bit(RDMX_BCQ_OPENING, &q->flags)) {
 		memcpy(&q->open_rsp, &rb->rsp, sizeof(rb->rsp));
 		clear_bit(RDMX_BCQ_OPENING, &q->flags);
@@ -492,8 +508,6 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&q->open_done);
 		return;
 	}
-	tag = le32_to_cpu(rb->rsp.tag);
-	status = le32_to_cpu(rb->rsp.status);
 	/* No request exists before the disk (and its tag set) does. */
 	if (tag >= bd->depth || !READ_ONCE(bd->disk))
 		goto protocol;
@@ -791,8 +805,11 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 		q->pd = NULL;
 		return ret;
 	}
-	/* A receive, and a registration, a SEND and an invalidation each. */
-	q->cq_size = bd->depth * 4 + 2;
+	/*
+	 * A receive, and a registration, a SEND and an invalidation each;
+	 * the events' receive; the drain's two.
+	 */
+	q->cq_size = bd->depth * 4 + 3;
 	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx, IB_POLL_SOFTIRQ);
 	if (IS_ERR(q->cq)) {
 		ret = PTR_ERR(q->cq);
@@ -807,7 +824,8 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 	attr.qp_type = IB_QPT_RC;
 	/* +1 for drain; +1 for the OPEN */
 	attr.cap.max_send_wr = bd->depth * 3 + 2;
-	attr.cap.max_recv_wr = bd->depth + 1;
+	/* +1 for the events; +1 for drain */
+	attr.cap.max_recv_wr = bd->depth + 2;
 	attr.cap.max_send_sge = q->max_send_sge;
 	attr.cap.max_recv_sge = 1;
 	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
@@ -820,10 +838,11 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 			      IB_MR_TYPE_MEM_REG, q->max_pages, 0);
 	if (ret)
 		return ret;
-	q->rbufs = kcalloc(bd->depth, sizeof(*q->rbufs), GFP_KERNEL);
+	/* A response per tag, and one for the server's events. */
+	q->rbufs = kcalloc(bd->depth + 1, sizeof(*q->rbufs), GFP_KERNEL);
 	if (!q->rbufs)
 		return -ENOMEM;
-	q->nr_rbufs = bd->depth;
+	q->nr_rbufs = bd->depth + 1;
 	for (i = 0; i < q->nr_rbufs; i++) {
 		struct rdmx_bcq_rbuf *rb = &q->rbufs[i];
 
@@ -998,7 +1017,8 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 
 	memset(&q->open_cmd, 0, sizeof(q->open_cmd));
 	q->open_cmd.opcode = RDMX_BLK_OP_OPEN;
-	q->open_cmd.length = cpu_to_le32(bd->ro ? RDMX_BLK_OPEN_RO : 0);
+	q->open_cmd.length = cpu_to_le32(RDMX_BLK_OPEN_EVENTS |
+					 (bd->ro ? RDMX_BLK_OPEN_RO : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);

@@ -8,7 +8,10 @@
  * index and the number of queues, the queue depth and the largest I/O the
  * client sends (max_msg_size). The first command on each queue is OPEN,
  * naming the export; the answer describes it. Then every I/O is one command
- * SEND from the client and one response SEND from the server.
+ * SEND from the client and one response SEND from the server. A client that
+ * sets RDMX_BLK_OPEN_EVENTS also takes events: responses with the tag
+ * RDMX_BLK_TAG_EVENT that answer no command (the export grew), for which it
+ * keeps a receive beyond its queue depth.
  *
  * The client registers a request's pages with FRWR for that request only and
  * names them in the command (rkey, address); the server moves the data with
@@ -45,6 +48,15 @@ enum rdmx_blk_op {
 
 /* OPEN flags (rdmx_blk_cmd.length of an OPEN) */
 #define RDMX_BLK_OPEN_RO	BIT(0)	/* the client maps read-only */
+#define RDMX_BLK_OPEN_EVENTS	BIT(1)	/* the client takes events */
+#define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS)
+
+/*
+ * The tag of an event: a response to no command, sent only to a queue
+ * opened with RDMX_BLK_OPEN_EVENTS, status 0, carrying the export's size
+ * (sent when the export grew; the other fields are zero).
+ */
+#define RDMX_BLK_TAG_EVENT	0xffffffffU
 
 /* Writes up to this many bytes travel inline in the command. */
 #define RDMX_BLK_INLINE_MAX	4096
@@ -87,10 +99,10 @@ struct rdmx_blk_cmd {
 
 /**
  * struct rdmx_blk_rsp - a response, the whole of a server SEND
- * @tag: the command's tag
+ * @tag: the command's tag, or RDMX_BLK_TAG_EVENT
  * @status: 0, or a positive errno (EIO, EINVAL, ERANGE, EROFS,
  *	EOPNOTSUPP, ENOENT, EACCES, EPROTO)
- * @size: OPEN: the export's size in bytes; else 0
+ * @size: the export's size in bytes (in every response and event)
  * @max_io: OPEN: the largest I/O the server takes, in bytes
  * @lbs: OPEN: logical block size, 512 or 4096
  * @export_flags: OPEN: RDMX_BLK_EXP_*

@@ -195,6 +195,7 @@ struct rdmx_bsq_req {
  * @exp: the bound export (holds a reference), NULL before OPEN; under
  *	rdmx_exports_mutex, and stable for commands once set
  * @ro: the client mapped read-only
+ * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
  * @exp_node: on @exp->queues
  * @node: on rdmx_bsqs, under rdmx_exports_mutex
  * @lock: @dead, posting, @free and @backlog
@@ -227,6 +228,7 @@ struct rdmx_bsq {
 	struct sockaddr_storage peer;
 	struct rdmx_export *exp;
 	bool ro;
+	bool events;
 	struct list_head exp_node;
 	struct list_head node;
 	spinlock_t lock;	/* dead, posting */
@@ -790,13 +792,16 @@ long rdmx_ioc_export_del(void __user *uarg)
 	return rdmx_copy_args_out(uarg, &ed, sizeof(ed), usize);
 }
 
+static void rdmx_bsq_notify_size(struct rdmx_bsq *q);
+
 /**
  * rdmx_ioc_export_resize() - RDMX_IOC_EXPORT_RESIZE
  * @uarg: struct rdmx_export_resize
  *
  * Grows a RAM export to the size asked for, or takes the size a file or
  * block device has now. Queues read the size locklessly: it only grows,
- * and the responses they send from now on carry it to the clients.
+ * and the responses they send from now on carry it to the clients; an
+ * event tells an idle client at once.
  *
  * Context: process context; needs CAP_SYS_ADMIN.
  * Return: 0 or a negative errno (see the uapi header).
@@ -805,6 +810,7 @@ long rdmx_ioc_export_resize(void __user *uarg)
 {
 	struct rdmx_export_resize er;
 	struct rdmx_export *exp;
+	struct rdmx_bsq *q;
 	u64 size;
 	u32 usize;
 	int ret;
@@ -844,6 +850,8 @@ long rdmx_ioc_export_resize(void __user *uarg)
 		WRITE_ONCE(exp->size, size);
 		pr_info("export %s: resized from %llu to %llu bytes\n",
 			exp->name, er.old_size, size);
+		list_for_each_entry(q, &exp->queues, exp_node)
+			rdmx_bsq_notify_size(q);
 	}
 	ret = 0;
 out_unlock:
@@ -1008,6 +1016,55 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 		rdmx_bsq_post_failed(req, ret, "cannot post a response");
 }
 
+/*
+ * Tell a queue's client the export's new size at once, with an event, if it
+ * takes events. A queue without a free context is busy: its next response
+ * carries the size anyway. The event's context ends with its SEND's
+ * completion. Under rdmx_exports_mutex (q->exp is stable).
+ */
+static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
+{
+	struct rdmx_bsq_req *req;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	int ret = -ECONNRESET;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	if (!q->events)
+		return;
+	spin_lock_bh(&q->lock);
+	req = q->dead ? NULL :
+	      list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
+	if (req) {
+		list_del_init(&req->node);
+		atomic_inc(&q->active);
+	}
+	spin_unlock_bh(&q->lock);
+	if (!req)
+		return;
+	req->io = (struct rdmx_blk_io){ .tag = RDMX_BLK_TAG_EVENT };
+	req->tag_held = false;
+	memset(req->rsp, 0, sizeof(*req->rsp));
+	req->rsp->tag = cpu_to_le32(RDMX_BLK_TAG_EVENT);
+	req->rsp->size = cpu_to_le64(q->exp->size);
+	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma,
+				      sizeof(*req->rsp), DMA_TO_DEVICE);
+	sge = (struct ib_sge){ .addr = req->rsp_dma, .length = sizeof(*req->rsp),
+			       .lkey = q->pd->local_dma_lkey };
+	wr.wr_cqe = &req->send_cqe;
+	spin_lock_bh(&q->lock);
+	if (!q->dead)
+		ret = ib_post_send(q->qp, &wr, NULL);
+	spin_unlock_bh(&q->lock);
+	if (ret)
+		rdmx_bsq_post_failed(req, ret, "cannot post an event");
+}
+
 /* Repost the command's receive: the command no longer needs its bytes. */
 static void rdmx_bsq_repost(struct rdmx_bsq_req *req)
 {
@@ -1127,7 +1184,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 
 	memcpy(n, name, sizeof(n));
 	if (q->exp ||
-	    req->io.length & ~RDMX_BLK_OPEN_RO || req->io.offset ||
+	    req->io.length & ~RDMX_BLK_OPEN_KNOWN || req->io.offset ||
 	    req->io.rkey || req->io.addr || req->inline_len ||
 	    !rdmx_export_name_ok(name))
 		return -EPROTO;
@@ -1150,6 +1207,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		kobject_get(&exp->kobj);
 		q->exp = exp;
 		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
+		q->events = req->io.length & RDMX_BLK_OPEN_EVENTS;
 		q->max_io = min(q->max_io, exp->max_io);
 		list_add_tail(&q->exp_node, &exp->queues);
 		exp->nr_queues++;

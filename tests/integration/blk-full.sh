@@ -3,8 +3,7 @@
 #
 # Sections 3 to 6 of tests/integration/blk.sh (see its top), which sources
 # this file when its MODE is full: the refusals, the crafted client, busy
-# disks and exports, resize, a link flap and a server restart (rdmx
-# reloaded). The helpers, $dev and the rest are blk.sh's.
+# disks and exports, a link flap and a server restart (rdmx reloaded). The helpers, $dev and the rest are blk.sh's.
 # shellcheck shell=bash disable=SC2154  # $dev, $max, $srv... are blk.sh's
 
 if [ "$RDMX_NODE" = 2 ]; then
@@ -147,94 +146,6 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_barrier busy-del-tried
 	rdmx_barrier busy-done 300
 	rdmx_check "export del busy once unmapped" rdmxctl export del busy
-fi
-
-# ---------------------------------------------------------- 4b. resize
-# Node 1 grows a RAM export and a file export under node 2's maps; node 2
-# sees the new sizes with its next request, uses the new blocks, and its
-# old data is intact. Shrinking, and a size for a file, are refused.
-
-if [ "$RDMX_NODE" = 1 ]; then
-	# A block device is claimed by its export alone (O_EXCL).
-	rdmxctl export add nullb2 /dev/nullb0 2>"$RDMX_OUT/excl.err"
-	rdmx_check "export add of an exported block device fails (EBUSY)" \
-		refused $? "/dev/nullb0 is busy: in use exclusively" "$RDMX_OUT/excl.err"
-	truncate -s 16M /mnt/blk/grow.img
-	rdmx_check "export grow: ram:16M" rdmxctl export add grow ram:16M
-	rdmx_check "export growf: a 16 MiB file" rdmxctl export add growf /mnt/blk/grow.img
-	rdmx_barrier resize-up
-	rdmx_barrier resize-mapped "$long"
-	rdmxctl -j export resize grow 32M >"$RDMX_OUT/resize-grow.json"
-	rdmx_check "export resize grow 32M" rdmx_json \
-		"j['name'] == 'grow' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
-		<"$RDMX_OUT/resize-grow.json"
-	truncate -s 32M /mnt/blk/grow.img
-	rdmxctl -j export resize growf >"$RDMX_OUT/resize-growf.json"
-	rdmx_check "export resize growf: the file's new size" rdmx_json \
-		"j['name'] == 'growf' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
-		<"$RDMX_OUT/resize-growf.json"
-	for e in grow growf; do
-		rdmx_check "export show $e: 32 MiB" export_json "$e" "j[0]['size'] == $((32 * mib))"
-	done
-	rdmxctl export resize grow 16M 2>"$RDMX_OUT/shrink.err"
-	rdmx_check "export resize to a smaller size fails (EINVAL)" test $? -eq 1
-	rdmxctl export resize growf 64M 2>"$RDMX_OUT/resize-file.err"
-	rdmx_check "export resize of a file with a size fails (EINVAL)" test $? -eq 1
-	rdmx_check "the refusal is logged" sh -c \
-		"dmesg | grep -q 'rdmx: export grow: cannot resize from $((32 * mib)) to $((16 * mib)) bytes'"
-	rdmx_check "... and export grow keeps 32 MiB" export_json grow "j[0]['size'] == $((32 * mib))"
-	rdmx_barrier resized "$long"
-	rdmx_barrier resize-done "$long"
-	rdmx_check "export del grow" rdmxctl export del grow
-	rdmx_check "export del growf" rdmxctl export del growf
-fi
-
-# grown DEV BYTES: DEV's size reached BYTES (after a request), within 10 s.
-# shellcheck disable=SC2317  # called through rdmx_check
-grown() {
-	local _
-
-	for _ in $(seq 50); do
-		dd if="$1" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
-		[ "$(blockdev --getsize64 "$1")" -eq "$2" ] && return 0
-		sleep 0.2
-	done
-	blockdev --getsize64 "$1"
-	return 1
-}
-
-if [ "$RDMX_NODE" = 2 ]; then
-	rdmx_barrier resize-up "$long"
-	for e in grow growf; do
-		d=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err") || d=""
-		if [ -z "$d" ]; then
-			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
-			continue
-		fi
-		eval "dev_$e=$d"
-		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-old"
-		rdmx_check "$e: 4 MiB written at its start" \
-			dd if="/tmp/$e-old" of="$d" bs=1M oflag=direct status=none
-	done
-	rdmx_barrier resize-mapped "$long"
-	rdmx_barrier resized "$long"
-	for e in grow growf; do
-		d=$(eval "echo \${dev_$e:-}")
-		[ -n "$d" ] || continue
-		rdmx_check "$e: $d grew to 32 MiB with its next request" grown "$d" $((32 * mib))
-		rdmx_check "$e: the client logged the resize" sh -c \
-			"dmesg | grep -q '${d#/dev/}: export $e resized from $((16 * mib)) to $((32 * mib)) bytes'"
-		rdmx_check "$e: map show says 32 MiB" disk_json "$d" "j[0]['size'] == $((32 * mib))"
-		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-new"
-		rdmx_check "$e: 4 MiB written past the old end (at 24 MiB)" \
-			dd if="/tmp/$e-new" of="$d" bs=1M seek=24 oflag=direct status=none
-		rdmx_check "$e: ... read back intact" sh -c \
-			"dd if=$d bs=1M skip=24 count=4 iflag=direct status=none | cmp - /tmp/$e-new"
-		rdmx_check "$e: the old data intact" sh -c \
-			"dd if=$d bs=1M count=4 iflag=direct status=none | cmp - /tmp/$e-old"
-		rdmx_check "$e: unmap $d" rdmxctl unmap "$d"
-	done
-	rdmx_barrier resize-done "$long"
 fi
 
 # ----------------------------------------------------- 5. a link flap

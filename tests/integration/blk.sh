@@ -7,13 +7,13 @@
 # (tests/check's groups guest-blk-rxe and guest-blk-siw). Arguments: MAX,
 # the largest fio run in MiB (default 8; each export is 64 MiB), and MODE:
 # full (the default) runs everything below; quick (make check's
-# guest-blk-quick) runs 1 with fewer block sizes, 2 and 7, and leaves
+# guest-blk-quick) runs 1 with fewer block sizes, 2, 2b and 7, and leaves
 # sections 3 to 6 (tests/integration/blk-full.sh, sourced in full mode).
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
 # memory-backed null_blk made through configfs, a RAM export with 4 KiB
-# blocks, a slow 16 MiB null_blk (section 1c), and small RAM exports for the read-only, allow-list and busy
-# cases. Node 2 maps them and checks:
+# blocks, a slow 16 MiB null_blk (section 1c), and small RAM exports for
+# the read-only, allow-list and busy cases. Node 2 maps them and checks:
 #   1. size and logical block size; fio randrw with crc32c verification at
 #      512 B, 4 KiB, 64 KiB and 1 MiB on the ram export and two of those
 #      sizes on each other, fio's exit status and the error count in its
@@ -29,6 +29,11 @@
 #      then reads again;
 #   2. ext4 on the ram export: files written with checksums, unmounted,
 #      remounted from a cold cache, checked; e2fsck -fn clean;
+#   2b. a block device already exported refused (EBUSY: claimed); a RAM
+#      and a file export grown under the client's idle maps (export
+#      resize): the disks grow at once, with no I/O (the server's event),
+#      the new blocks take data, the old data is intact; shrinking and a
+#      size for a file refused;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
 #      writes failing; an allow-list without node 2 refused (EACCES), one
 #      with it accepted; a missing export (ENOENT) and a port without a
@@ -40,10 +45,6 @@
 #   4. unmap of an open disk refused (EBUSY), export del of a mapped export
 #      refused on node 1 (EBUSY); unmap --force then fails the I/O a reader
 #      has pending, which ends, and the disk goes once closed;
-#   4b. a block device already exported refused (EBUSY: claimed); a RAM
-#      and a file export grown under the client's maps (export resize):
-#      the disks grow with their next request, the new blocks take data,
-#      the old data is intact; shrinking and a size for a file refused;
 #   5. the link down for 5 s, then up, under a verifying fio run: no verify
 #      error, no I/O error, the disk reconnected;
 #   6. a server restart (rdmx unloaded and loaded again, the exports added
@@ -514,6 +515,94 @@ if [ "$RDMX_NODE" = 2 ]; then
 			rdmx_fail "mount ext4 on $d"
 		fi
 	fi
+fi
+
+# ---------------------------------------------------------- 2b. resize
+# Node 1 grows a RAM export and a file export under node 2's maps; node 2's
+# idle disks grow at once (the server's event), take data in the new
+# blocks, and their old data is intact. Shrinking, and a size for a file,
+# are refused.
+
+if [ "$RDMX_NODE" = 1 ]; then
+	# A block device is claimed by its export alone (O_EXCL).
+	rdmxctl export add nullb2 /dev/nullb0 2>"$RDMX_OUT/excl.err"
+	rdmx_check "export add of an exported block device fails (EBUSY)" \
+		refused $? "/dev/nullb0 is busy: in use exclusively" "$RDMX_OUT/excl.err"
+	truncate -s 16M /mnt/blk/grow.img
+	rdmx_check "export grow: ram:16M" rdmxctl export add grow ram:16M
+	rdmx_check "export growf: a 16 MiB file" rdmxctl export add growf /mnt/blk/grow.img
+	rdmx_barrier resize-up
+	rdmx_barrier resize-mapped "$long"
+	rdmxctl -j export resize grow 32M >"$RDMX_OUT/resize-grow.json"
+	rdmx_check "export resize grow 32M" rdmx_json \
+		"j['name'] == 'grow' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
+		<"$RDMX_OUT/resize-grow.json"
+	truncate -s 32M /mnt/blk/grow.img
+	rdmxctl -j export resize growf >"$RDMX_OUT/resize-growf.json"
+	rdmx_check "export resize growf: the file's new size" rdmx_json \
+		"j['name'] == 'growf' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
+		<"$RDMX_OUT/resize-growf.json"
+	for e in grow growf; do
+		rdmx_check "export show $e: 32 MiB" export_json "$e" "j[0]['size'] == $((32 * mib))"
+	done
+	rdmxctl export resize grow 16M 2>"$RDMX_OUT/shrink.err"
+	rdmx_check "export resize to a smaller size fails (EINVAL)" test $? -eq 1
+	rdmxctl export resize growf 64M 2>"$RDMX_OUT/resize-file.err"
+	rdmx_check "export resize of a file with a size fails (EINVAL)" test $? -eq 1
+	rdmx_check "the refusal is logged" sh -c \
+		"dmesg | grep -q 'rdmx: export grow: cannot resize from $((32 * mib)) to $((16 * mib)) bytes'"
+	rdmx_check "... and export grow keeps 32 MiB" export_json grow "j[0]['size'] == $((32 * mib))"
+	rdmx_barrier resized "$long"
+	rdmx_barrier resize-done "$long"
+	rdmx_check "export del grow" rdmxctl export del grow
+	rdmx_check "export del growf" rdmxctl export del growf
+fi
+
+# grown DEV BYTES: DEV's size reached BYTES within 10 s, with no I/O on it.
+# shellcheck disable=SC2317  # called through rdmx_check
+grown() {
+	local _
+
+	for _ in $(seq 50); do
+		[ "$(blockdev --getsize64 "$1")" -eq "$2" ] && return 0
+		sleep 0.2
+	done
+	blockdev --getsize64 "$1"
+	return 1
+}
+
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_barrier resize-up "$long"
+	for e in grow growf; do
+		d=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err") || d=""
+		if [ -z "$d" ]; then
+			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
+			continue
+		fi
+		eval "dev_$e=$d"
+		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-old"
+		rdmx_check "$e: 4 MiB written at its start" \
+			dd if="/tmp/$e-old" of="$d" bs=1M oflag=direct status=none
+	done
+	rdmx_barrier resize-mapped "$long"
+	rdmx_barrier resized "$long"
+	for e in grow growf; do
+		d=$(eval "echo \${dev_$e:-}")
+		[ -n "$d" ] || continue
+		rdmx_check "$e: idle $d grew to 32 MiB (the server's event)" grown "$d" $((32 * mib))
+		rdmx_check "$e: the client logged the resize" sh -c \
+			"dmesg | grep -q '${d#/dev/}: export $e resized from $((16 * mib)) to $((32 * mib)) bytes'"
+		rdmx_check "$e: map show says 32 MiB" disk_json "$d" "j[0]['size'] == $((32 * mib))"
+		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-new"
+		rdmx_check "$e: 4 MiB written past the old end (at 24 MiB)" \
+			dd if="/tmp/$e-new" of="$d" bs=1M seek=24 oflag=direct status=none
+		rdmx_check "$e: ... read back intact" sh -c \
+			"dd if=$d bs=1M skip=24 count=4 iflag=direct status=none | cmp - /tmp/$e-new"
+		rdmx_check "$e: the old data intact" sh -c \
+			"dd if=$d bs=1M count=4 iflag=direct status=none | cmp - /tmp/$e-old"
+		rdmx_check "$e: unmap $d" rdmxctl unmap "$d"
+	done
+	rdmx_barrier resize-done "$long"
 fi
 
 # Sections 3 to 6, in full mode only.
