@@ -33,13 +33,15 @@ fast_detection() {
 fast_detection
 
 # wait_rx PORT COUNT: on the receiving node, wait (60 s) until the session
-# it serves on PORT has received COUNT messages: the stream is running.
+# it serves on PORT has received COUNT messages: the stream is running. The
+# session's sysfs directory is left in $rx_sess.
 wait_rx() {
 	local s _
 
 	for _ in $(seq 300); do
 		s=$(grep -l ":$1\$" $sys/sessions/*/local 2>/dev/null | head -n 1)
-		[ -n "$s" ] && [ "$(cat "${s%/local}/msgs_rx")" -ge "$2" ] && return 0
+		rx_sess=${s%/local}
+		[ -n "$s" ] && [ "$(cat "$rx_sess/msgs_rx")" -ge "$2" ] && return 0
 		sleep 0.2
 	done
 	return 1
@@ -95,13 +97,20 @@ if [ "$RDMX_NODE" = 1 ]; then
 	# Wait until the stream runs, then cut the link under it.
 	wait_rx 7472 100
 	ip link set eth0 down
+	n=$(cat "$rx_sess/msgs_rx" 2>/dev/null)
+	rdmx_check "the link went down mid-stream ($n of 2000 messages in)" \
+		test "${n:-2000}" -lt 2000
 	sleep 3
 	ip link set eth0 up
 	wait "$srv"
 	rc=$?
 else
 	rdmx_barrier flap-up
-	"$MT" send -p 7472 -S flap -n 2000 --max-size 16K --pace-us 5000 \
+	# One message per SEND, 5 ms apart: the stream lasts 10 s at least,
+	# so node 1 sees it running and cuts the link under it however fast
+	# the host (in batches of 16 it took 6 s, and node 1's shell, starved
+	# by the receiver, cut the link only after the stream had ended).
+	"$MT" send -p 7472 -S flap -n 2000 --max-size 16K --batch 1 --pace-us 5000 \
 		--idle-timeout 120 --json "$RDMX_OUT/flap-send.json" "$peer" \
 		>"$RDMX_OUT/flap.txt" 2>&1 &
 	cli=$!
