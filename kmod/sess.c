@@ -8,6 +8,7 @@
 
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -1342,6 +1343,30 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
 }
 
 /*
+ * Whether a port can carry a MAD: active, and for RoCE its netdev running
+ * with a carrier. The netdev is checked too because a closing netdev stops
+ * running (and drops what is sent) before rxe hears of it and marks the
+ * port down: a connection can fail in that window and see the port active.
+ */
+static bool rdmx_port_usable(struct ib_device *dev, u32 port)
+{
+	struct ib_port_attr attr;
+	struct net_device *ndev;
+	bool up;
+
+	if (ib_query_port(dev, port, &attr))
+		return true;	/* cannot tell: do not wait */
+	if (attr.state != IB_PORT_ACTIVE)
+		return false;
+	ndev = ib_device_get_netdev(dev, port);
+	if (!ndev)
+		return true;	/* InfiniBand: the port state is all */
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	dev_put(ndev);
+	return up;
+}
+
+/*
  * Wait (a bounded time) for the connection's port to be up before the CM
  * sends a DREQ through it. On soft-RoCE (rdma_rxe, 6.12) a MAD sent while
  * the netdev is down fails in transmission and that moves the GSI QP to
@@ -1352,14 +1377,12 @@ static void rdmx_conn_wait_port(struct rdmx_conn *conn)
 {
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
-	struct ib_port_attr attr;
 	bool logged = false;
 
 	if (!conn->cm_id->device || conn->err == -ENODEV ||
 	    READ_ONCE(conn->sess->state) == RDMX_SESS_CLOSING)
 		return;
-	while (!ib_query_port(conn->cm_id->device, conn->cm_id->port_num,
-			      &attr) && attr.state != IB_PORT_ACTIVE &&
+	while (!rdmx_port_usable(conn->cm_id->device, conn->cm_id->port_num) &&
 	       time_before(jiffies, deadline)) {
 		if (!logged)
 			pr_info_ratelimited("session %u: waiting for port %s/%u to come up before disconnecting\n",
