@@ -133,6 +133,21 @@ disk_reconnects() {
 	rdmxctl -j map show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)'
 }
 
+# export_del_retry NAME: on node 1, export del NAME, tried again for up to
+# 60 s while it is refused as busy.
+# shellcheck disable=SC2317  # called through rdmx_check
+export_del_retry() {
+	local _
+
+	for _ in $(seq 120); do
+		rdmxctl export del "$1" 2>"$RDMX_OUT/del-$1.err" && return 0
+		grep -q busy "$RDMX_OUT/del-$1.err" || break
+		sleep 0.5
+	done
+	cat "$RDMX_OUT/del-$1.err"
+	return 1
+}
+
 # map_dev NAME [ARGS...]: map export NAME of node 1; prints the device.
 map_dev() {
 	local name=$1
@@ -368,7 +383,11 @@ if [ "$RDMX_NODE" = 1 ]; then
 	fi
 	rdmx_barrier exports-up
 	rdmx_barrier slow-done "$long"
-	rdmx_check "export del slow" rdmxctl export del slow
+	# 1d left the slow device a backlog of reads from connections the
+	# client has dropped; their queues hold the export (EBUSY) until
+	# those end, at 500 ms each.
+	rdmx_check "export del slow, once its old queues have drained (60 s)" \
+		export_del_retry slow
 fi
 
 # ------------------------------------------------- node 2: data and errors
