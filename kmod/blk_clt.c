@@ -743,7 +743,7 @@ static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_bcq *q = req->q;
 	struct rdmx_bdev *bd = q->bd;
-	u64 window = jiffies_to_nsecs(rq->timeout ?: rq->q->rq_timeout);
+	u64 window = jiffies_to_nsecs(rq->timeout);	/* set when started */
 
 	if (READ_ONCE(bd->state) == RDMX_BDEV_LIVE &&
 	    rdmx_blk_timeout_wait(ktime_get_ns(), req->start_ns,

@@ -1001,7 +1001,8 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma, sizeof(*rsp),
 				      DMA_TO_DEVICE);
 	/* Once the response is out the client may send this tag again. */
-	clear_bit(req->io.tag, q->busy);
+	if (req->tag_held)
+		clear_bit(req->io.tag, q->busy);
 	req->tag_held = false;
 	spin_lock_bh(&q->lock);
 	if (!q->dead) {
@@ -1017,22 +1018,15 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 }
 
 /*
- * Tell a queue's client the export's new size at once, with an event, if it
- * takes events. A queue without a free context is busy: its next response
- * carries the size anyway. The event's context ends with its SEND's
- * completion. Under rdmx_exports_mutex (q->exp is stable).
+ * Tell a queue's client the export's new size at once, with an event (a
+ * response, carrying the size as they all do, to no command), if it takes
+ * events. A queue without a free context is busy: its next response carries
+ * the size anyway. The event's context ends with its SEND's completion.
+ * Under rdmx_exports_mutex (q->exp is stable).
  */
 static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
 {
 	struct rdmx_bsq_req *req;
-	struct ib_sge sge;
-	struct ib_send_wr wr = {
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-	int ret = -ECONNRESET;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	if (!q->events)
@@ -1048,21 +1042,10 @@ static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
 	if (!req)
 		return;
 	req->io = (struct rdmx_blk_io){ .tag = RDMX_BLK_TAG_EVENT };
-	req->tag_held = false;
+	req->tag_held = false;	/* no tag of the client's */
+	req->status = 0;
 	memset(req->rsp, 0, sizeof(*req->rsp));
-	req->rsp->tag = cpu_to_le32(RDMX_BLK_TAG_EVENT);
-	req->rsp->size = cpu_to_le64(q->exp->size);
-	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma,
-				      sizeof(*req->rsp), DMA_TO_DEVICE);
-	sge = (struct ib_sge){ .addr = req->rsp_dma, .length = sizeof(*req->rsp),
-			       .lkey = q->pd->local_dma_lkey };
-	wr.wr_cqe = &req->send_cqe;
-	spin_lock_bh(&q->lock);
-	if (!q->dead)
-		ret = ib_post_send(q->qp, &wr, NULL);
-	spin_unlock_bh(&q->lock);
-	if (ret)
-		rdmx_bsq_post_failed(req, ret, "cannot post an event");
+	rdmx_bsq_respond(req);
 }
 
 /* Repost the command's receive: the command no longer needs its bytes. */

@@ -87,12 +87,8 @@ if [ "$RDMX_NODE" = 2 ]; then
 		sleep 5
 		rdmx_check "fio reads the busy disk" kill -0 "$rd"
 		rdmx_check "unmap --force of an open disk" rdmxctl unmap --force "$d"
-		for _ in $(seq 150); do
-			kill -0 "$rd" 2>/dev/null || break
-			sleep 0.2
-		done
 		rdmx_check "the reader ends within 30 s of the forced unmap" \
-			eval "! kill -0 $rd 2>/dev/null"
+			poll 30 eval "! kill -0 $rd 2>/dev/null"
 		kill -9 "$rd" 2>/dev/null
 		wait "$rd"
 		rdmx_check "... with an error (its I/O failed)" test $? -ne 0
@@ -120,10 +116,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 		grep -q "rdmx: block queue 0 from .*; disconnecting" "$RDMX_OUT/dmesg-craft.txt"
 	rdmx_check "crafted client: foreign connect requests logged as refused" \
 		grep -q "rdmx: refused a connection from .*: " "$RDMX_OUT/dmesg-craft.txt"
-	for _ in $(seq 150); do
-		export_json craft "j[0]['clients'] == 0" && break
-		sleep 0.2
-	done
+	poll 30 export_json craft "j[0]['clients'] == 0"
 	rdmx_check "crafted client: no queue left on craft, errors counted" \
 		export_json craft "j[0]['clients'] == 0 and j[0]['errors'] > 0"
 	rdmx_check "crafted client: no write reached craftro" \

@@ -86,6 +86,19 @@ echo 1000 >$sys/reconnect_max_ms
 
 # ---------------------------------------------------------------- helpers
 
+# poll SECS CMD...: CMD succeeds within SECS seconds (tried every 0.2 s).
+poll() {
+	local n=$(($1 * 5))
+
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		n=$((n - 1))
+		sleep 0.2
+	done
+	return 1
+}
+
 # export_json NAME EXPR: on node 1, EXPR over export NAME's JSON (as j).
 # shellcheck disable=SC2317  # called through rdmx_check
 export_json() {
@@ -106,26 +119,16 @@ export_io() {
 # wait_export_io NAME FROM: on node 1, wait (up to 60 s) until export NAME
 # has served 200 requests more than FROM: a client's fio reaches it.
 wait_export_io() {
-	local _
-
-	for _ in $(seq 300); do
-		export_json "$1" "j[0]['reads'] + j[0]['writes'] > ${2:-0} + 200" && return 0
-		sleep 0.2
-	done
-	return 1
+	poll 60 export_json "$1" "j[0]['reads'] + j[0]['writes'] > ${2:-0} + 200"
 }
 
 # wait_live DEV: on node 2, disk DEV is live within 60 s.
 # shellcheck disable=SC2317  # called through rdmx_check
 wait_live() {
-	local _
-
-	for _ in $(seq 300); do
-		disk_json "$1" "j[0]['state'] == 'live'" && return 0
-		sleep 0.2
-	done
-	rdmxctl map show "$1"
-	return 1
+	poll 60 disk_json "$1" "j[0]['state'] == 'live'" || {
+		rdmxctl map show "$1"
+		return 1
+	}
 }
 
 # disk_reconnects DEV: on node 2, how often disk DEV has reconnected.
@@ -254,13 +257,7 @@ refused() {
 # wait_gone DISK: /sys/block/DISK goes within 30 s.
 # shellcheck disable=SC2317  # called through rdmx_check
 wait_gone() {
-	local _
-
-	for _ in $(seq 150); do
-		[ -e "/sys/block/$1" ] || return 0
-		sleep 0.2
-	done
-	return 1
+	poll 30 test ! -e "/sys/block/$1"
 }
 
 rdmxctl -j version >"$RDMX_OUT/version.json"
@@ -292,7 +289,7 @@ fi
 # setup_nullb N MIB [ATTR=VALUE...]: a memory-backed null_blk of MIB MiB
 # with 512-byte blocks and the given configfs attributes, /dev/nullbN.
 setup_nullb() {
-	local n=nullb$1 d=/sys/kernel/config/nullb/nullb$1 a _
+	local n=nullb$1 d=/sys/kernel/config/nullb/nullb$1 a
 
 	modprobe null_blk nr_devices=0 || return 1
 	mkdir "$d" || return 1
@@ -303,11 +300,7 @@ setup_nullb() {
 		echo "${a#*=}" >"$d/${a%%=*}" || return 1
 	done
 	echo 1 >"$d/power" || return 1
-	for _ in $(seq 50); do
-		[ -b "/dev/$n" ] && return 0
-		sleep 0.2
-	done
-	return 1
+	poll 10 test -b "/dev/$n"
 }
 
 # readd_exports: after a restart, node 1's exports as they were.
@@ -500,7 +493,8 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rc=$?
 		tail -n 5 "$RDMX_OUT/fio-stuck.txt"
 		cat "$s/rdmx/timeouts" "$s/rdmx/reconnects" "$s/rdmx/errors"
-		rdmx_check "stuck: fio ended within 300 s, with an error (not $rc)" \
+		echo "fio's exit status: $rc (124: killed after 300 s)"
+		rdmx_check "stuck: fio ended within 300 s, with an error" \
 			test "$rc" -ne 0 -a "$rc" -ne 124
 		rdmx_check "stuck: fio saw EIO" \
 			grep -q 'Input/output error' "$RDMX_OUT/fio-stuck.txt"
@@ -593,14 +587,16 @@ fi
 # grown DEV BYTES: DEV's size reached BYTES within 10 s, with no I/O on it.
 # shellcheck disable=SC2317  # called through rdmx_check
 grown() {
-	local _
+	poll 10 size_is "$1" "$2" || {
+		blockdev --getsize64 "$1"
+		return 1
+	}
+}
 
-	for _ in $(seq 50); do
-		[ "$(blockdev --getsize64 "$1")" -eq "$2" ] && return 0
-		sleep 0.2
-	done
-	blockdev --getsize64 "$1"
-	return 1
+# size_is DEV BYTES: DEV has BYTES.
+# shellcheck disable=SC2317  # called through poll
+size_is() {
+	[ "$(blockdev --getsize64 "$1")" -eq "$2" ]
 }
 
 if [ "$RDMX_NODE" = 2 ]; then
@@ -687,10 +683,7 @@ elif [ "$RDMX_NODE" = 2 ]; then
 	if d=$(loss_ms=$reboot_loss_ms map_dev disk 2>"$RDMX_OUT/map-disk.err"); then
 		rdmx_pass "guest restart: map disk (node 1's /dev/vda): $d"
 		fio_start reboot "$d" 150
-		for _ in $(seq 300); do
-			disk_json "$d" "j[0]['reads'] + j[0]['writes'] > 200" && break
-			sleep 0.2
-		done
+		poll 60 disk_json "$d" "j[0]['reads'] + j[0]['writes'] > 200"
 		rdmx_check "guest restart: node 1's QEMU killed and booted again under the I/O" \
 			rdmx_restart_node 1 60
 		fio_end reboot "$d" "guest restart"
