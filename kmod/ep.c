@@ -511,7 +511,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 			ret = PTR_ERR(sess);
 			break;
 		}
-		ret = rdmx_sess_chan_add(sess, ep);
+		ret = rdmx_sess_chan_add(sess, ep, -1);
 		if (ret)
 			rdmx_sess_put(sess);
 	} while (ret == -EAGAIN && time_before(jiffies, deadline));
@@ -528,7 +528,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	spin_unlock(&ep->lock);
 
 	rdmx_chan_open_pack(&op, ep->chan, service);
-	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN, 0, &op, sizeof(op),
+	ret = rdmx_sess_send_seq(sess, ep->lane, RDMX_MSG_OPEN, 0, &op, sizeof(op),
 				 NULL, false, false);
 	if (ret)
 		goto out_fail;
@@ -602,7 +602,7 @@ int rdmx_ep_send(struct rdmx_ep *ep, struct iov_iter *from, bool nonblock)
 	ret = rdmx_ep_send_check(ep);
 	if (ret)
 		goto out;
-	ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_DATA, ep->rchan, NULL,
+	ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_DATA, ep->rchan, NULL,
 				 len, from, true, nonblock);
 	if (ret == -EINTR)
 		ep->broken = true;	/* cut short: the peer discards it */
@@ -826,7 +826,7 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 	spin_unlock(&ep->lock);
 	if (!ep->shut_sent) {
 		ep->shut_sent = true;
-		rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, ep->rchan, NULL, 0,
+		rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT, ep->rchan, NULL, 0,
 				   NULL, false, false);
 	}
 	wake_up_all(&ep->wait);
@@ -872,7 +872,7 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		if (ep->rchan && !ep->shut_sent &&
 		    (state == RDMX_EP_CONNECTED || state == RDMX_EP_CLOSED)) {
 			ep->shut_sent = true;
-			rdmx_sess_send_seq(ep->sess, RDMX_MSG_SHUT, ep->rchan,
+			rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT, ep->rchan,
 					   NULL, 0, NULL, false, false);
 		}
 		rdmx_sess_chan_del(ep->sess, ep);
@@ -947,12 +947,14 @@ static const struct rdmx_ep_ops rdmx_echo_ops = {
  * rdmx_echo_open() - a peer opened the built-in echo service
  * @sess: the session
  * @rchan: the peer's channel id
+ * @lane: the lane the peer opened it on
  * @out: the new channel
  *
  * Context: process context.
  * Return: 0 or a negative errno.
  */
-int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, struct rdmx_ep **out)
+int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,
+		   struct rdmx_ep **out)
 {
 	struct rdmx_ep *ep;
 	struct kvec *kv;
@@ -968,7 +970,7 @@ int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, struct rdmx_ep **out)
 	}
 	ep->ops = &rdmx_echo_ops;
 	ep->priv = kv;
-	ret = rdmx_sess_chan_add(sess, ep);
+	ret = rdmx_sess_chan_add(sess, ep, lane);
 	if (ret) {
 		kref_put(&ep->ref, rdmx_ep_kref_release);
 		kfree(kv);

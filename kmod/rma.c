@@ -8,7 +8,8 @@
  * region chunk) and at most RDMX_RMA_PIECE_PAGES pages of local memory.
  * Each piece is one rdma_rw context, which splits it further to the
  * device's SGE limits and, on iWARP, registers READ sinks with remote
- * write access. Pieces are posted on the session's live connection under
+ * write access. Pieces are posted on the live connection of the session's
+ * lane 0 under
  * sess->mutex, within a send-queue budget of their own (conn->rma_wrs),
  * and complete from the CQ's workqueue.
  *
@@ -58,7 +59,7 @@ static bool rdmx_rma_conn_ready(struct rdmx_sess *sess, u32 wrs)
 	bool ret;
 
 	spin_lock(&sess->lock);
-	conn = sess->conn;
+	conn = sess->lanes[0].conn;
 	ret = sess->state == RDMX_SESS_CLOSING ||
 	      sess->state == RDMX_SESS_CLOSED ||
 	      (conn && conn->state == RDMX_CONN_LIVE &&
@@ -98,7 +99,7 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 			return -EINTR;
 		}
 		spin_lock(&sess->lock);
-		conn = sess->conn;
+		conn = sess->lanes[0].conn;
 		if (sess->state == RDMX_SESS_CLOSING ||
 		    sess->state == RDMX_SESS_CLOSED) {
 			ret = sess->error ? -sess->error : -ECONNRESET;
@@ -216,7 +217,7 @@ static void rdmx_rma_imm_work(struct work_struct *work)
 	}
 	/* Queued beyond the window: an immediate is small and bounded. */
 	if (!ret)
-		ret = rdmx_sess_send_seq(ep->sess, RDMX_MSG_IMMED, ep->rchan,
+		ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_IMMED, ep->rchan,
 					 &imm, sizeof(imm), NULL, false,
 					 false);
 	mutex_unlock(&ep->send_mutex);

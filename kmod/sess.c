@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
@@ -29,6 +30,7 @@ struct rdmx_params rdmx_params = {
 	.connect_timeout_ms = 10000,
 	.reconnect_max_ms = 2000,
 	.queue_depth = 64,
+	.max_qps = RDMX_SESS_MAX_LANES,
 };
 
 /* Sessions by id; xa_lock guards lookups against the final put. */
@@ -40,22 +42,39 @@ struct workqueue_struct *rdmx_wq;
 struct workqueue_struct *rdmx_imm_wq;
 
 static void rdmx_conn_fail(struct rdmx_conn *conn, int err);
-static void rdmx_tx_kick(struct rdmx_sess *sess);
+static void rdmx_tx_kick(struct rdmx_lane *lane);
 static void rdmx_conn_go_live(struct rdmx_conn *conn);
 static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
-				  const char *service);
+				  const char *service, unsigned int lane);
 static void rdmx_sess_close(struct rdmx_sess *sess, int err);
 static void rdmx_hb_work(struct work_struct *work);
 static void rdmx_ack_work(struct work_struct *work);
 static void rdmx_reconnect_work(struct work_struct *work);
 static void rdmx_close_work(struct work_struct *work);
+static void rdmx_lanes_work(struct work_struct *work);
+
+/* Lanes this host offers or grants a session: at most one per CPU. */
+static unsigned int rdmx_lanes_max(void)
+{
+	return clamp_t(unsigned int, READ_ONCE(rdmx_params.max_qps), 1,
+		       min_t(unsigned int, num_online_cpus(),
+			     RDMX_SESS_MAX_LANES));
+}
+
+static struct rdmx_lane *rdmx_conn_lane(struct rdmx_conn *conn)
+{
+	return &conn->sess->lanes[conn->lane];
+}
 
 static void rdmx_sess_release(struct kref *ref)
 {
 	struct rdmx_sess *sess = container_of(ref, struct rdmx_sess, ref);
+	unsigned int i;
 
-	WARN_ON(sess->conn);
-	WARN_ON(!list_empty(&sess->tx_list));
+	for (i = 0; i < RDMX_SESS_MAX_LANES; i++) {
+		WARN_ON(sess->lanes[i].conn);
+		WARN_ON(!list_empty(&sess->lanes[i].tx_list));
+	}
 	WARN_ON(!list_empty(&sess->mrs));
 	rdmx_pd_put(sess->xpd);
 	xa_destroy(&sess->chans);
@@ -114,6 +133,7 @@ static bool rdmx_sess_set_state(struct rdmx_sess *sess,
 static struct rdmx_sess *rdmx_sess_alloc(bool server)
 {
 	struct rdmx_sess *sess;
+	unsigned int i;
 	int ret;
 
 	sess = kzalloc(sizeof(*sess), GFP_KERNEL);
@@ -121,19 +141,25 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 		return NULL;
 	kref_init(&sess->ref);
 	sess->server = server;
+	for (i = 0; i < RDMX_SESS_MAX_LANES; i++) {
+		sess->lanes[i].idx = i;
+		INIT_LIST_HEAD(&sess->lanes[i].tx_list);
+	}
+	sess->nr_lanes = 1;
+	sess->max_lanes = rdmx_lanes_max();
 	mutex_init(&sess->mutex);
 	mutex_init(&sess->mr_mutex);
 	INIT_LIST_HEAD(&sess->mrs);
 	INIT_DELAYED_WORK(&sess->pd_work, rdmx_sess_pd_work);
 	spin_lock_init(&sess->lock);
 	sess->state = RDMX_SESS_IDLE;
-	INIT_LIST_HEAD(&sess->tx_list);
 	xa_init_flags(&sess->chans, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&sess->wait);
 	INIT_DELAYED_WORK(&sess->hb_work, rdmx_hb_work);
 	INIT_DELAYED_WORK(&sess->ack_work, rdmx_ack_work);
 	INIT_DELAYED_WORK(&sess->reconnect_work, rdmx_reconnect_work);
 	INIT_DELAYED_WORK(&sess->close_work, rdmx_close_work);
+	INIT_DELAYED_WORK(&sess->lanes_work, rdmx_lanes_work);
 	sess->last_rx = jiffies;
 
 	/* The id is reserved; lookups see the session once it is published. */
@@ -181,6 +207,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc);
 static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 {
 	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	struct ib_device *ibdev = conn->cm_id->device;
 	struct rdmx_msg_hdr *hdr = (struct rdmx_msg_hdr *)txb->buf;
 	struct ib_send_wr wr = {};
@@ -191,21 +218,21 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	lockdep_assert_held(&sess->lock);
 
 	if (!sess->rx_held)
-		grant = min_t(u32, sess->rx_owed, U16_MAX);
-	else if (sess->peer_credits < RDMX_CREDITS_RESERVED)
+		grant = min_t(u32, lane->rx_owed, U16_MAX);
+	else if (lane->peer_credits < RDMX_CREDITS_RESERVED)
 		/* Held back, but the peer can still answer a heartbeat. */
-		grant = min_t(u32, sess->rx_owed,
-			      RDMX_CREDITS_RESERVED - sess->peer_credits);
-	sess->rx_owed -= grant;
-	sess->peer_credits += grant;
+		grant = min_t(u32, lane->rx_owed,
+			      RDMX_CREDITS_RESERVED - lane->peer_credits);
+	lane->rx_owed -= grant;
+	lane->peer_credits += grant;
 	hdr->credits = cpu_to_le16(grant);
-	hdr->ack = cpu_to_le32(sess->rcv_nxt);
-	sess->ack_sent = sess->rcv_nxt;
+	hdr->ack = cpu_to_le32(lane->rcv_nxt);
+	lane->ack_sent = lane->rcv_nxt;
 
 	txb->dma = ib_dma_map_single(ibdev, txb->buf, txb->len, DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(ibdev, txb->dma)) {
-		sess->rx_owed += grant;
-		sess->peer_credits -= grant;
+		lane->rx_owed += grant;
+		lane->peer_credits -= grant;
 		return -ENOMEM;
 	}
 	sge.addr = txb->dma;
@@ -221,26 +248,28 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	ret = ib_post_send(conn->qp, &wr, NULL);
 	if (unlikely(ret)) {
 		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
-		sess->rx_owed += grant;
-		sess->peer_credits -= grant;
+		lane->rx_owed += grant;
+		lane->peer_credits -= grant;
 		return ret;
 	}
 	txb->conn = conn;
 	conn->sq_posted++;
 	trace_rdmx_msg_send(sess->id, hdr->type, le32_to_cpu(hdr->seq),
-			    sess->rcv_nxt, grant,
+			    lane->rcv_nxt, grant,
 			    txb->len - sizeof(struct rdmx_msg_hdr));
 	return 0;
 }
 
 /*
- * Send a control message on the current connection if a control buffer,
- * a send queue slot and a credit allow. Returns false when it could not:
- * the caller's condition stays and the next completion or timer retries.
+ * Send a control message on a lane's current connection if a control
+ * buffer, a send queue slot and a credit allow. Returns false when it
+ * could not: the caller's condition stays and the next completion or
+ * timer retries.
  */
-static bool rdmx_send_ctrl(struct rdmx_sess *sess, u8 type)
+static bool rdmx_send_ctrl(struct rdmx_sess *sess, struct rdmx_lane *lane,
+			   u8 type)
 {
-	struct rdmx_conn *conn = sess->conn;
+	struct rdmx_conn *conn = lane->conn;
 	struct rdmx_txbuf *txb;
 	struct rdmx_msg m = { .type = type };
 
@@ -254,7 +283,7 @@ static bool rdmx_send_ctrl(struct rdmx_sess *sess, u8 type)
 	 * The last credit is kept for messages that hand credits back (or
 	 * probe for them): see Documentation/protocol.rst, Credits.
 	 */
-	if (!rdmx_credits_take(&sess->credits, true))
+	if (!rdmx_credits_take(&lane->credits, true))
 		return false;
 	txb = list_first_entry(&conn->ctrl_free, struct rdmx_txbuf, node);
 	list_del_init(&txb->node);
@@ -262,64 +291,63 @@ static bool rdmx_send_ctrl(struct rdmx_sess *sess, u8 type)
 	txb->len = sizeof(struct rdmx_msg_hdr);
 	if (rdmx_post_txbuf(conn, txb)) {
 		list_add(&txb->node, &conn->ctrl_free);
-		sess->credits.avail++;
+		lane->credits.avail++;
 		rdmx_conn_fail(conn, -EIO);
 		return false;
 	}
 	return true;
 }
 
-/* Post queued sequenced messages while credits and send slots last. */
-static void rdmx_tx_kick(struct rdmx_sess *sess)
+/* Post a lane's queued sequenced messages while credits and slots last. */
+static void rdmx_tx_kick(struct rdmx_lane *lane)
 {
-	struct rdmx_conn *conn = sess->conn;
+	struct rdmx_conn *conn = lane->conn;
 	struct rdmx_txbuf *txb;
-
-	lockdep_assert_held(&sess->lock);
 
 	if (!conn || conn->state != RDMX_CONN_LIVE)
 		return;
-	while ((txb = sess->tx_post)) {
+	lockdep_assert_held(&conn->sess->lock);
+	while ((txb = lane->tx_post)) {
 		if (conn->sq_posted + RDMX_CTRL_BUFS >= conn->sq_size)
 			break;
-		if (!rdmx_credits_take(&sess->credits, false))
+		if (!rdmx_credits_take(&lane->credits, false))
 			break;
 		if (rdmx_post_txbuf(conn, txb)) {
-			sess->credits.avail++;
+			lane->credits.avail++;
 			rdmx_conn_fail(conn, -EIO);
 			return;
 		}
 		if (txb->sent)
-			sess->stats.retransmits++;
+			conn->sess->stats.retransmits++;
 		txb->sent = true;
-		sess->tx_post = list_is_last(&txb->node, &sess->tx_list) ?
+		lane->tx_post = list_is_last(&txb->node, &lane->tx_list) ?
 				NULL : list_next_entry(txb, node);
 	}
 }
 
 /* Drop what the peer acknowledged; those still posted go at completion. */
-static void rdmx_tx_ack(struct rdmx_sess *sess, u32 ack,
-			struct list_head *to_free)
+static void rdmx_tx_ack(struct rdmx_sess *sess, struct rdmx_lane *lane,
+			u32 ack, struct list_head *to_free)
 {
 	struct rdmx_txbuf *txb, *tmp;
 
 	lockdep_assert_held(&sess->lock);
 
-	list_for_each_entry_safe(txb, tmp, &sess->tx_list, node) {
+	list_for_each_entry_safe(txb, tmp, &lane->tx_list, node) {
 		if (!rdmx_seq_before(txb->seq, ack))
 			break;
-		if (sess->tx_post == txb)
-			sess->tx_post = list_is_last(&txb->node, &sess->tx_list) ?
+		if (lane->tx_post == txb)
+			lane->tx_post = list_is_last(&txb->node, &lane->tx_list) ?
 					NULL : list_next_entry(txb, node);
 		list_del_init(&txb->node);
-		sess->tx_count--;
+		lane->tx_count--;
 		if (txb->conn)
 			txb->acked = true;
 		else
 			list_add_tail(&txb->node, to_free);
 	}
-	if (sess->snd_una != ack) {
-		sess->snd_una = ack;
+	if (lane->snd_una != ack) {
+		lane->snd_una = ack;
 		wake_up_all(&sess->wait);
 	}
 }
@@ -332,10 +360,18 @@ static void rdmx_txbuf_free_list(struct list_head *list)
 		kfree(txb);
 }
 
-/* Acknowledge and grant credits now when it matters, else soon. */
-static void rdmx_ack_maybe(struct rdmx_sess *sess, bool now)
+/* Whether a lane owes the peer an acknowledgment or credits. */
+static bool rdmx_lane_ack_due(struct rdmx_sess *sess, struct rdmx_lane *lane)
 {
-	struct rdmx_conn *conn = sess->conn;
+	return lane->rcv_nxt != lane->ack_sent ||
+	       (lane->rx_owed && !sess->rx_held);
+}
+
+/* Acknowledge and grant credits on a lane now when it matters, else soon. */
+static void rdmx_ack_maybe(struct rdmx_sess *sess, struct rdmx_lane *lane,
+			   bool now)
+{
+	struct rdmx_conn *conn = lane->conn;
 	u32 threshold;
 
 	lockdep_assert_held(&sess->lock);
@@ -343,13 +379,13 @@ static void rdmx_ack_maybe(struct rdmx_sess *sess, bool now)
 	if (!conn || conn->state != RDMX_CONN_LIVE)
 		return;
 	threshold = max_t(u32, 1, conn->depth / 4);
-	if (!sess->rx_held && sess->rx_owed >= threshold)
+	if (!sess->rx_held && lane->rx_owed >= threshold)
 		now = true;
 	if (now) {
-		if (rdmx_send_ctrl(sess, RDMX_MSG_ACK))
+		if (rdmx_send_ctrl(sess, lane, RDMX_MSG_ACK))
 			return;
 	}
-	if (sess->rcv_nxt != sess->ack_sent || (sess->rx_owed && !sess->rx_held))
+	if (rdmx_lane_ack_due(sess, lane))
 		rdmx_sess_queue(sess, &sess->ack_work, 1);
 }
 
@@ -398,6 +434,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct rdmx_sess *sess = txb->sess;
 	struct rdmx_conn *conn = txb->conn;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	bool free = false;
 
 	ib_dma_unmap_single(conn->cm_id->device, txb->dma, txb->len,
@@ -425,8 +462,10 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		if (txb->ctrl && txb->buf[0] == RDMX_MSG_HEARTBEAT)
 			rdmx_sess_peer_alive(sess);
-		rdmx_tx_kick(sess);
-		rdmx_ack_maybe(sess, false);
+		if (lane->conn == conn) {
+			rdmx_tx_kick(lane);
+			rdmx_ack_maybe(sess, lane, false);
+		}
 	}
 	spin_unlock(&sess->lock);
 	if (free)
@@ -436,37 +475,92 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 /**
  * rdmx_sess_writable() - whether a sequenced message could be queued now
  * @sess: the session
+ * @lane: the lane it would go on
  *
  * Context: any context.
- * Return: true when the transmit window has room or the session is closed
- * (a send then fails at once rather than blocking).
+ * Return: true when the lane's transmit window has room or the session is
+ * closed (a send then fails at once rather than blocking).
  */
-bool rdmx_sess_writable(struct rdmx_sess *sess)
+bool rdmx_sess_writable(struct rdmx_sess *sess, unsigned int lane)
 {
 	bool ret;
 
 	spin_lock(&sess->lock);
-	ret = sess->tx_count < RDMX_TX_WINDOW ||
+	ret = sess->lanes[lane].tx_count < RDMX_TX_WINDOW ||
 	      sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED;
 	spin_unlock(&sess->lock);
 	return ret;
 }
 
 /**
- * rdmx_sess_credits() - SENDs the session may post to the peer now
+ * rdmx_sess_credits() - SENDs a lane may post to the peer now
  * @sess: the session
+ * @lane: the lane
  *
  * Context: any context.
  * Return: the credits available.
  */
-u32 rdmx_sess_credits(struct rdmx_sess *sess)
+u32 rdmx_sess_credits(struct rdmx_sess *sess, unsigned int lane)
 {
 	u32 ret;
 
 	spin_lock(&sess->lock);
-	ret = sess->credits.avail;
+	ret = sess->lanes[lane].credits.avail;
 	spin_unlock(&sess->lock);
 	return ret;
+}
+
+/**
+ * rdmx_sess_live_lanes() - lanes with a live connection
+ * @sess: the session
+ *
+ * Context: under the session's lock.
+ * Return: how many.
+ */
+unsigned int rdmx_sess_live_lanes(struct rdmx_sess *sess)
+{
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 0; i < sess->nr_lanes; i++)
+		n += sess->lanes[i].conn &&
+		     sess->lanes[i].conn->state == RDMX_CONN_LIVE;
+	return n;
+}
+
+/**
+ * rdmx_sess_credits_locked() - SENDs the session may post, all lanes
+ * @sess: the session
+ *
+ * Context: under the session's lock.
+ * Return: the sum of the lanes' credits.
+ */
+u32 rdmx_sess_credits_locked(struct rdmx_sess *sess)
+{
+	unsigned int i;
+	u32 n = 0;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 0; i < sess->nr_lanes; i++)
+		n += sess->lanes[i].credits.avail;
+	return n;
+}
+
+/**
+ * rdmx_sess_unacked() - sequenced messages not yet acknowledged, all lanes
+ * @sess: the session
+ *
+ * Context: under the session's lock.
+ * Return: how many.
+ */
+unsigned int rdmx_sess_unacked(struct rdmx_sess *sess)
+{
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 0; i < sess->nr_lanes; i++)
+		n += sess->lanes[i].tx_count;
+	return n;
 }
 
 static int rdmx_sess_closed_err(struct rdmx_sess *sess)
@@ -474,11 +568,12 @@ static int rdmx_sess_closed_err(struct rdmx_sess *sess)
 	return sess->error ? -sess->error : -ECONNRESET;
 }
 
-/* Queue one sequenced SEND; waits for window room unless @force. */
-static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
+/* Queue one sequenced SEND on a lane; waits for room unless @force. */
+static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 				 struct rdmx_txbuf *txb, bool force,
 				 bool nonblock, bool killable)
 {
+	struct rdmx_lane *lane = &sess->lanes[idx];
 	int ret;
 
 	for (;;) {
@@ -489,27 +584,27 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
 			spin_unlock(&sess->lock);
 			return ret;
 		}
-		if (force || sess->tx_count < RDMX_TX_WINDOW)
+		if (force || lane->tx_count < RDMX_TX_WINDOW)
 			break;
 		spin_unlock(&sess->lock);
 		if (nonblock)
 			return -EAGAIN;
 		if (killable)
 			ret = wait_event_killable(sess->wait,
-						  rdmx_sess_writable(sess));
+						  rdmx_sess_writable(sess, idx));
 		else
 			ret = wait_event_interruptible(sess->wait,
-						       rdmx_sess_writable(sess));
+						       rdmx_sess_writable(sess, idx));
 		if (ret)
 			return killable ? -EINTR : -ERESTARTSYS;
 	}
-	txb->seq = sess->snd_nxt++;
+	txb->seq = lane->snd_nxt++;
 	((struct rdmx_msg_hdr *)txb->buf)->seq = cpu_to_le32(txb->seq);
-	list_add_tail(&txb->node, &sess->tx_list);
-	sess->tx_count++;
-	if (!sess->tx_post)
-		sess->tx_post = txb;
-	rdmx_tx_kick(sess);
+	list_add_tail(&txb->node, &lane->tx_list);
+	lane->tx_count++;
+	if (!lane->tx_post)
+		lane->tx_post = txb;
+	rdmx_tx_kick(lane);
 	spin_unlock(&sess->lock);
 	return 0;
 }
@@ -517,6 +612,8 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
 /**
  * rdmx_sess_send_seq() - queue a sequenced message on a session
  * @sess: the session
+ * @lane: the lane it goes on: the channel's (0 for OPEN's answer to no
+ *	channel); a lane not connected yet holds it until it is
  * @type: RDMX_MSG_DATA, _OPEN, _OPEN_REP or _SHUT
  * @chan: the receiver's channel id (0 for OPEN)
  * @payload: payload for control-like types, or NULL
@@ -535,13 +632,16 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess,
  * message was cut short (interrupted, or out of memory, after its first
  * segment); -ENOMEM; -EFAULT; or the session's error once it is closing.
  */
-int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
-		       const void *payload, size_t len, struct iov_iter *from,
-		       bool wait, bool nonblock)
+int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
+		       u32 chan, const void *payload, size_t len,
+		       struct iov_iter *from, bool wait, bool nonblock)
 {
 	size_t seg = RDMX_SEG_SIZE, left = len, n;
 	bool first = true;
 	int ret;
+
+	if (WARN_ON_ONCE(lane >= RDMX_SESS_MAX_LANES))
+		return -EINVAL;
 
 	do {
 		struct rdmx_txbuf *txb;
@@ -570,8 +670,8 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
 		if (left)
 			m.flags = RDMX_MSG_F_MORE;
 		rdmx_msg_hdr_pack((struct rdmx_msg_hdr *)txb->buf, &m);
-		ret = rdmx_sess_queue_txbuf(sess, txb, !wait, first && nonblock,
-					    !first);
+		ret = rdmx_sess_queue_txbuf(sess, lane, txb, !wait,
+					    first && nonblock, !first);
 		if (ret) {
 			kfree(txb);
 			if (!first)
@@ -617,6 +717,7 @@ static int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 /* What to do after the session lock is dropped. */
 struct rdmx_rx_work {
 	bool open;
+	unsigned int lane;
 	u32 open_chan;
 	char service[RDMX_PROTO_SERVICE_LEN];
 	bool close;
@@ -690,6 +791,7 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			return;
 		}
 		w->open = true;
+		w->lane = conn->lane;
 		return;
 	case RDMX_MSG_OPEN_REP:
 		if (rdmx_chan_open_rep_parse(payload, m->len, &rchan,
@@ -720,29 +822,30 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 			 struct rdmx_rx_work *w)
 {
 	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	bool ack_now = false;
 
 	lockdep_assert_held(&sess->lock);
 
 	sess->last_rx = jiffies;
 	sess->hb_missed = 0;
-	if (sess->peer_credits)
-		sess->peer_credits--;
+	if (lane->peer_credits)
+		lane->peer_credits--;
 	trace_rdmx_msg_recv(sess->id, m->type, m->seq, m->ack, m->credits,
 			    m->len);
 
-	if (rdmx_credits_grant(&sess->credits, m->credits)) {
+	if (rdmx_credits_grant(&lane->credits, m->credits)) {
 		rdmx_sess_protocol_error(conn, "credits beyond the queue");
 		return;
 	}
-	if (!rdmx_seq_ack_valid(sess->snd_una, sess->snd_nxt, m->ack)) {
+	if (!rdmx_seq_ack_valid(lane->snd_una, lane->snd_nxt, m->ack)) {
 		rdmx_sess_protocol_error(conn, "acknowledgment out of window");
 		return;
 	}
-	rdmx_tx_ack(sess, m->ack, &w->to_free);
+	rdmx_tx_ack(sess, lane, m->ack, &w->to_free);
 
 	if (rdmx_msg_type_sequenced(m->type)) {
-		switch (rdmx_seq_classify(m->seq, sess->rcv_nxt)) {
+		switch (rdmx_seq_classify(m->seq, lane->rcv_nxt)) {
 		case RDMX_SEQ_GAP:
 			rdmx_sess_protocol_error(conn, "sequence gap");
 			return;
@@ -752,7 +855,7 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 			ack_now = true;
 			break;
 		case RDMX_SEQ_IN_ORDER:
-			sess->rcv_nxt++;
+			lane->rcv_nxt++;
 			rdmx_rx_sequenced(sess, conn, m, payload, segp, w);
 			ack_now = m->type != RDMX_MSG_DATA;
 			break;
@@ -760,7 +863,7 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 	} else {
 		switch (m->type) {
 		case RDMX_MSG_HEARTBEAT:
-			rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT_ACK);
+			rdmx_send_ctrl(sess, lane, RDMX_MSG_HEARTBEAT_ACK);
 			break;
 		case RDMX_MSG_CLOSE:
 			sess->peer_closed = true;
@@ -770,8 +873,8 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 			break;
 		}
 	}
-	rdmx_tx_kick(sess);
-	rdmx_ack_maybe(sess, ack_now);
+	rdmx_tx_kick(lane);
+	rdmx_ack_maybe(sess, lane, ack_now);
 }
 
 static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -780,6 +883,7 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct rdmx_conn *conn = rxb->conn;
 	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	struct rdmx_rx_work w = { .to_free = LIST_HEAD_INIT(w.to_free) };
 	const void *payload = rxb->buf + sizeof(struct rdmx_msg_hdr);
 	struct rdmx_rxseg *seg = NULL;
@@ -816,7 +920,7 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * failing (its teardown has not detached it yet): deliver it, fewer
 	 * messages need retransmitting. An older incarnation's is dropped.
 	 */
-	if (sess->conn != conn || (conn->state != RDMX_CONN_LIVE &&
+	if (lane->conn != conn || (conn->state != RDMX_CONN_LIVE &&
 				   conn->state != RDMX_CONN_DEAD)) {
 		spin_unlock(&sess->lock);
 		kfree(seg);
@@ -832,8 +936,8 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			if (rdmx_post_recv(conn, rxb))
 				rdmx_conn_fail(conn, -EIO);
 			else
-				sess->rx_owed++;
-			rdmx_ack_maybe(sess, false);
+				lane->rx_owed++;
+			rdmx_ack_maybe(sess, lane, false);
 		}
 	}
 	spin_unlock(&sess->lock);
@@ -841,10 +945,10 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	kfree(seg);
 	rdmx_txbuf_free_list(&w.to_free);
 	if (w.open)
-		rdmx_sess_handle_open(sess, w.open_chan, w.service);
+		rdmx_sess_handle_open(sess, w.open_chan, w.service, w.lane);
 	if (w.shut_chan)
-		rdmx_sess_send_seq(sess, RDMX_MSG_SHUT, w.shut_chan, NULL, 0,
-				   NULL, false, false);
+		rdmx_sess_send_seq(sess, conn->lane, RDMX_MSG_SHUT, w.shut_chan,
+				   NULL, 0, NULL, false, false);
 	if (w.close)	/* sess->mutex is not for the completion path */
 		rdmx_sess_queue(sess, &sess->close_work, 0);
 }
@@ -861,18 +965,24 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes)
 {
+	unsigned int i;
+
 	spin_lock(&sess->lock);
 	sess->rx_queued -= min(bytes, sess->rx_queued);
 	if (sess->rx_held && sess->rx_queued < RDMX_SESS_RX_LIMIT / 2) {
 		sess->rx_held = false;
-		rdmx_ack_maybe(sess, true);
+		for (i = 0; i < sess->nr_lanes; i++)
+			rdmx_ack_maybe(sess, &sess->lanes[i], true);
 	}
 	spin_unlock(&sess->lock);
 }
 
-/* A peer opens a channel: find the service and answer. */
+/*
+ * A peer opens a channel: find the service and answer. The channel lives
+ * on the lane the OPEN came on, so both directions share it.
+ */
 static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
-				  const char *service)
+				  const char *service, unsigned int lane)
 {
 	enum rdmx_open_status status = RDMX_OPEN_NO_SERVICE;
 	struct rdmx_chan_open_rep rep;
@@ -880,7 +990,7 @@ static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 	int ret;
 
 	if (!strcmp(service, RDMX_SERVICE_ECHO)) {
-		ret = rdmx_echo_open(sess, rchan, &ep);
+		ret = rdmx_echo_open(sess, rchan, lane, &ep);
 		status = ret ? RDMX_OPEN_BUSY : RDMX_OPEN_OK;
 		goto reply;
 	}
@@ -891,7 +1001,7 @@ static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 	ep = rdmx_ep_new_chan(sess, rchan, service);
 	if (!ep)
 		goto put_lep;
-	if (rdmx_sess_chan_add(sess, ep))
+	if (rdmx_sess_chan_add(sess, ep, lane))
 		goto drop_ep;
 	if (rdmx_ep_enqueue_accept(lep, ep)) {
 		rdmx_sess_chan_del(sess, ep);
@@ -913,23 +1023,67 @@ reply:
 				    status == RDMX_OPEN_NO_SERVICE ?
 				    "no such service" : "busy");
 	rdmx_chan_open_rep_pack(&rep, ep ? ep->chan : 0, status);
-	ret = rdmx_sess_send_seq(sess, RDMX_MSG_OPEN_REP, rchan, &rep,
+	ret = rdmx_sess_send_seq(sess, lane, RDMX_MSG_OPEN_REP, rchan, &rep,
 				 sizeof(rep), NULL, false, false);
 	if (ret && ep)
 		rdmx_ep_chan_error(ep, -ret);
 }
 
 /**
+ * rdmx_lane_pick() - the lane a client's new channel goes on
+ * @lanes: the session's lanes
+ * @nr: lanes in use, at least 1
+ * @max: lanes the session may have
+ *
+ * The lane with the fewest channels (the lowest index of those), or a new
+ * lane, @nr, when every lane has a channel and @nr is below @max: lanes
+ * open on demand, one channel each until there are @max of them.
+ *
+ * Context: any context; the caller holds the session's lock.
+ * Return: a lane index, @nr for a new lane.
+ */
+VISIBLE_IF_KUNIT unsigned int rdmx_lane_pick(const struct rdmx_lane *lanes,
+					     unsigned int nr, unsigned int max)
+{
+	unsigned int i, best = 0;
+
+	for (i = 1; i < nr; i++)
+		if (lanes[i].nr_chans < lanes[best].nr_chans)
+			best = i;
+	if (lanes[best].nr_chans && nr < max)
+		return nr;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_lane_pick);
+
+/* Client: choose a new channel's lane, opening one when it is time to. */
+static unsigned int rdmx_sess_pick_lane(struct rdmx_sess *sess, bool *open)
+{
+	unsigned int lane;
+
+	lockdep_assert_held(&sess->lock);
+	lane = rdmx_lane_pick(sess->lanes, sess->nr_lanes, sess->max_lanes);
+	if (lane == sess->nr_lanes) {
+		sess->nr_lanes++;
+		*open = true;
+	}
+	return lane;
+}
+
+/**
  * rdmx_sess_chan_add() - give a channel endpoint an id in a session
  * @sess: the session
  * @ep: the endpoint; the session's channel table takes a reference
+ * @lane: the lane the channel goes on, or -1 to choose one (client),
+ *	opening a lane when it is time to
  *
  * Context: process context.
  * Return: 0; -EAGAIN when the session is closing (connect again); -EBUSY
  * with RDMX_SESS_MAX_CHANS channels open, or out of ids; -ENOMEM.
  */
-int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep)
+int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane)
 {
+	bool open = false;
 	u32 id;
 	int ret;
 
@@ -947,11 +1101,15 @@ int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep)
 			      &sess->chan_next, GFP_ATOMIC);
 	if (ret >= 0) {
 		ep->chan = id;
+		ep->lane = lane < 0 ? rdmx_sess_pick_lane(sess, &open) : lane;
+		sess->lanes[ep->lane].nr_chans++;
 		kref_get(&ep->ref);
 		sess->nr_chans++;
 		ret = 0;
 	}
 	spin_unlock(&sess->lock);
+	if (open)
+		rdmx_sess_queue(sess, &sess->lanes_work, 0);
 	return ret;
 }
 
@@ -976,6 +1134,7 @@ void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
 		old = NULL;
 	if (old) {
 		sess->nr_chans--;
+		sess->lanes[ep->lane].nr_chans--;
 		idle = !sess->nr_chans && !sess->server;
 	}
 	spin_unlock(&sess->lock);
@@ -990,7 +1149,8 @@ void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
 
 static void rdmx_conn_teardown_work(struct work_struct *work);
 
-static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess)
+static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
+					 unsigned int lane)
 {
 	struct rdmx_conn *conn;
 
@@ -999,6 +1159,7 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess)
 		return NULL;
 	conn->cm_ctx.kind = RDMX_CM_CONN;
 	conn->sess = sess;
+	conn->lane = lane;
 	kref_get(&sess->ref);
 	INIT_LIST_HEAD(&conn->ctrl_free);
 	INIT_WORK(&conn->teardown_work, rdmx_conn_teardown_work);
@@ -1008,19 +1169,43 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess)
 	return conn;
 }
 
-/*
- * Fail a connection: mark it dead and queue its teardown, once. Any
- * context; the caller holds the session lock when the connection may be
- * the session's current one.
- */
-static void rdmx_conn_fail(struct rdmx_conn *conn, int err)
+static void rdmx_conn_fail_one(struct rdmx_conn *conn, int err)
 {
-	lockdep_assert_held(&conn->sess->lock);
 	if (conn->state == RDMX_CONN_DEAD)
 		return;
 	conn->state = RDMX_CONN_DEAD;
 	conn->err = err;
 	queue_work(rdmx_wq, &conn->teardown_work);
+}
+
+/* Fail every lane's connection; under the session lock. */
+static void rdmx_sess_fail_conns(struct rdmx_sess *sess, int err)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 0; i < sess->nr_lanes; i++)
+		if (sess->lanes[i].conn)
+			rdmx_conn_fail_one(sess->lanes[i].conn, err);
+}
+
+/*
+ * Fail a connection: mark it dead and queue its teardown, once. Any
+ * context, under the session lock. The lanes of an incarnation live and
+ * die together: when a lane's current connection fails, every other
+ * lane's does too, with the same error, and the session reconnects them
+ * all.
+ */
+static void rdmx_conn_fail(struct rdmx_conn *conn, int err)
+{
+	struct rdmx_sess *sess = conn->sess;
+
+	lockdep_assert_held(&sess->lock);
+	if (conn->state == RDMX_CONN_DEAD)
+		return;
+	rdmx_conn_fail_one(conn, err);
+	if (rdmx_conn_lane(conn)->conn == conn)
+		rdmx_sess_fail_conns(sess, err);
 }
 
 /**
@@ -1108,6 +1293,18 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 	u32 ctxs;
 	int ret;
 
+	/* A session's lanes share its PD, so they share lane 0's device. */
+	if (conn->lane) {
+		struct rdmx_conn *first;
+		bool same;
+
+		spin_lock(&conn->sess->lock);
+		first = conn->sess->lanes[0].conn;
+		same = first && first->rdev && first->rdev->ibdev == ibdev;
+		spin_unlock(&conn->sess->lock);
+		if (!same)
+			return -EXDEV;
+	}
 	conn->rdev = rdmx_device_get_ibdev(ibdev);
 	if (!conn->rdev)
 		return -ENODEV;
@@ -1223,7 +1420,8 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 {
 	memset(p, 0, sizeof(*p));
 	p->queue_depth = conn->depth;
-	p->nr_qps = 1;
+	p->qp_index = conn->lane;
+	p->nr_qps = conn->sess->max_lanes;
 	p->features = RDMX_PROTO_F_OFFERED;
 	p->max_msg_size = RDMX_SEG_SIZE;
 	uuid_copy(&p->sess_uuid, &conn->sess->uuid);
@@ -1231,8 +1429,10 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 }
 
 /*
- * The connection becomes the session's live one: credits start afresh and
- * every unacknowledged message is sent again. Under the session lock.
+ * The connection becomes its lane's live one: the lane's credits start
+ * afresh and every message it has not had acknowledged is sent again.
+ * Lane 0 going live makes the session CONNECTED; the client then opens
+ * the other lanes it had. Under the session lock.
  *
  * Who speaks first: the client goes live on ESTABLISHED and at once sends
  * an ACK; the server goes live when that (or anything) arrives, never on
@@ -1242,39 +1442,49 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 static void rdmx_conn_go_live(struct rdmx_conn *conn)
 {
 	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	bool reconnect;
 
 	lockdep_assert_held(&sess->lock);
 
 	if (conn->state == RDMX_CONN_DEAD || conn->state == RDMX_CONN_LIVE ||
-	    sess->conn != conn)
+	    lane->conn != conn)
 		return;
-	if (rdmx_credits_init(&sess->credits,
+	if (rdmx_credits_init(&lane->credits,
 			      min(conn->peer_depth,
 				  conn->sq_size - RDMX_CTRL_BUFS))) {
 		rdmx_conn_fail(conn, -EPROTO);
 		return;
 	}
 	conn->state = RDMX_CONN_LIVE;
+	lane->rx_owed = 0;
+	lane->peer_credits = conn->depth;
+	lane->ack_sent = lane->rcv_nxt;
+	lane->tx_post = list_first_entry_or_null(&lane->tx_list,
+						 struct rdmx_txbuf, node);
+	if (conn->lane) {
+		if (!sess->server)
+			rdmx_send_ctrl(sess, lane, RDMX_MSG_ACK);
+		rdmx_tx_kick(lane);
+		return;
+	}
+
 	sess->features = conn->features;
 	memcpy(&sess->local, &conn->cm_id->route.addr.src_addr,
 	       sizeof(sess->local));
 	reconnect = sess->ever_connected;
 	sess->ever_connected = true;
-	sess->rx_owed = 0;
-	sess->peer_credits = conn->depth;
-	sess->ack_sent = sess->rcv_nxt;
 	sess->last_rx = jiffies;
 	sess->hb_missed = 0;
 	sess->attempts = 0;
-	sess->tx_post = list_first_entry_or_null(&sess->tx_list,
-						 struct rdmx_txbuf, node);
 	if (reconnect)
 		sess->stats.reconnects++;
 	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTED);
 	if (!sess->server)
-		rdmx_send_ctrl(sess, RDMX_MSG_ACK);
-	rdmx_tx_kick(sess);
+		rdmx_send_ctrl(sess, lane, RDMX_MSG_ACK);
+	rdmx_tx_kick(lane);
+	if (!sess->server && sess->nr_lanes > 1)
+		rdmx_sess_queue(sess, &sess->lanes_work, 0);
 
 	if (reconnect)
 		pr_info_ratelimited("session %u: reconnected %s %pISpc on %s (generation %llu)\n",
@@ -1306,15 +1516,20 @@ static void rdmx_sess_finish_close(struct rdmx_sess *sess,
 	struct rdmx_txbuf *txb, *tmp;
 	struct rdmx_ep *ep;
 	unsigned long id;
+	unsigned int i;
 
 	lockdep_assert_held(&sess->lock);
 
-	list_for_each_entry_safe(txb, tmp, &sess->tx_list, node) {
-		list_del_init(&txb->node);
-		list_add_tail(&txb->node, to_free);
+	for (i = 0; i < sess->nr_lanes; i++) {
+		struct rdmx_lane *lane = &sess->lanes[i];
+
+		list_for_each_entry_safe(txb, tmp, &lane->tx_list, node) {
+			list_del_init(&txb->node);
+			list_add_tail(&txb->node, to_free);
+		}
+		lane->tx_count = 0;
+		lane->tx_post = NULL;
 	}
-	sess->tx_count = 0;
-	sess->tx_post = NULL;
 	xa_for_each(&sess->chans, id, ep)
 		rdmx_ep_chan_error(ep, sess->error ?: ECONNRESET);
 	rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
@@ -1325,7 +1540,7 @@ static void rdmx_sess_cancel_works(struct rdmx_sess *sess)
 {
 	struct delayed_work *works[] = {
 		&sess->hb_work, &sess->ack_work, &sess->reconnect_work,
-		&sess->close_work,
+		&sess->close_work, &sess->lanes_work,
 	};
 	unsigned int i;
 
@@ -1400,13 +1615,14 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	struct rdmx_conn *conn = container_of(work, struct rdmx_conn,
 					      teardown_work);
 	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	LIST_HEAD(to_free);
-	bool current_conn, closed = false, quiet;
+	bool current_conn, last = false, closed = false, quiet;
 	int err = conn->err;
 
 	mutex_lock(&sess->mutex);
 	spin_lock(&sess->lock);
-	current_conn = sess->conn == conn;
+	current_conn = lane->conn == conn;
 	conn->state = RDMX_CONN_DEAD;
 	spin_unlock(&sess->lock);
 
@@ -1430,8 +1646,12 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	quiet = sess->peer_closed || sess->state == RDMX_SESS_CLOSING ||
 		sess->state == RDMX_SESS_CLOSED;
 	if (current_conn) {
-		sess->conn = NULL;
-		sess->tx_post = NULL;
+		lane->conn = NULL;
+		lane->tx_post = NULL;
+		last = !--sess->nr_conns;
+	}
+	/* The incarnation ends with the last of its lanes' connections. */
+	if (last) {
 		switch (sess->state) {
 		case RDMX_SESS_CONNECTED:
 			sess->down_since = jiffies;
@@ -1467,7 +1687,7 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	spin_unlock(&sess->lock);
 	mutex_unlock(&sess->mutex);
 
-	if (current_conn && err && !quiet)
+	if (last && err && !quiet)
 		pr_info_ratelimited("session %u: connection %s %pISpc lost (generation %llu): %pe\n",
 				    sess->id, sess->server ? "from" : "to",
 				    &sess->peer, conn->generation,
@@ -1479,39 +1699,53 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	rdmx_sess_put(sess);
 }
 
-/* Client: start one connection attempt. Under the session mutex. */
-static int rdmx_sess_start_connect(struct rdmx_sess *sess)
+/*
+ * Client: start one connection attempt for a lane. Lane 0 begins a new
+ * incarnation (a higher generation); another lane joins the current one,
+ * once lane 0 is live, and is skipped (0) when it has a connection or the
+ * incarnation is over. Under the session mutex.
+ */
+static int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx)
 {
+	struct rdmx_lane *lane = &sess->lanes[idx];
 	struct rdmx_conn *conn;
 	struct rdma_cm_id *cm_id;
 	int ret;
 
 	lockdep_assert_held(&sess->mutex);
 
-	conn = rdmx_conn_alloc(sess);
+	conn = rdmx_conn_alloc(sess, idx);
 	if (!conn)
 		return -ENOMEM;
 	cm_id = rdma_create_id(&init_net, rdmx_cm_handler, &conn->cm_ctx,
 			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id)) {
 		ret = PTR_ERR(cm_id);
-		rdmx_sess_put(sess);
-		kfree(conn);
-		return ret;
+		goto free_conn;
 	}
 	conn->cm_id = cm_id;
 
 	spin_lock(&sess->lock);
-	conn->generation = ++sess->generation;
+	if (idx && (lane->conn || sess->state != RDMX_SESS_CONNECTED ||
+		    !sess->lanes[0].conn ||
+		    sess->lanes[0].conn->state != RDMX_CONN_LIVE)) {
+		spin_unlock(&sess->lock);
+		ret = 0;
+		goto destroy_id;
+	}
+	conn->generation = idx ? sess->generation : ++sess->generation;
 	conn->started = jiffies;
 	conn->state = RDMX_CONN_RESOLVING;
-	sess->conn = conn;
-	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
+	lane->conn = conn;
+	sess->nr_conns++;
+	if (!idx)
+		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
 	spin_unlock(&sess->lock);
 
 	/* An attempt that hangs (a lost CM REQ) is abandoned and retried. */
-	rdmx_sess_queue(sess, &sess->hb_work,
-			msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
+	if (!idx)
+		rdmx_sess_queue(sess, &sess->hb_work,
+				msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
 	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&sess->peer,
 				RDMX_RESOLVE_TIMEOUT_MS);
 	if (ret) {
@@ -1520,6 +1754,43 @@ static int rdmx_sess_start_connect(struct rdmx_sess *sess)
 		spin_unlock(&sess->lock);
 	}
 	return 0;
+
+destroy_id:
+	rdma_destroy_id(cm_id);
+free_conn:
+	rdmx_sess_put(sess);	/* the connection's */
+	kfree(conn);
+	return ret;
+}
+
+/*
+ * Client: connect every lane in use that has no connection, once lane 0
+ * is live. A lane that cannot be started fails the incarnation, which
+ * reconnects them all.
+ */
+static void rdmx_lanes_work(struct work_struct *work)
+{
+	struct rdmx_sess *sess = container_of(to_delayed_work(work),
+					      struct rdmx_sess, lanes_work);
+	unsigned int i, n;
+	int ret;
+
+	mutex_lock(&sess->mutex);
+	spin_lock(&sess->lock);
+	n = sess->nr_lanes;
+	spin_unlock(&sess->lock);
+	for (i = 1; i < n; i++) {
+		ret = rdmx_sess_start_connect(sess, i);
+		if (ret) {
+			spin_lock(&sess->lock);
+			if (sess->lanes[0].conn)
+				rdmx_conn_fail(sess->lanes[0].conn, ret);
+			spin_unlock(&sess->lock);
+			break;
+		}
+	}
+	mutex_unlock(&sess->mutex);
+	rdmx_sess_put(sess);
 }
 
 /* Client side CM events. */
@@ -1574,6 +1845,7 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	}
 	spin_lock(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
+	conn->nr_qps = peer.nr_qps;
 	conn->features = peer.features & mine.features;
 	if (!(conn->features & RDMX_PROTO_F_MSG)) {
 		spin_unlock(&conn->sess->lock);
@@ -1588,6 +1860,20 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 				   conn->sess->id, &conn->sess->peer,
 				   peer.max_msg_size, RDMX_SEG_SIZE);
 		return -EPROTO;
+	}
+	/* The lanes granted, first time; later, every lane in use. */
+	if (conn->lane == 0 && rdmx_conn_lane(conn)->conn == conn) {
+		struct rdmx_sess *sess = conn->sess;
+
+		if (!sess->ever_connected) {
+			sess->max_lanes = peer.nr_qps;
+		} else if (peer.nr_qps < sess->nr_lanes) {
+			spin_unlock(&sess->lock);
+			pr_err_ratelimited("session %u: %pISpc granted %u QPs, the session has %u\n",
+					   sess->id, &sess->peer, peer.nr_qps,
+					   sess->nr_lanes);
+			return -EPROTO;
+		}
 	}
 	rdmx_conn_go_live(conn);
 	spin_unlock(&conn->sess->lock);
@@ -1718,15 +2004,96 @@ static struct rdmx_sess *rdmx_sess_find_uuid(const uuid_t *uuid)
 	return found;
 }
 
+/*
+ * Whether a request may take its lane now; under the session lock. Lane
+ * 0 begins an incarnation: no connection of the last one may be left. A
+ * further lane joins the incarnation lane 0 began.
+ */
+static enum rdmx_rej_reason rdmx_sess_lane_check(struct rdmx_sess *sess,
+						 const struct rdmx_conn_params *req)
+{
+	lockdep_assert_held(&sess->lock);
+	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED)
+		return RDMX_REJ_STALE;
+	if (!req->qp_index)
+		return sess->nr_conns ? RDMX_REJ_BUSY : RDMX_REJ_UNKNOWN;
+	if (req->generation != sess->generation)
+		return RDMX_REJ_STALE;
+	if (req->qp_index >= sess->max_lanes)
+		return RDMX_REJ_PARAMS;
+	if (!sess->lanes[0].conn || sess->lanes[req->qp_index].conn)
+		return RDMX_REJ_BUSY;
+	return RDMX_REJ_UNKNOWN;
+}
+
+/*
+ * Find the session a request continues, with a reference; or, for lane 0
+ * of generation 1, make a new one (*@new_sess). RDMX_REJ_UNKNOWN when
+ * the request may go on.
+ */
+static enum rdmx_rej_reason
+rdmx_sess_for_request(struct rdma_cm_id *cm_id,
+		      const struct rdmx_conn_params *req,
+		      struct rdmx_sess **sessp, bool *new_sess)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdmx_sess *sess;
+
+	sess = rdmx_sess_find_uuid(&req->sess_uuid);
+	if (sess) {
+		spin_lock(&sess->lock);
+		if (sess->state == RDMX_SESS_CLOSING ||
+		    sess->state == RDMX_SESS_CLOSED ||
+		    (!req->qp_index && req->generation <= sess->generation)) {
+			reason = RDMX_REJ_STALE;
+		} else if (!rdmx_addr_same_host((struct sockaddr *)&sess->peer,
+					       (struct sockaddr *)&cm_id->route.addr.dst_addr)) {
+			/* A session continues only from the host it began on. */
+			reason = RDMX_REJ_NOT_ALLOWED;
+		} else if (!req->qp_index && req->nr_qps < sess->nr_lanes) {
+			/* Its channels are bound to the lanes it has. */
+			reason = RDMX_REJ_PARAMS;
+		} else {
+			reason = rdmx_sess_lane_check(sess, req);
+			/* A new incarnation: end what is left of the old. */
+			if (reason == RDMX_REJ_BUSY && !req->qp_index)
+				rdmx_sess_fail_conns(sess, -ECONNRESET);
+		}
+		spin_unlock(&sess->lock);
+		if (reason != RDMX_REJ_UNKNOWN)
+			rdmx_sess_put(sess);
+		else
+			*sessp = sess;
+		return reason;
+	}
+	if (req->generation != 1 || req->qp_index)
+		return RDMX_REJ_STALE;
+	sess = rdmx_sess_alloc(true);
+	if (!sess)
+		return RDMX_REJ_BUSY;
+	*new_sess = true;
+	uuid_copy(&sess->uuid, &req->sess_uuid);
+	sess->max_lanes = min_t(u32, req->nr_qps, sess->max_lanes);
+	memcpy(&sess->peer, &cm_id->route.addr.dst_addr, sizeof(sess->peer));
+	memcpy(&sess->local, &cm_id->route.addr.src_addr, sizeof(sess->local));
+	rdmx_sess_publish(sess);
+	if (rdmx_sysfs_sess_add(sess))
+		pr_warn_ratelimited("session %u: no sysfs directory\n",
+				    sess->id);
+	*sessp = sess;
+	return RDMX_REJ_UNKNOWN;
+}
+
 /**
  * rdmx_sess_listener_event() - a connection request reached a listener
  * @cm_id: the new rdma_cm id
  * @ev: the CONNECT_REQUEST event
  *
  * Checks the request, finds the session it continues (by uuid) or makes a
- * new one, builds the QP and accepts. A request continuing a session whose
- * previous connection is still up ends that connection and is refused
- * with RDMX_REJ_BUSY: the client retries once it is gone.
+ * new one, builds the QP and accepts. Lane 0 begins an incarnation of the
+ * session: a request for it while connections of the last one are left
+ * ends them and is refused with RDMX_REJ_BUSY, and the client retries once
+ * they are gone. Another lane joins the incarnation lane 0 began.
  *
  * Context: the rdma_cm event handler (its handler mutex held).
  * Return: 0 when the id is kept; non-zero to have rdma_cm destroy it.
@@ -1736,8 +2103,8 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
 	struct rdma_conn_param param = {};
 	struct rdmx_conn_params req, rep_p;
+	struct rdmx_sess *sess = NULL;
 	struct rdmx_conn_rep rep;
-	struct rdmx_sess *sess;
 	struct rdmx_conn *conn;
 	bool new_sess = false;
 	int ret;
@@ -1759,48 +2126,17 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		reason = RDMX_REJ_FEATURES;
 		goto reject;
 	}
-
-	sess = rdmx_sess_find_uuid(&req.sess_uuid);
-	if (sess) {
-		spin_lock(&sess->lock);
-		if (sess->state == RDMX_SESS_CLOSING ||
-		    sess->state == RDMX_SESS_CLOSED ||
-		    req.generation <= sess->generation) {
-			reason = RDMX_REJ_STALE;
-		} else if (!rdmx_addr_same_host((struct sockaddr *)&sess->peer,
-					       (struct sockaddr *)&cm_id->route.addr.dst_addr)) {
-			/* A session continues only from the host it began on. */
-			reason = RDMX_REJ_NOT_ALLOWED;
-		} else if (sess->conn) {
-			rdmx_conn_fail(sess->conn, -ECONNRESET);
-			reason = RDMX_REJ_BUSY;
-		}
-		spin_unlock(&sess->lock);
-		if (reason != RDMX_REJ_UNKNOWN)
-			goto reject_put;
-	} else {
-		if (req.generation != 1) {
-			reason = RDMX_REJ_STALE;
-			goto reject;
-		}
-		sess = rdmx_sess_alloc(true);
-		if (!sess) {
-			reason = RDMX_REJ_BUSY;
-			goto reject;
-		}
-		new_sess = true;
-		uuid_copy(&sess->uuid, &req.sess_uuid);
-		memcpy(&sess->peer, &cm_id->route.addr.dst_addr,
-		       sizeof(sess->peer));
-		memcpy(&sess->local, &cm_id->route.addr.src_addr,
-		       sizeof(sess->local));
-		rdmx_sess_publish(sess);
-		if (rdmx_sysfs_sess_add(sess))
-			pr_warn_ratelimited("session %u: no sysfs directory\n",
-					    sess->id);
+	/* Lanes are bounded here too: the peer's offer is only an offer. */
+	if (req.qp_index >= RDMX_SESS_MAX_LANES) {
+		reason = RDMX_REJ_PARAMS;
+		goto reject;
 	}
 
-	conn = rdmx_conn_alloc(sess);
+	reason = rdmx_sess_for_request(cm_id, &req, &sess, &new_sess);
+	if (reason != RDMX_REJ_UNKNOWN)
+		goto reject;
+
+	conn = rdmx_conn_alloc(sess, req.qp_index);
 	if (!conn) {
 		reason = RDMX_REJ_BUSY;
 		goto reject_sess;
@@ -1811,23 +2147,29 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	conn->depth = min_t(u32, conn->depth, req.queue_depth);
 	ret = rdmx_conn_create_ib(conn);
 	if (ret) {
-		reason = RDMX_REJ_BUSY;
+		reason = ret == -EXDEV ? RDMX_REJ_PARAMS : RDMX_REJ_BUSY;
 		goto reject_conn;
 	}
 	conn->peer_depth = req.queue_depth;
+	conn->nr_qps = req.nr_qps;
 	conn->features = req.features & RDMX_PROTO_F_OFFERED;
 
 	spin_lock(&sess->lock);
-	if (sess->conn || sess->state == RDMX_SESS_CLOSING ||
-	    sess->state == RDMX_SESS_CLOSED) {
+	reason = rdmx_sess_lane_check(sess, &req);
+	if (reason != RDMX_REJ_UNKNOWN) {
 		spin_unlock(&sess->lock);
-		reason = RDMX_REJ_BUSY;
 		goto reject_conn;
 	}
-	sess->generation = req.generation;
-	sess->conn = conn;
+	if (!req.qp_index) {
+		sess->generation = req.generation;
+		/* A session keeps its lanes: it grants no fewer, nor more. */
+		sess->max_lanes = min_t(u32, req.nr_qps, sess->max_lanes);
+		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
+	}
+	sess->lanes[req.qp_index].conn = conn;
+	sess->nr_conns++;
+	sess->nr_lanes = max(sess->nr_lanes, req.qp_index + 1U);
 	conn->state = RDMX_CONN_CONNECTING;
-	rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
 	spin_unlock(&sess->lock);
 
 	rdmx_conn_params(conn, &rep_p);
@@ -1863,7 +2205,6 @@ reject_sess:
 		spin_unlock(&sess->lock);
 		rdmx_sess_unlink(sess);
 	}
-reject_put:
 	rdmx_sess_put(sess);
 reject:
 	pr_info_ratelimited("refused a connection from %pISpc: %s\n",
@@ -1880,12 +2221,28 @@ static void rdmx_hb_work(struct work_struct *work)
 	struct rdmx_sess *sess = container_of(to_delayed_work(work),
 					      struct rdmx_sess, hb_work);
 	unsigned long interval = msecs_to_jiffies(rdmx_params.hb_interval_ms);
+	struct rdmx_conn *conn;
 	bool again = false;
+	unsigned int i;
 
 	spin_lock(&sess->lock);
-	if (sess->state == RDMX_SESS_CONNECTED && sess->conn &&
-	    sess->conn->state == RDMX_CONN_LIVE) {
+	conn = sess->lanes[0].conn;
+	if (sess->state == RDMX_SESS_CONNECTED && conn &&
+	    conn->state == RDMX_CONN_LIVE) {
 		again = true;
+		/* A lane's attempt that hangs fails the incarnation. */
+		for (i = 1; i < sess->nr_lanes && !sess->server; i++) {
+			struct rdmx_conn *c = sess->lanes[i].conn;
+
+			if (c && c->state != RDMX_CONN_LIVE &&
+			    time_after_eq(jiffies, c->started +
+					  msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS))) {
+				pr_info_ratelimited("session %u: no answer from %pISpc for QP %u in %u ms\n",
+						    sess->id, &sess->peer, i,
+						    RDMX_CONNECT_ATTEMPT_MS);
+				rdmx_conn_fail(c, -ETIMEDOUT);
+			}
+		}
 		if (time_after(jiffies, sess->last_rx + interval)) {
 			sess->hb_missed++;
 			if (sess->hb_missed > rdmx_params.hb_miss_max) {
@@ -1893,24 +2250,25 @@ static void rdmx_hb_work(struct work_struct *work)
 				pr_info_ratelimited("session %u: %pISpc silent for %u heartbeats\n",
 						    sess->id, &sess->peer,
 						    sess->hb_missed - 1);
-				rdmx_conn_fail(sess->conn, -ETIMEDOUT);
+				rdmx_conn_fail(conn, -ETIMEDOUT);
 				again = false;
 			} else {
 				if (sess->hb_missed > 1)
 					sess->stats.hb_misses++;
-				rdmx_send_ctrl(sess, RDMX_MSG_HEARTBEAT);
+				rdmx_send_ctrl(sess, &sess->lanes[0],
+					       RDMX_MSG_HEARTBEAT);
 			}
 		}
-	} else if (sess->state == RDMX_SESS_CONNECTING && sess->conn &&
-		   sess->conn->state != RDMX_CONN_LIVE && !sess->server) {
-		unsigned long limit = sess->conn->started +
+	} else if (sess->state == RDMX_SESS_CONNECTING && conn &&
+		   conn->state != RDMX_CONN_LIVE && !sess->server) {
+		unsigned long limit = conn->started +
 				      msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS);
 
 		if (time_after_eq(jiffies, limit)) {
 			pr_info_ratelimited("session %u: no answer from %pISpc in %u ms\n",
 					    sess->id, &sess->peer,
 					    RDMX_CONNECT_ATTEMPT_MS);
-			rdmx_conn_fail(sess->conn, -ETIMEDOUT);
+			rdmx_conn_fail(conn, -ETIMEDOUT);
 		} else {
 			interval = limit - jiffies;
 			again = true;
@@ -1926,11 +2284,12 @@ static void rdmx_ack_work(struct work_struct *work)
 {
 	struct rdmx_sess *sess = container_of(to_delayed_work(work),
 					      struct rdmx_sess, ack_work);
+	unsigned int i;
 
 	spin_lock(&sess->lock);
-	if (sess->rcv_nxt != sess->ack_sent ||
-	    (sess->rx_owed && !sess->rx_held))
-		rdmx_send_ctrl(sess, RDMX_MSG_ACK);
+	for (i = 0; i < sess->nr_lanes; i++)
+		if (rdmx_lane_ack_due(sess, &sess->lanes[i]))
+			rdmx_send_ctrl(sess, &sess->lanes[i], RDMX_MSG_ACK);
 	spin_unlock(&sess->lock);
 	rdmx_sess_put(sess);
 }
@@ -1966,7 +2325,7 @@ static void rdmx_reconnect_work(struct work_struct *work)
 	}
 	sess->attempts++;
 	spin_unlock(&sess->lock);
-	ret = rdmx_sess_start_connect(sess);
+	ret = rdmx_sess_start_connect(sess, 0);
 	if (ret) {
 		spin_lock(&sess->lock);
 		rdmx_sess_queue(sess, &sess->reconnect_work, rdmx_backoff(sess));
@@ -2004,12 +2363,14 @@ static void rdmx_sess_close(struct rdmx_sess *sess, int err)
 		goto unlock;
 	}
 	rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
-	conn = sess->conn;
+	conn = sess->lanes[0].conn;
 	if (conn) {
-		/* Orderly: the CLOSE's completion ends the connection. */
+		/* Orderly: the CLOSE's completion ends the connections. */
 		if (err || conn->state != RDMX_CONN_LIVE ||
-		    !rdmx_send_ctrl(sess, RDMX_MSG_CLOSE))
+		    !rdmx_send_ctrl(sess, &sess->lanes[0], RDMX_MSG_CLOSE))
 			rdmx_conn_fail(conn, -ECONNABORTED);
+	} else if (sess->nr_conns) {
+		rdmx_sess_fail_conns(sess, -ECONNABORTED);
 	} else {
 		rdmx_sess_finish_close(sess, &to_free);
 		closed = true;
@@ -2034,7 +2395,7 @@ static void rdmx_close_work(struct work_struct *work)
 		close = true;
 	} else if (!sess->nr_chans && sess->state != RDMX_SESS_CLOSING &&
 		   sess->state != RDMX_SESS_CLOSED) {
-		if (!sess->tx_count)
+		if (!rdmx_sess_unacked(sess))
 			close = true;
 		else
 			/* Linger until the peer has everything. */
@@ -2108,7 +2469,7 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 			pr_warn_ratelimited("session %u: no sysfs directory\n",
 					    sess->id);
 		mutex_lock(&sess->mutex);
-		ret = rdmx_sess_start_connect(sess);
+		ret = rdmx_sess_start_connect(sess, 0);
 		mutex_unlock(&sess->mutex);
 		if (ret) {
 			mutex_unlock(&rdmx_sess_mutex);
@@ -2182,10 +2543,15 @@ void rdmx_sess_device_removed(struct ib_device *ibdev)
 
 	xa_lock(&rdmx_sessions);
 	xa_for_each(&rdmx_sessions, id, sess) {
+		struct rdmx_conn *conn;
+		unsigned int i;
+
 		spin_lock(&sess->lock);
-		if (sess->conn && sess->conn->rdev &&
-		    sess->conn->rdev->ibdev == ibdev)
-			rdmx_conn_fail(sess->conn, -ENODEV);
+		for (i = 0; i < sess->nr_lanes; i++) {
+			conn = sess->lanes[i].conn;
+			if (conn && conn->rdev && conn->rdev->ibdev == ibdev)
+				rdmx_conn_fail(conn, -ENODEV);
+		}
 		spin_unlock(&sess->lock);
 		rdmx_sess_pd_device_gone(sess, ibdev);
 	}

@@ -2,13 +2,22 @@
 /*
  * rdmx sessions, connections, channels and listeners: private structures.
  *
- * A session (struct rdmx_sess) is a reliable, ordered message stream
- * between two hosts. It outlives its connections (struct rdmx_conn): each
- * incarnation is one rdma_cm connection with one RC QP, and when it fails
- * the client side reconnects with a higher generation and every sequenced
- * message not yet acknowledged is sent again; the receiver drops what it
- * already has. Channels (struct rdmx_ep, one per endpoint pair) are
- * multiplexed on a session by channel id.
+ * A session (struct rdmx_sess) carries reliable, ordered message streams
+ * between two hosts. It runs on one or more lanes (struct rdmx_lane), each
+ * an independent sequenced stream with its own credits on its own RC QP.
+ * Lane 0 is opened first and carries the control traffic (heartbeats,
+ * CLOSE, one-sided operations); the client opens further lanes on demand,
+ * up to the number negotiated on lane 0 (at most one per CPU). A channel
+ * (struct rdmx_ep, one per endpoint pair) is bound to one lane for its
+ * life, so its messages stay in order; channels are multiplexed on lanes
+ * by channel id.
+ *
+ * A session outlives its connections (struct rdmx_conn, one per lane):
+ * an incarnation is one connection on each open lane, all with the same
+ * generation. When any of them fails they all go, the client reconnects
+ * every lane with a higher generation, and each lane sends again every
+ * sequenced message not yet acknowledged; the receiver drops what it
+ * already has.
  *
  * Locking (outermost first):
  *   ep->mutex            listen, connect and recv on one endpoint
@@ -22,8 +31,9 @@
  *                        QP they use cannot be torn down meanwhile
  *   rdmx_lst_mutex       (global) the listener list
  *   sess->lock           (spinlock) everything on the data path of a
- *                        session: state, conn pointer, sequence numbers,
- *                        credits, the transmit list, the channel table
+ *                        session: state, every lane (its connection,
+ *                        sequence numbers, credits, transmit list), the
+ *                        channel table
  *   ep->lock             (spinlock) an endpoint's state and receive queue
  *   rdmx_svc_lock        (spinlock) the table of listening endpoints
  * Completion handlers run from the CQ pool's workqueue (IB_POLL_WORKQUEUE)
@@ -71,6 +81,7 @@ struct rdmx_params {
 	unsigned int connect_timeout_ms;	/* first connection */
 	unsigned int reconnect_max_ms;	/* largest backoff between attempts */
 	unsigned int queue_depth;	/* receive buffers posted per QP */
+	unsigned int max_qps;		/* lanes per session, at most */
 };
 
 extern struct rdmx_params rdmx_params;
@@ -88,6 +99,7 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
+#define RDMX_SESS_MAX_LANES		16	/* QPs per session, at most */
 /* What a queued immediate costs the receive budget (it has no payload). */
 #define RDMX_IMM_RX_COST		(sizeof(struct rdmx_rxseg) + \
 					 sizeof(struct rdmx_imm))
@@ -146,6 +158,7 @@ struct rdmx_txbuf {
  * struct rdmx_conn - one incarnation of a session: a cm_id and its RC QP
  * @cm_ctx: what the cm_id's context points to
  * @sess: the session (holds a reference)
+ * @lane: index of the lane it carries
  * @cm_id: rdma_cm identifier
  * @rdev: the device it runs on (holds a reference), NULL before resolved
  * @xpd: the session's protection domain (holds a reference)
@@ -157,6 +170,7 @@ struct rdmx_txbuf {
  * @generation: the session incarnation this connection carries
  * @depth: receive buffers posted (our queue depth)
  * @peer_depth: the peer's queue depth
+ * @nr_qps: lanes the peer granted (client) or asked for (server)
  * @features: RDMX_PROTO_F_* both sides agreed on in the handshake
  * @sq_size: send queue entries; @sq_posted counts those in use
  * @sq_posted: SENDs posted and not yet completed
@@ -173,6 +187,7 @@ struct rdmx_txbuf {
 struct rdmx_conn {
 	struct rdmx_cm_ctx cm_ctx;
 	struct rdmx_sess *sess;
+	unsigned int lane;
 	struct rdma_cm_id *cm_id;
 	struct rdmx_device *rdev;
 	struct rdmx_pd *xpd;
@@ -184,6 +199,7 @@ struct rdmx_conn {
 	u64 generation;
 	u32 depth;
 	u32 peer_depth;
+	u32 nr_qps;
 	u32 features;
 	u32 sq_size;
 	u32 sq_posted;
@@ -212,6 +228,40 @@ struct rdmx_sess_stats {
 };
 
 /**
+ * struct rdmx_lane - one sequenced stream of a session, on one connection
+ * @idx: index in the session, the connection's qp_index
+ * @conn: the current connection, if any
+ * @nr_chans: client: channels bound to the lane
+ * @peer_credits: credits the peer holds, as far as this side knows
+ * @snd_nxt: next sequence number to assign
+ * @snd_una: oldest sequence number not acknowledged
+ * @rcv_nxt: next sequence number expected
+ * @ack_sent: the last @rcv_nxt told to the peer
+ * @tx_list: sequenced messages not yet acknowledged, in order
+ * @tx_post: next entry of @tx_list to post on @conn, or NULL
+ * @tx_count: entries on @tx_list
+ * @credits: SENDs the peer can take on this lane
+ * @rx_owed: receive buffers reposted and not yet granted to the peer
+ *
+ * Everything is under the session's lock.
+ */
+struct rdmx_lane {
+	unsigned int idx;
+	struct rdmx_conn *conn;
+	unsigned int nr_chans;
+	u32 peer_credits;
+	u32 snd_nxt;
+	u32 snd_una;
+	u32 rcv_nxt;
+	u32 ack_sent;
+	struct list_head tx_list;
+	struct rdmx_txbuf *tx_post;
+	unsigned int tx_count;
+	struct rdmx_credits credits;
+	u32 rx_owed;
+};
+
+/**
  * struct rdmx_sess - a reliable, ordered message session with one peer
  * @ref: references: the session table, each channel, each connection and
  *	each queued work item hold one
@@ -237,19 +287,15 @@ struct rdmx_sess_stats {
  * @error: why the session closed (positive errno), once CLOSED
  * @generation: current incarnation
  * @features: RDMX_PROTO_F_* of the live (or last live) connection
- * @conn: the current connection, if any
+ * @lanes: the lanes; @lanes[0].conn is the session's main connection
+ * @nr_lanes: lanes in use (client: opened; server: the highest index a
+ *	client connected, plus one); never shrinks
+ * @max_lanes: lanes negotiated on lane 0 (client: wanted until then)
+ * @nr_conns: connections attached to lanes; the incarnation is over when
+ *	the last one is torn down
+ * @lanes_work: client: connects the lanes that have no connection
  * @ever_connected: reached CONNECTED once (reconnect rather than fail)
  * @peer_closed: the peer sent CLOSE
- * @peer_credits: credits the peer holds, as far as this side knows
- * @snd_nxt: next sequence number to assign
- * @snd_una: oldest sequence number not acknowledged
- * @rcv_nxt: next sequence number expected
- * @ack_sent: the last @rcv_nxt told to the peer
- * @tx_list: sequenced messages not yet acknowledged, in order
- * @tx_post: next entry of @tx_list to post on this connection, or NULL
- * @tx_count: entries on @tx_list
- * @credits: SENDs the peer can take
- * @rx_owed: receive buffers reposted and not yet granted to the peer
  * @rx_queued: payload bytes queued in channels and not yet read
  * @rx_held: credits are withheld because @rx_queued is over the limit
  * @chans: channel id -> struct rdmx_ep
@@ -289,20 +335,14 @@ struct rdmx_sess {
 	int error;
 	u64 generation;
 	u32 features;
-	struct rdmx_conn *conn;
+	struct rdmx_lane lanes[RDMX_SESS_MAX_LANES];
+	unsigned int nr_lanes;
+	unsigned int max_lanes;
+	unsigned int nr_conns;
+	struct delayed_work lanes_work;
 	bool ever_connected;
 	bool peer_closed;
-	u32 peer_credits;
 
-	u32 snd_nxt;
-	u32 snd_una;
-	u32 rcv_nxt;
-	u32 ack_sent;
-	struct list_head tx_list;
-	struct rdmx_txbuf *tx_post;
-	unsigned int tx_count;
-	struct rdmx_credits credits;
-	u32 rx_owed;
 	size_t rx_queued;
 	bool rx_held;
 
@@ -373,6 +413,7 @@ struct rdmx_listener {
  * @sess: session of a channel (holds a reference)
  * @chan: our channel id in @sess
  * @rchan: the peer's channel id
+ * @lane: the session lane the channel's messages travel on
  * @service: service name
  * @local: local address (listening: the listener's)
  * @rxq: complete messages waiting for RECV
@@ -411,6 +452,7 @@ struct rdmx_ep {
 	struct rdmx_sess *sess;
 	u32 chan;
 	u32 rchan;
+	unsigned int lane;
 	char service[RDMX_PROTO_SERVICE_LEN];
 	struct sockaddr_storage local;
 	struct list_head rxq;
@@ -451,12 +493,12 @@ int rdmx_sess_close_id(u32 id);
 int rdmx_sess_listener_event(struct rdma_cm_id *cm_id,
 			     struct rdma_cm_event *ev);
 void rdmx_sess_device_removed(struct ib_device *ibdev);
-int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep);
+int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane);
 void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep);
-int rdmx_sess_send_seq(struct rdmx_sess *sess, u8 type, u32 chan,
-		       const void *payload, size_t len, struct iov_iter *from,
-		       bool wait, bool nonblock);
-bool rdmx_sess_writable(struct rdmx_sess *sess);
+int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
+		       u32 chan, const void *payload, size_t len,
+		       struct iov_iter *from, bool wait, bool nonblock);
+bool rdmx_sess_writable(struct rdmx_sess *sess, unsigned int lane);
 void rdmx_sess_wc_failed(struct rdmx_sess *sess, const char *op,
 			 const struct ib_wc *wc);
 void rdmx_sess_conn_fail(struct rdmx_conn *conn, int err);
@@ -464,7 +506,15 @@ void rdmx_sess_peer_alive(struct rdmx_sess *sess);
 void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
 		     unsigned long delay);
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
-u32 rdmx_sess_credits(struct rdmx_sess *sess);
+u32 rdmx_sess_credits(struct rdmx_sess *sess, unsigned int lane);
+unsigned int rdmx_sess_live_lanes(struct rdmx_sess *sess);
+unsigned int rdmx_sess_unacked(struct rdmx_sess *sess);
+u32 rdmx_sess_credits_locked(struct rdmx_sess *sess);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int rdmx_lane_pick(const struct rdmx_lane *lanes, unsigned int nr,
+			    unsigned int max);
+#endif
 
 /* listener.c */
 int rdmx_listeners_init(void);
@@ -495,7 +545,8 @@ int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep);
 void rdmx_ep_kref_release(struct kref *ref);
 void rdmx_ep_notify(struct rdmx_ep *ep);
 ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep);
-int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, struct rdmx_ep **out);
+int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,
+		   struct rdmx_ep **out);
 int rdmx_ep_init(void);
 void rdmx_ep_exit(void);
 

@@ -87,6 +87,7 @@ RDMX_PARAM(rdmx_param_reconnect_max_ms, reconnect_max_ms, reconnect_max_ms,
 	   100, 600000);
 RDMX_PARAM(rdmx_param_queue_depth, queue_depth, queue_depth,
 	   RDMX_CREDITS_RESERVED + 1, RDMX_PROTO_MAX_QUEUE_DEPTH);
+RDMX_PARAM(rdmx_param_max_qps, max_qps, max_qps, 1, RDMX_SESS_MAX_LANES);
 
 static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_hb_interval_ms.attr.attr,
@@ -95,6 +96,7 @@ static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_connect_timeout_ms.attr.attr,
 	&rdmx_param_reconnect_max_ms.attr.attr,
 	&rdmx_param_queue_depth.attr.attr,
+	&rdmx_param_max_qps.attr.attr,
 	NULL,
 };
 
@@ -151,8 +153,9 @@ static ssize_t device_show(struct kobject *k, struct kobj_attribute *a,
 	char name[IB_DEVICE_NAME_MAX] = "";
 
 	spin_lock(&sess->lock);
-	if (sess->conn && sess->conn->rdev)
-		strscpy(name, sess->conn->rdev->ibdev->name, sizeof(name));
+	if (sess->lanes[0].conn && sess->lanes[0].conn->rdev)
+		strscpy(name, sess->lanes[0].conn->rdev->ibdev->name,
+			sizeof(name));
 	spin_unlock(&sess->lock);
 	return sysfs_emit(buf, "%s\n", name);
 }
@@ -163,7 +166,7 @@ static ssize_t qps_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 	unsigned int n;
 
 	spin_lock(&sess->lock);
-	n = sess->conn && sess->conn->state == RDMX_CONN_LIVE;
+	n = rdmx_sess_live_lanes(sess);
 	spin_unlock(&sess->lock);
 	return sysfs_emit(buf, "%u\n", n);
 }
@@ -175,8 +178,8 @@ static ssize_t queue_depth_show(struct kobject *k, struct kobj_attribute *a,
 	u32 n = 0;
 
 	spin_lock(&sess->lock);
-	if (sess->conn)
-		n = sess->conn->depth;
+	if (sess->lanes[0].conn)
+		n = sess->lanes[0].conn->depth;
 	spin_unlock(&sess->lock);
 	return sysfs_emit(buf, "%u\n", n);
 }
@@ -210,8 +213,9 @@ static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a, \
 static struct kobj_attribute rdmx_sess_attr_##_name = __ATTR_RO(_name)
 
 RDMX_SESS_U64(generation, sess->generation);
-RDMX_SESS_U64(credits, sess->credits.avail);
+RDMX_SESS_U64(credits, rdmx_sess_credits_locked(sess));
 RDMX_SESS_U64(channels, sess->nr_chans);
+RDMX_SESS_U64(max_qps, sess->max_lanes);
 RDMX_SESS_U64(msgs_tx, sess->stats.msgs_tx);
 RDMX_SESS_U64(msgs_rx, sess->stats.msgs_rx);
 RDMX_SESS_U64(bytes_tx, sess->stats.bytes_tx);
@@ -219,7 +223,7 @@ RDMX_SESS_U64(bytes_rx, sess->stats.bytes_rx);
 RDMX_SESS_U64(retransmits, sess->stats.retransmits);
 RDMX_SESS_U64(reconnects, sess->stats.reconnects);
 RDMX_SESS_U64(hb_misses, sess->stats.hb_misses);
-RDMX_SESS_U64(unacked, sess->tx_count);
+RDMX_SESS_U64(unacked, rdmx_sess_unacked(sess));
 
 static struct kobj_attribute rdmx_sess_attr_role = __ATTR_RO(role);
 static struct kobj_attribute rdmx_sess_attr_state = __ATTR_RO(state);
@@ -244,6 +248,7 @@ static struct attribute *rdmx_sess_attrs[] = {
 	&rdmx_sess_attr_generation.attr,
 	&rdmx_sess_attr_credits.attr,
 	&rdmx_sess_attr_channels.attr,
+	&rdmx_sess_attr_max_qps.attr,
 	&rdmx_sess_attr_msgs_tx.attr,
 	&rdmx_sess_attr_msgs_rx.attr,
 	&rdmx_sess_attr_bytes_tx.attr,

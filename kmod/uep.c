@@ -244,6 +244,7 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 {
 	struct rdmx_ep_info info;
 	struct rdmx_sess *sess;
+	unsigned int lane;
 	u32 usize;
 	int ret;
 
@@ -265,6 +266,7 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 	info.bytes_rx = ep->bytes_rx;
 	memcpy(info.service, ep->service, sizeof(info.service));
 	sess = ep->sess;
+	lane = ep->lane;
 	rdmx_addr_to_user((struct sockaddr *)&ep->local, &info.local);
 	spin_unlock(&ep->lock);
 	if (sess) {
@@ -272,7 +274,7 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 		info.sess_id = sess->id;
 		info.sess_state = sess->state;
 		info.generation = sess->generation;
-		info.credits = sess->credits.avail;
+		info.credits = sess->lanes[lane].credits.avail;
 		rdmx_addr_to_user((struct sockaddr *)&sess->peer, &info.peer);
 		spin_unlock(&sess->lock);
 	}
@@ -597,7 +599,7 @@ __poll_t rdmx_uep_poll(struct file *file, poll_table *wait)
 	switch (state) {
 	case RDMX_EP_CONNECTED:
 		poll_wait(file, &sess->wait, wait);
-		if (rdmx_sess_writable(sess))
+		if (rdmx_sess_writable(sess, ep->lane))
 			mask |= EPOLLOUT | EPOLLWRNORM;
 		break;
 	case RDMX_EP_CLOSED:

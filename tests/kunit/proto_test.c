@@ -8,6 +8,7 @@
 
 #include "../../kmod/rdmx.h"
 #include "../../kmod/proto.h"
+#include "../../kmod/sess.h"
 #include "../../kmod/state.h"
 
 /* A request as a well-behaved peer sends it. */
@@ -810,6 +811,37 @@ static void rdmx_seq_window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0xfffffff0, 0x10), RDMX_SEQ_DUPLICATE);
 }
 
+/* Which lane a client's new channel goes on, opening lanes on demand. */
+static void rdmx_lane_pick_test(struct kunit *test)
+{
+	static const struct {
+		unsigned int chans[4];
+		unsigned int nr, max, want;
+	} cases[] = {
+		{ { 0 }, 1, 1, 0 },		/* the first channel: lane 0 */
+		{ { 0 }, 1, 4, 0 },
+		{ { 1 }, 1, 4, 1 },		/* lane 0 busy: open lane 1 */
+		{ { 1 }, 1, 1, 0 },		/* ... unless one is all */
+		{ { 1, 1 }, 2, 2, 0 },		/* all open: the least used */
+		{ { 2, 1 }, 2, 2, 1 },
+		{ { 1, 0 }, 2, 4, 1 },		/* a lane left without one */
+		{ { 1, 1, 1 }, 3, 4, 3 },
+		{ { 2, 2, 1, 2 }, 4, 4, 2 },
+		{ { 3, 1, 1, 3 }, 4, 4, 1 },	/* ties: the lowest index */
+		{ { 1, 1, 1, 1 }, 4, 16, 4 },
+	};
+	struct rdmx_lane lanes[4] = {};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (j = 0; j < ARRAY_SIZE(lanes); j++)
+			lanes[j].nr_chans = cases[i].chans[j];
+		KUNIT_EXPECT_EQ_MSG(test, rdmx_lane_pick(lanes, cases[i].nr,
+							 cases[i].max),
+				    cases[i].want, "case %u", i);
+	}
+}
+
 static void rdmx_credits_test(struct kunit *test)
 {
 	struct rdmx_credits c;
@@ -858,6 +890,7 @@ static struct kunit_case rdmx_proto_cases[] = {
 	KUNIT_CASE_PARAM(rdmx_seq_before_test, rdmx_seq_gen_params),
 	KUNIT_CASE(rdmx_seq_window_test),
 	KUNIT_CASE(rdmx_credits_test),
+	KUNIT_CASE(rdmx_lane_pick_test),
 	{}
 };
 

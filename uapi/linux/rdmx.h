@@ -411,7 +411,7 @@ struct rdmx_ep_xfer {
  * @local: local address
  * @peer: peer address
  * @service: service name
- * @credits: SENDs the session may post to the peer now
+ * @credits: SENDs the channel's lane of the session may post to the peer now
  * @queued: messages received and waiting for RECV
  * @msgs_tx: messages this channel sent
  * @msgs_rx: messages this channel received
