@@ -493,24 +493,6 @@ bool rdmx_sess_writable(struct rdmx_sess *sess, unsigned int lane)
 }
 
 /**
- * rdmx_sess_credits() - SENDs a lane may post to the peer now
- * @sess: the session
- * @lane: the lane
- *
- * Context: any context.
- * Return: the credits available.
- */
-u32 rdmx_sess_credits(struct rdmx_sess *sess, unsigned int lane)
-{
-	u32 ret;
-
-	spin_lock(&sess->lock);
-	ret = sess->lanes[lane].credits.avail;
-	spin_unlock(&sess->lock);
-	return ret;
-}
-
-/**
  * rdmx_sess_live_lanes() - lanes with a live connection
  * @sess: the session
  *

@@ -506,7 +506,6 @@ void rdmx_sess_peer_alive(struct rdmx_sess *sess);
 void rdmx_sess_queue(struct rdmx_sess *sess, struct delayed_work *dwork,
 		     unsigned long delay);
 void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes);
-u32 rdmx_sess_credits(struct rdmx_sess *sess, unsigned int lane);
 unsigned int rdmx_sess_live_lanes(struct rdmx_sess *sess);
 unsigned int rdmx_sess_unacked(struct rdmx_sess *sess);
 u32 rdmx_sess_credits_locked(struct rdmx_sess *sess);

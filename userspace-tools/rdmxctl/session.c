@@ -40,6 +40,7 @@ static const char *const sess_strs[SESS_NR_STRS] = {
 static const char *const sess_nums[] = {
 	"generation",
 	"qps",
+	"max_qps",
 	"queue_depth",
 	"credits",
 	"channels",
