@@ -1951,7 +1951,7 @@ EOF
 	check "shim: export del --force passes RDMX_EXPORT_DEL_FORCE" log_has '^EXPORT_DEL name=disk1 flags=1$'
 	SHIM_FAIL=EXPORT_DEL:16 mshim export del disk1
 	check "shim: export del EBUSY: exits 1, says mapped, suggests --force" \
-		eval 'rc_is 1 && err_has "export disk1 busy: mapped by a client \(use --force"'
+		eval 'rc_is 1 && err_has "export disk1 busy: mapped by a client, or queues of a client that unmapped it still finishing their requests \(retry, or use --force"'
 	SHIM_FAIL=EXPORT_DEL:2 mshim export del disk1
 	check "shim: export del ENOENT: says there is none" eval 'rc_is 1 && err_has "no export disk1"'
 	SHIM_FAIL=EXPORT_DEL:1 mshim export del disk1

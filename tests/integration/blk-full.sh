@@ -133,7 +133,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "export busy has a client" export_json busy "j[0]['clients'] > 0"
 	rdmxctl export del busy 2>"$RDMX_OUT/del-busy.err"
 	rdmx_check "export del of a mapped export fails (EBUSY)" \
-		refused $? "export busy busy: mapped by a client (use --force" \
+		refused $? "export busy busy: mapped by a client, or queues of a client" \
 		"$RDMX_OUT/del-busy.err"
 	rdmx_check "... and the export is still there" export_json busy "True"
 	rdmx_barrier busy-del-tried

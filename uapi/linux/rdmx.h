@@ -883,9 +883,10 @@ struct rdmx_export_add {
  * @flags: RDMX_EXPORT_DEL_*
  * @name: the export; ENOENT if there is none
  *
- * EBUSY while a client has the export mapped, unless RDMX_EXPORT_DEL_FORCE:
- * then the clients' connections are closed (their I/O waits for the
- * export to come back, up to their loss timeout).
+ * EBUSY while a client has the export mapped, or a client that unmapped it
+ * still has queues connected (finishing the requests the export holds),
+ * unless RDMX_EXPORT_DEL_FORCE: then the clients' connections are closed
+ * (their I/O waits for the export to come back, up to their loss timeout).
  */
 struct rdmx_export_del {
 	__u32 size;

@@ -481,7 +481,7 @@ static int export_del(struct rd *rd)
 		return RD_EXIT_FAIL;
 	ret = ioctl(fd, RDMX_IOC_EXPORT_DEL, &ed);
 	if (ret < 0 && errno == EBUSY)
-		rd_err("export %s busy: mapped by a client (use --force to disconnect its clients)",
+		rd_err("export %s busy: mapped by a client, or queues of a client that unmapped it still finishing their requests (retry, or use --force to disconnect its clients)",
 		       name);
 	else if (ret < 0)
 		export_name_err(errno, "delete", name);
