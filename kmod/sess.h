@@ -215,6 +215,14 @@ struct rdmx_conn {
 
 /**
  * struct rdmx_sess_stats - session counters, shown in sysfs
+ * @msgs_tx: messages queued for sending (each once, however often sent)
+ * @msgs_rx: messages received whole
+ * @bytes_tx: their payload bytes
+ * @bytes_rx: likewise, received
+ * @retransmits: SENDs posted again after a reconnect
+ * @reconnects: connections after the first
+ * @hb_misses: heartbeats the peer did not answer
+ * @dropped: sequenced messages dropped: duplicates, or for no channel
  */
 struct rdmx_sess_stats {
 	u64 msgs_tx;
