@@ -28,6 +28,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/random.h>
@@ -1250,20 +1251,52 @@ static void rdmx_bdev_cancel_all(struct rdmx_bdev *bd)
 	blk_mq_tagset_wait_completed_request(&bd->tag_set);
 }
 
+/*
+ * After a loss, wait (up to the loss timeout, or until the disk is being
+ * unmapped) for the queues' port to carry the DREQs that tearing them down
+ * sends: see rdmx_port_usable(). Under bd->mutex.
+ */
+static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
+{
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(bd->loss_timeout_ms);
+	struct rdma_cm_id *id = NULL;
+	bool logged = false;
+	unsigned int i;
+
+	lockdep_assert_held(&bd->mutex);
+	for (i = 0; i < bd->nr_queues && !id; i++)
+		if (bd->queues[i].cm_id && bd->queues[i].cm_id->device)
+			id = bd->queues[i].cm_id;
+	if (!id)
+		return;
+	while (!rdmx_port_usable(id->device, id->port_num) &&
+	       READ_ONCE(bd->state) != RDMX_BDEV_DELETING &&
+	       time_before(jiffies, deadline)) {
+		if (!logged)
+			pr_info("rdmxb%u: waiting for port %s/%u to come up before disconnecting\n",
+				bd->index, dev_name(&id->device->dev),
+				id->port_num);
+		logged = true;
+		msleep(100);
+	}
+}
+
 static void rdmx_bdev_err_work(struct work_struct *work)
 {
 	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev, err_work);
 
 	pr_warn("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
 		bd->index, &bd->addr, bd->loss_timeout_ms);
+	bd->down_since = jiffies;
 	blk_mq_quiesce_tagset(&bd->tag_set);
 	bd->quiesced = true;
 	mutex_lock(&bd->mutex);
+	rdmx_bdev_wait_port(bd);
 	rdmx_bdev_teardown_queues(bd);
 	rdmx_bdev_cancel_all(bd);
 	rdmx_bdev_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
-	bd->down_since = jiffies;
 	bd->attempts = 0;
 	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,
 			   msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));

@@ -28,6 +28,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bvec.h>
+#include <linux/delay.h>
 #include <linux/falloc.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -212,6 +213,7 @@ struct rdmx_bsq_req {
  * @rbufs: @depth of them
  * @flags: RDMX_BSQ_*
  * @release_work: tears the queue down
+ * @disconnect_work: disconnects a failed queue once its port is usable
  */
 struct rdmx_bsq {
 	struct rdmx_cm_ctx cm_ctx;
@@ -243,6 +245,7 @@ struct rdmx_bsq {
 	struct rdmx_bsq_rbuf *rbufs;
 	unsigned long flags;
 	struct work_struct release_work;
+	struct work_struct disconnect_work;
 };
 
 static LIST_HEAD(rdmx_exports);
@@ -940,16 +943,52 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 }
 
 /*
- * Drop a misbehaving client. Before the connection is ESTABLISHED (its first
- * SEND can beat the CM's RTU) rdma_disconnect() only moves the QP to error
- * and tells the client nothing: the ESTABLISHED event disconnects again.
+ * Disconnect a failed queue from process context, once its port can carry
+ * the DREQ (see rdmx_port_usable()): a failure on a link going down must
+ * not send it into the dead link. Waits up to the loss timeout, or until
+ * the queue's teardown starts (which cancels this work first).
+ */
+static void rdmx_bsq_disconnect_work(struct work_struct *work)
+{
+	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq,
+					  disconnect_work);
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
+	bool logged = false;
+
+	while (!test_bit(RDMX_BSQ_TORN, &q->flags) &&
+	       !rdmx_port_usable(q->ibdev, q->port) &&
+	       time_before(jiffies, deadline)) {
+		if (!logged)
+			pr_info_ratelimited("block queue %u from %pISpc: waiting for port %s/%u to come up before disconnecting\n",
+					    q->qp_index, &q->peer,
+					    dev_name(&q->ibdev->dev), q->port);
+		logged = true;
+		msleep(100);
+	}
+	if (!test_bit(RDMX_BSQ_TORN, &q->flags))
+		rdma_disconnect(q->cm_id);
+}
+
+/*
+ * Drop a client: a misbehaving one, or a queue whose work failed. The QP
+ * goes to the error state at once, so nothing more of it is processed;
+ * the DREQ follows from a work item (rdmx_bsq_disconnect_work()). Before
+ * the connection is ESTABLISHED (its first SEND can beat the CM's RTU)
+ * rdma_disconnect() only moves the QP to error and tells the client
+ * nothing: the ESTABLISHED event disconnects again.
  */
 static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
 {
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
 			    q->qp_index, &q->peer, why);
-	set_bit(RDMX_BSQ_FAILED, &q->flags);
-	rdmx_bsq_disconnect(q);
+	if (test_and_set_bit(RDMX_BSQ_FAILED, &q->flags))
+		return;
+	if (q->qp)
+		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
+	queue_work(rdmx_blk_wq, &q->disconnect_work);
 }
 
 /*
@@ -1551,6 +1590,7 @@ static void rdmx_bsq_release_work(struct work_struct *work)
 {
 	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq, release_work);
 
+	cancel_work_sync(&q->disconnect_work);
 	rdmx_bsq_teardown(q);
 	rdma_destroy_id(q->cm_id);
 	rdmx_bsq_free(q);
@@ -1657,6 +1697,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	INIT_LIST_HEAD(&q->free);
 	INIT_LIST_HEAD(&q->backlog);
 	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
+	INIT_WORK(&q->disconnect_work, rdmx_bsq_disconnect_work);
 	if (q->depth < 2 || !q->max_io ||
 	    !(q->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		reason = RDMX_REJ_PARAMS;
@@ -1701,6 +1742,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	return 0;
 
 out_teardown:
+	cancel_work_sync(&q->disconnect_work);
 	rdmx_bsq_teardown(q);
 out_free:
 	rdmx_bsq_free(q);
@@ -1733,6 +1775,7 @@ int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		/* The device waits for us: tear down now, the CM frees the id. */
 		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
 			return 0;
+		cancel_work_sync(&q->disconnect_work);
 		rdmx_bsq_teardown(q);
 		rdmx_bsq_free(q);
 		return 1;

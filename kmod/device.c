@@ -28,6 +28,42 @@
 #include "sess.h"
 #include "rdmx_trace.h"
 
+/**
+ * rdmx_port_usable() - whether a port can carry a MAD now
+ * @dev: the device
+ * @port: the port
+ *
+ * Active, and for RoCE and iWARP its netdev running with a carrier. The
+ * netdev is checked too because a closing netdev stops running (and drops
+ * what is sent) before rxe hears of it and marks the port down: a
+ * connection can fail in that window and see the port active. Callers
+ * wait for this before rdma_disconnect() after a loss: on soft-RoCE
+ * (rdma_rxe, 6.12) a MAD sent while the netdev is down fails in
+ * transmission, and that moves the GSI QP to the error state for good, so
+ * the host answers no connection request again until the device is
+ * recreated.
+ *
+ * Context: process context.
+ * Return: true when usable, or when it cannot be told.
+ */
+bool rdmx_port_usable(struct ib_device *dev, u32 port)
+{
+	struct ib_port_attr attr;
+	struct net_device *ndev;
+	bool up;
+
+	if (ib_query_port(dev, port, &attr))
+		return true;	/* cannot tell: do not wait */
+	if (attr.state != IB_PORT_ACTIVE)
+		return false;
+	ndev = ib_device_get_netdev(dev, port);
+	if (!ndev)
+		return true;	/* InfiniBand: the port state is all */
+	up = netif_running(ndev) && netif_carrier_ok(ndev);
+	dev_put(ndev);
+	return up;
+}
+
 static DEFINE_XARRAY(rdmx_devices);
 static DEFINE_MUTEX(rdmx_devices_lock);
 

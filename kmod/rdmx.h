@@ -63,6 +63,7 @@ struct kobject *rdmx_sysfs_root(void);
 
 /* device.c */
 struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
+bool rdmx_port_usable(struct ib_device *dev, u32 port);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 rdmx_transport_of(const struct ib_device *ibdev, u32 port);

@@ -9,7 +9,6 @@
 #include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
-#include <linux/netdevice.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -1537,30 +1536,6 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
 	rdmx_sess_cancel_works(sess);
 	if (xa_erase(&rdmx_sessions, sess->id) == sess)
 		rdmx_sess_put(sess);	/* the table's */
-}
-
-/*
- * Whether a port can carry a MAD: active, and for RoCE its netdev running
- * with a carrier. The netdev is checked too because a closing netdev stops
- * running (and drops what is sent) before rxe hears of it and marks the
- * port down: a connection can fail in that window and see the port active.
- */
-static bool rdmx_port_usable(struct ib_device *dev, u32 port)
-{
-	struct ib_port_attr attr;
-	struct net_device *ndev;
-	bool up;
-
-	if (ib_query_port(dev, port, &attr))
-		return true;	/* cannot tell: do not wait */
-	if (attr.state != IB_PORT_ACTIVE)
-		return false;
-	ndev = ib_device_get_netdev(dev, port);
-	if (!ndev)
-		return true;	/* InfiniBand: the port state is all */
-	up = netif_running(ndev) && netif_carrier_ok(ndev);
-	dev_put(ndev);
-	return up;
 }
 
 /*
