@@ -244,18 +244,25 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 
-	ret = ib_post_send(conn->qp, &wr, NULL);
-	if (unlikely(ret)) {
-		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
-		lane->rx_owed += grant;
-		lane->peer_credits -= grant;
-		return ret;
-	}
+	/*
+	 * Owned by the connection before it is posted: the completion may
+	 * run on another CPU before ib_post_send() returns (siw sends
+	 * inline), and it reads txb->conn before it takes the lock.
+	 */
 	txb->conn = conn;
 	conn->sq_posted++;
 	trace_rdmx_msg_send(sess->id, hdr->type, le32_to_cpu(hdr->seq),
 			    lane->rcv_nxt, grant,
 			    txb->len - sizeof(struct rdmx_msg_hdr));
+	ret = ib_post_send(conn->qp, &wr, NULL);
+	if (unlikely(ret)) {
+		txb->conn = NULL;
+		conn->sq_posted--;
+		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
+		lane->rx_owed += grant;
+		lane->peer_credits -= grant;
+		return ret;
+	}
 	return 0;
 }
 
@@ -433,9 +440,16 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 					      cqe);
 	struct rdmx_sess *sess = txb->sess;
 	struct rdmx_conn *conn = txb->conn;
-	struct rdmx_lane *lane = rdmx_conn_lane(conn);
+	struct rdmx_lane *lane;
 	bool free = false;
 
+	/* A driver completing what it was not given: never trust it. */
+	if (unlikely(!conn)) {
+		pr_err_ratelimited("session %u: completion of a SEND that is not posted (%s), ignored\n",
+				   sess->id, ib_wc_status_msg(wc->status));
+		return;
+	}
+	lane = rdmx_conn_lane(conn);
 	ib_dma_unmap_single(conn->cm_id->device, txb->dma, txb->len,
 			    DMA_TO_DEVICE);
 
@@ -1589,9 +1603,16 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 		 * Draining sends nothing on the wire; the CM's DREQ does.
 		 */
 		ib_drain_qp(conn->qp);
-		rdmx_conn_wait_port(conn);
-		rdma_disconnect(conn->cm_id);
 	}
+	/* The DREQ, or the REJ of destroying an id mid-handshake. */
+	if (conn->cm_id)
+		rdmx_conn_wait_port(conn);
+	/*
+	 * A connection never established has nothing to disconnect;
+	 * destroying its id ends what the CM began.
+	 */
+	if (conn->qp && READ_ONCE(conn->established))
+		rdma_disconnect(conn->cm_id);
 	rdmx_conn_destroy_ib(conn);
 	if (conn->cm_id) {
 		rdma_destroy_id(conn->cm_id);
@@ -1868,6 +1889,7 @@ static int rdmx_conn_cm_event(struct rdmx_conn *conn, struct rdma_cm_event *ev)
 		err = rdmx_cm_route_resolved(conn);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
+		WRITE_ONCE(conn->established, true);
 		err = rdmx_cm_established(conn, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:

@@ -180,6 +180,9 @@ struct rdmx_txbuf {
  * @rx: receive buffers, @depth of them
  * @ctrl: control buffers, RDMX_CTRL_BUFS
  * @ctrl_free: control buffers not posted
+ * @established: rdma_cm reported it ESTABLISHED: only then is it
+ *	disconnected (iWARP's CM frees its id under a disconnect that waits
+ *	for a connect still in progress)
  * @err: why the connection ended, for logs and the session
  * @teardown_work: tears it down (process context, may sleep)
  * @started: jiffies when the attempt began (client)
@@ -208,6 +211,7 @@ struct rdmx_conn {
 	struct rdmx_rxbuf *rx;
 	struct rdmx_txbuf *ctrl[RDMX_CTRL_BUFS];
 	struct list_head ctrl_free;
+	bool established;
 	int err;
 	struct work_struct teardown_work;
 	unsigned long started;
