@@ -946,7 +946,8 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
  * Disconnect a failed queue from process context, once its port can carry
  * the DREQ (see rdmx_port_usable()): a failure on a link going down must
  * not send it into the dead link. Waits up to the loss timeout, or until
- * the queue's teardown starts (which cancels this work first).
+ * the queue's teardown starts; the teardown cancels it once its QP is
+ * drained, before the cm_id can go.
  */
 static void rdmx_bsq_disconnect_work(struct work_struct *work)
 {
@@ -956,8 +957,8 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
 	bool logged = false;
 
-	while (!test_bit(RDMX_BSQ_TORN, &q->flags) &&
-	       !rdmx_port_usable(q->ibdev, q->port) &&
+	/* q->dead: the teardown began; it ends the connection itself. */
+	while (!READ_ONCE(q->dead) && !rdmx_port_usable(q->ibdev, q->port) &&
 	       time_before(jiffies, deadline)) {
 		if (!logged)
 			pr_info_ratelimited("block queue %u from %pISpc: waiting for port %s/%u to come up before disconnecting\n",
@@ -966,7 +967,7 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 		logged = true;
 		msleep(100);
 	}
-	if (!test_bit(RDMX_BSQ_TORN, &q->flags))
+	if (!READ_ONCE(q->dead))
 		rdma_disconnect(q->cm_id);
 }
 
@@ -1545,12 +1546,14 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	struct rdmx_export *exp;
 
 	spin_lock_bh(&q->lock);
-	q->dead = true;
+	WRITE_ONCE(q->dead, true);	/* read unlocked by disconnect_work */
 	spin_unlock_bh(&q->lock);
 	if (q->qp) {
 		ib_drain_qp(q->qp);
 		wait_event(q->wait, !atomic_read(&q->active));
 	}
+	/* No completion or command is left to fail the queue again. */
+	cancel_work_sync(&q->disconnect_work);
 
 	mutex_lock(&rdmx_exports_mutex);
 	list_del_init(&q->node);
@@ -1590,7 +1593,6 @@ static void rdmx_bsq_release_work(struct work_struct *work)
 {
 	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq, release_work);
 
-	cancel_work_sync(&q->disconnect_work);
 	rdmx_bsq_teardown(q);
 	rdma_destroy_id(q->cm_id);
 	rdmx_bsq_free(q);
@@ -1742,7 +1744,6 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	return 0;
 
 out_teardown:
-	cancel_work_sync(&q->disconnect_work);
 	rdmx_bsq_teardown(q);
 out_free:
 	rdmx_bsq_free(q);
@@ -1775,7 +1776,6 @@ int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		/* The device waits for us: tear down now, the CM frees the id. */
 		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
 			return 0;
-		cancel_work_sync(&q->disconnect_work);
 		rdmx_bsq_teardown(q);
 		rdmx_bsq_free(q);
 		return 1;

@@ -528,8 +528,8 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	spin_unlock(&ep->lock);
 
 	rdmx_chan_open_pack(&op, ep->chan, service);
-	ret = rdmx_sess_send_seq(sess, ep->lane, RDMX_MSG_OPEN, 0, &op, sizeof(op),
-				 NULL, false, false);
+	ret = rdmx_sess_send_seq(sess, ep->lane, RDMX_MSG_OPEN, 0, &op,
+				 sizeof(op), NULL, false, false);
 	if (ret)
 		goto out_fail;
 
@@ -602,8 +602,8 @@ int rdmx_ep_send(struct rdmx_ep *ep, struct iov_iter *from, bool nonblock)
 	ret = rdmx_ep_send_check(ep);
 	if (ret)
 		goto out;
-	ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_DATA, ep->rchan, NULL,
-				 len, from, true, nonblock);
+	ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_DATA, ep->rchan,
+				 NULL, len, from, true, nonblock);
 	if (ret == -EINTR)
 		ep->broken = true;	/* cut short: the peer discards it */
 	if (!ret) {
@@ -826,8 +826,8 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 	spin_unlock(&ep->lock);
 	if (!ep->shut_sent) {
 		ep->shut_sent = true;
-		rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT, ep->rchan, NULL, 0,
-				   NULL, false, false);
+		rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT,
+				   ep->rchan, NULL, 0, NULL, false, false);
 	}
 	wake_up_all(&ep->wait);
 out:
@@ -872,8 +872,9 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		if (ep->rchan && !ep->shut_sent &&
 		    (state == RDMX_EP_CONNECTED || state == RDMX_EP_CLOSED)) {
 			ep->shut_sent = true;
-			rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT, ep->rchan,
-					   NULL, 0, NULL, false, false);
+			rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT,
+					   ep->rchan, NULL, 0, NULL, false,
+					   false);
 		}
 		rdmx_sess_chan_del(ep->sess, ep);
 	}

@@ -9,9 +9,8 @@
  * Each piece is one rdma_rw context, which splits it further to the
  * device's SGE limits and, on iWARP, registers READ sinks with remote
  * write access. Pieces are posted on the live connection of the session's
- * lane 0 under
- * sess->mutex, within a send-queue budget of their own (conn->rma_wrs),
- * and complete from the CQ's workqueue.
+ * lane 0 under sess->mutex, within a send-queue budget of their own
+ * (conn->rma_wrs), and complete from the CQ's workqueue.
  *
  * WRITE_IMM is a WRITE followed, once it completed, by an RDMX_MSG_IMMED on
  * the channel: the immediate then reaches the peer's RECV after the data
@@ -217,9 +216,9 @@ static void rdmx_rma_imm_work(struct work_struct *work)
 	}
 	/* Queued beyond the window: an immediate is small and bounded. */
 	if (!ret)
-		ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_IMMED, ep->rchan,
-					 &imm, sizeof(imm), NULL, false,
-					 false);
+		ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_IMMED,
+					 ep->rchan, &imm, sizeof(imm), NULL,
+					 false, false);
 	mutex_unlock(&ep->send_mutex);
 	req->status = ret;
 	rdmx_rma_req_finish(req);

@@ -140,10 +140,8 @@ static struct rdmx_sess *rdmx_sess_alloc(bool server)
 		return NULL;
 	kref_init(&sess->ref);
 	sess->server = server;
-	for (i = 0; i < RDMX_SESS_MAX_LANES; i++) {
-		sess->lanes[i].idx = i;
+	for (i = 0; i < RDMX_SESS_MAX_LANES; i++)
 		INIT_LIST_HEAD(&sess->lanes[i].tx_list);
-	}
 	sess->nr_lanes = 1;
 	sess->max_lanes = rdmx_lanes_max();
 	mutex_init(&sess->mutex);
@@ -343,7 +341,8 @@ static void rdmx_tx_ack(struct rdmx_sess *sess, struct rdmx_lane *lane,
 		if (!rdmx_seq_before(txb->seq, ack))
 			break;
 		if (lane->tx_post == txb)
-			lane->tx_post = list_is_last(&txb->node, &lane->tx_list) ?
+			lane->tx_post = list_is_last(&txb->node,
+						     &lane->tx_list) ?
 					NULL : list_next_entry(txb, node);
 		list_del_init(&txb->node);
 		lane->tx_count--;
@@ -1823,7 +1822,6 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	}
 	spin_lock(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
-	conn->nr_qps = peer.nr_qps;
 	conn->features = peer.features & mine.features;
 	if (!(conn->features & RDMX_PROTO_F_MSG)) {
 		spin_unlock(&conn->sess->lock);
@@ -1839,19 +1837,18 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 				   peer.max_msg_size, RDMX_SEG_SIZE);
 		return -EPROTO;
 	}
-	/* The lanes granted, first time; later, every lane in use. */
-	if (conn->lane == 0 && rdmx_conn_lane(conn)->conn == conn) {
+	/* Lane 0 learns the lanes granted: at least those in use. */
+	if (!conn->lane) {
 		struct rdmx_sess *sess = conn->sess;
 
-		if (!sess->ever_connected) {
-			sess->max_lanes = peer.nr_qps;
-		} else if (peer.nr_qps < sess->nr_lanes) {
+		if (peer.nr_qps < sess->nr_lanes) {
 			spin_unlock(&sess->lock);
 			pr_err_ratelimited("session %u: %pISpc granted %u QPs, the session has %u\n",
 					   sess->id, &sess->peer, peer.nr_qps,
 					   sess->nr_lanes);
 			return -EPROTO;
 		}
+		sess->max_lanes = peer.nr_qps;
 	}
 	rdmx_conn_go_live(conn);
 	spin_unlock(&conn->sess->lock);
@@ -1988,8 +1985,8 @@ static struct rdmx_sess *rdmx_sess_find_uuid(const uuid_t *uuid)
  * 0 begins an incarnation: no connection of the last one may be left. A
  * further lane joins the incarnation lane 0 began.
  */
-static enum rdmx_rej_reason rdmx_sess_lane_check(struct rdmx_sess *sess,
-						 const struct rdmx_conn_params *req)
+static enum rdmx_rej_reason
+rdmx_sess_lane_check(struct rdmx_sess *sess, const struct rdmx_conn_params *req)
 {
 	lockdep_assert_held(&sess->lock);
 	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED)
@@ -2052,7 +2049,6 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 		return RDMX_REJ_BUSY;
 	*new_sess = true;
 	uuid_copy(&sess->uuid, &req->sess_uuid);
-	sess->max_lanes = min_t(u32, req->nr_qps, sess->max_lanes);
 	memcpy(&sess->peer, &cm_id->route.addr.dst_addr, sizeof(sess->peer));
 	memcpy(&sess->local, &cm_id->route.addr.src_addr, sizeof(sess->local));
 	rdmx_sess_publish(sess);
@@ -2130,7 +2126,6 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		goto reject_conn;
 	}
 	conn->peer_depth = req.queue_depth;
-	conn->nr_qps = req.nr_qps;
 	conn->features = req.features & RDMX_PROTO_F_OFFERED;
 
 	spin_lock(&sess->lock);
@@ -2195,6 +2190,26 @@ reject:
 
 /* ---- timers ------------------------------------------------------------- */
 
+/* Client: a lane's connection attempt that hangs fails the incarnation. */
+static void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
+{
+	unsigned long limit = msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS);
+	struct rdmx_conn *conn;
+	unsigned int i;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 1; i < sess->nr_lanes; i++) {
+		conn = sess->lanes[i].conn;
+		if (!conn || conn->state == RDMX_CONN_LIVE ||
+		    time_before(jiffies, conn->started + limit))
+			continue;
+		pr_info_ratelimited("session %u: no answer from %pISpc for QP %u in %u ms\n",
+				    sess->id, &sess->peer, i,
+				    RDMX_CONNECT_ATTEMPT_MS);
+		rdmx_conn_fail(conn, -ETIMEDOUT);
+	}
+}
+
 static void rdmx_hb_work(struct work_struct *work)
 {
 	struct rdmx_sess *sess = container_of(to_delayed_work(work),
@@ -2202,26 +2217,14 @@ static void rdmx_hb_work(struct work_struct *work)
 	unsigned long interval = msecs_to_jiffies(rdmx_params.hb_interval_ms);
 	struct rdmx_conn *conn;
 	bool again = false;
-	unsigned int i;
 
 	spin_lock(&sess->lock);
 	conn = sess->lanes[0].conn;
 	if (sess->state == RDMX_SESS_CONNECTED && conn &&
 	    conn->state == RDMX_CONN_LIVE) {
 		again = true;
-		/* A lane's attempt that hangs fails the incarnation. */
-		for (i = 1; i < sess->nr_lanes && !sess->server; i++) {
-			struct rdmx_conn *c = sess->lanes[i].conn;
-
-			if (c && c->state != RDMX_CONN_LIVE &&
-			    time_after_eq(jiffies, c->started +
-					  msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS))) {
-				pr_info_ratelimited("session %u: no answer from %pISpc for QP %u in %u ms\n",
-						    sess->id, &sess->peer, i,
-						    RDMX_CONNECT_ATTEMPT_MS);
-				rdmx_conn_fail(c, -ETIMEDOUT);
-			}
-		}
+		if (!sess->server)
+			rdmx_lanes_check_attempts(sess);
 		if (time_after(jiffies, sess->last_rx + interval)) {
 			sess->hb_missed++;
 			if (sess->hb_missed > rdmx_params.hb_miss_max) {

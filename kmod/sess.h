@@ -170,7 +170,6 @@ struct rdmx_txbuf {
  * @generation: the session incarnation this connection carries
  * @depth: receive buffers posted (our queue depth)
  * @peer_depth: the peer's queue depth
- * @nr_qps: lanes the peer granted (client) or asked for (server)
  * @features: RDMX_PROTO_F_* both sides agreed on in the handshake
  * @sq_size: send queue entries; @sq_posted counts those in use
  * @sq_posted: SENDs posted and not yet completed
@@ -202,7 +201,6 @@ struct rdmx_conn {
 	u64 generation;
 	u32 depth;
 	u32 peer_depth;
-	u32 nr_qps;
 	u32 features;
 	u32 sq_size;
 	u32 sq_posted;
@@ -241,7 +239,6 @@ struct rdmx_sess_stats {
 
 /**
  * struct rdmx_lane - one sequenced stream of a session, on one connection
- * @idx: index in the session, the connection's qp_index
  * @conn: the current connection, if any
  * @nr_chans: client: channels bound to the lane
  * @peer_credits: credits the peer holds, as far as this side knows
@@ -258,7 +255,6 @@ struct rdmx_sess_stats {
  * Everything is under the session's lock.
  */
 struct rdmx_lane {
-	unsigned int idx;
 	struct rdmx_conn *conn;
 	unsigned int nr_chans;
 	u32 peer_credits;
