@@ -40,6 +40,7 @@ struct rdmx_blk_io {
  * @depth: tags are below this
  * @ro: writes refused
  * @inline_len: bytes that followed the header in the SEND
+ * @inline_read: the queue was granted RDMX_BLK_OPEN_INLINE_READ
  */
 struct rdmx_blk_limits {
 	u64 size;
@@ -48,6 +49,7 @@ struct rdmx_blk_limits {
 	u32 depth;
 	bool ro;
 	u32 inline_len;
+	bool inline_read;
 };
 
 int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io);

@@ -87,6 +87,7 @@ struct rdmx_bdev;
  * @slow: requests past the I/O timeout given more time, because their
  *	queue was still answering others (see rdmx_blk_timeout_wait())
  * @requeues: requests taken back from a lost connection to be sent again
+ * @inline_reads: reads whose data came in the response (no registration)
  * @lat: completed requests by latency, from submission to completion
  */
 struct rdmx_bcq_stats {
@@ -98,6 +99,7 @@ struct rdmx_bcq_stats {
 	atomic64_t timeouts;
 	atomic64_t slow;
 	atomic64_t requeues;
+	atomic64_t inline_reads;
 	atomic64_t lat[RDMX_BDEV_LAT_BUCKETS];
 };
 
@@ -107,12 +109,16 @@ struct rdmx_bcq_stats {
  * @q: owner
  * @rsp: the response
  * @dma: its mapping
+ * @data: a page for an inline READ's data, on a queue that asks for them
+ * @data_dma: its mapping
  */
 struct rdmx_bcq_rbuf {
 	struct ib_cqe cqe;
 	struct rdmx_bcq *q;
 	struct rdmx_blk_rsp rsp;
 	u64 dma;
+	struct page *data;
+	u64 data_dma;
 };
 
 /* rdmx_bcq.flags */
@@ -132,6 +138,8 @@ struct rdmx_bcq_rbuf {
  * @qp: the RC QP
  * @max_pages: pages one request's MR maps
  * @max_send_sge: send scatter/gather entries
+ * @inline_read_max: reads of up to this many bytes get their data in the
+ *	response (RDMX_BLK_OPEN_INLINE_READ); 0 when the queue does not
  * @rbufs: the responses' receive buffers
  * @nr_rbufs: how many
  * @flags: RDMX_BCQ_*
@@ -159,6 +167,7 @@ struct rdmx_bcq {
 	struct ib_qp *qp;
 	u32 max_pages;
 	u32 max_send_sge;
+	u32 inline_read_max;
 	struct rdmx_bcq_rbuf *rbufs;
 	unsigned int nr_rbufs;
 	unsigned long flags;
@@ -398,15 +407,34 @@ static void rdmx_bcq_open_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int rdmx_bcq_post_recv(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb)
 {
-	struct ib_sge sge = {
-		.addr = rb->dma, .length = sizeof(rb->rsp),
-		.lkey = q->pd->local_dma_lkey,
+	struct ib_sge sge[2] = {
+		{ .addr = rb->dma, .length = sizeof(rb->rsp),
+		  .lkey = q->pd->local_dma_lkey },
+		{ .addr = rb->data_dma, .length = RDMX_BLK_INLINE_MAX,
+		  .lkey = q->pd->local_dma_lkey },
 	};
 	struct ib_recv_wr wr = {
-		.wr_cqe = &rb->cqe, .sg_list = &sge, .num_sge = 1,
+		.wr_cqe = &rb->cqe, .sg_list = sge, .num_sge = rb->data ? 2 : 1,
 	};
 
 	return ib_post_recv(q->qp, &wr, NULL);
+}
+
+/* An inline READ's data, from the response's receive into the request. */
+static void rdmx_bcq_copy_inline(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb,
+				 struct request *rq)
+{
+	const u8 *src = page_address(rb->data);
+	struct req_iterator iter;
+	struct bio_vec bv;
+
+	ib_dma_sync_single_for_cpu(q->ibdev, rb->data_dma, blk_rq_bytes(rq),
+				   DMA_FROM_DEVICE);
+	rq_for_each_segment(bv, rq, iter) {
+		memcpy_to_bvec(&bv, src);
+		src += bv.bv_len;
+	}
+	atomic64_inc(&q->stats.inline_reads);
 }
 
 static blk_status_t rdmx_blk_status(u32 status)
@@ -476,6 +504,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdmx_bdev *bd = q->bd;
 	struct rdmx_bcq_req *req;
 	struct request *rq;
+	bool inline_read;
 	u32 tag, status;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
@@ -484,7 +513,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(q->ibdev, rb->dma, sizeof(rb->rsp),
 				   DMA_FROM_DEVICE);
-	if (wc->byte_len != sizeof(rb->rsp))
+	if (wc->byte_len < sizeof(rb->rsp))
 		goto protocol;
 	tag = le32_to_cpu(rb->rsp.tag);
 	status = le32_to_cpu(rb->rsp.status);
@@ -494,7 +523,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 * server sends it once the queue is bound); before the disk
 		 * exists the size of the OPEN's answer, or a later one, holds.
 		 */
-		if (status)
+		if (status || wc->byte_len != sizeof(rb->rsp))
 			goto protocol;
 		if (READ_ONCE(bd->disk))
 			rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
@@ -503,6 +532,8 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	if (test_bit(RDMX_BCQ_OPENING, &q->flags)) {
+		if (wc->byte_len != sizeof(rb->rsp))
+			goto protocol;
 		memcpy(&q->open_rsp, &rb->rsp, sizeof(rb->rsp));
 		clear_bit(RDMX_BCQ_OPENING, &q->flags);
 		rdmx_bcq_post_recv(q, rb);
@@ -518,6 +549,12 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	req = blk_mq_rq_to_pdu(rq);
 	if (!req->in_flight || req->q != q || req->answered)
 		goto protocol;
+	/* Only the answer to an inline READ carries more: all its data. */
+	inline_read = req->cmd.opcode == RDMX_BLK_OP_READ &&
+		      (req->cmd.flags & RDMX_BLK_CMD_INLINE) && !status;
+	if (wc->byte_len != sizeof(rb->rsp) +
+			    (inline_read ? blk_rq_bytes(rq) : 0))
+		goto protocol;
 	req->answered = true;
 	WRITE_ONCE(q->last_answer, ktime_get_ns());
 	rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
@@ -525,6 +562,8 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
 				    bd->index, (u64)blk_rq_pos(rq), -(int)status);
+	if (inline_read)
+		rdmx_bcq_copy_inline(q, rb, rq);
 	if (rdmx_bcq_post_recv(q, rb)) {
 		rdmx_bdev_error(bd, "cannot post a receive", -EIO);
 		return;
@@ -557,6 +596,11 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 	struct scatterlist *sg;
 	int nents, count, i, nr;
 
+	if (rq_data_dir(rq) == READ && blk_rq_bytes(rq) <= q->inline_read_max) {
+		/* The data comes in the response: nothing to map or register. */
+		req->cmd.flags |= RDMX_BLK_CMD_INLINE;
+		return 0;
+	}
 	req->sgt.sgl = req->first_sgl;
 	if (sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
 				   req->sgt.sgl, SG_CHUNK_SIZE))
@@ -828,7 +872,10 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 	/* +1 for the events; +1 for drain */
 	attr.cap.max_recv_wr = bd->depth + 2;
 	attr.cap.max_send_sge = q->max_send_sge;
-	attr.cap.max_recv_sge = 1;
+	/* Inline READs take a second receive entry: their data. */
+	q->inline_read_max = da->max_recv_sge >= 2 ?
+			     READ_ONCE(rdmx_params.blk_inline_read_max) : 0;
+	attr.cap.max_recv_sge = q->inline_read_max ? 2 : 1;
 	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
 	if (ret)
 		return ret;
@@ -855,6 +902,18 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 			rb->dma = 0;
 			return -ENOMEM;
 		}
+		if (q->inline_read_max) {
+			rb->data = alloc_page(GFP_KERNEL);
+			if (!rb->data)
+				return -ENOMEM;
+			rb->data_dma = ib_dma_map_page(q->ibdev, rb->data, 0,
+						       RDMX_BLK_INLINE_MAX,
+						       DMA_FROM_DEVICE);
+			if (ib_dma_mapping_error(q->ibdev, rb->data_dma)) {
+				rb->data_dma = 0;
+				return -ENOMEM;
+			}
+		}
 		ret = rdmx_bcq_post_recv(q, rb);
 		if (ret)
 			return ret;
@@ -876,11 +935,18 @@ static void rdmx_bcq_destroy(struct rdmx_bcq *q)
 		ib_destroy_qp(q->qp);
 		q->qp = NULL;
 	}
-	for (i = 0; q->rbufs && i < q->nr_rbufs; i++)
-		if (q->rbufs[i].dma)
-			ib_dma_unmap_single(q->ibdev, q->rbufs[i].dma,
-					    sizeof(q->rbufs[i].rsp),
+	for (i = 0; q->rbufs && i < q->nr_rbufs; i++) {
+		struct rdmx_bcq_rbuf *rb = &q->rbufs[i];
+
+		if (rb->dma)
+			ib_dma_unmap_single(q->ibdev, rb->dma, sizeof(rb->rsp),
 					    DMA_FROM_DEVICE);
+		if (rb->data_dma)
+			ib_dma_unmap_page(q->ibdev, rb->data_dma,
+					  RDMX_BLK_INLINE_MAX, DMA_FROM_DEVICE);
+		if (rb->data)
+			__free_page(rb->data);
+	}
 	kfree(q->rbufs);
 	q->rbufs = NULL;
 	if (q->cq)
@@ -1019,7 +1085,9 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 	memset(&q->open_cmd, 0, sizeof(q->open_cmd));
 	q->open_cmd.opcode = RDMX_BLK_OP_OPEN;
 	q->open_cmd.length = cpu_to_le32(RDMX_BLK_OPEN_EVENTS |
-					 (bd->ro ? RDMX_BLK_OPEN_RO : 0));
+					 (bd->ro ? RDMX_BLK_OPEN_RO : 0) |
+					 (q->inline_read_max ?
+					  RDMX_BLK_OPEN_INLINE_READ : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);
@@ -1052,6 +1120,9 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 	if (status)
 		return status == ENOENT || status == EACCES ? -(int)status :
 		       -EPROTO;
+	/* A server that declines inline READs gets registered buffers. */
+	if (!(le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_INLINE_READ))
+		q->inline_read_max = 0;
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
 		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb)\n",
@@ -1483,6 +1554,8 @@ static ssize_t rdmx_bcq_counter_show(struct rdmx_bdev *bd, struct rdmx_bcq *q,
 		v = RDMX_BCQ_SUM(bd, q, slow);
 	else if (!strcmp(name, "requeues"))
 		v = RDMX_BCQ_SUM(bd, q, requeues);
+	else if (!strcmp(name, "inline_reads"))
+		v = RDMX_BCQ_SUM(bd, q, inline_reads);
 	else if (!strcmp(name, "in_flight"))
 		v = rdmx_bdev_in_flight(bd, q);
 	else if (!strcmp(name, "lat_hist"))
@@ -1555,6 +1628,7 @@ RDMX_BDEV_ATTR(errors);
 RDMX_BDEV_ATTR(timeouts);
 RDMX_BDEV_ATTR(slow);
 RDMX_BDEV_ATTR(requeues);
+RDMX_BDEV_ATTR(inline_reads);
 RDMX_BDEV_ATTR(lat_hist);
 RDMX_BCQ_ATTR(reads);
 RDMX_BCQ_ATTR(writes);
@@ -1565,6 +1639,7 @@ RDMX_BCQ_ATTR(errors);
 RDMX_BCQ_ATTR(timeouts);
 RDMX_BCQ_ATTR(slow);
 RDMX_BCQ_ATTR(requeues);
+RDMX_BCQ_ATTR(inline_reads);
 RDMX_BCQ_ATTR(lat_hist);
 
 static struct attribute *rdmx_bdev_attrs[] = {
@@ -1586,6 +1661,7 @@ static struct attribute *rdmx_bdev_attrs[] = {
 	&rdmx_bdev_attr_timeouts.attr,
 	&rdmx_bdev_attr_slow.attr,
 	&rdmx_bdev_attr_requeues.attr,
+	&rdmx_bdev_attr_inline_reads.attr,
 	&rdmx_bdev_attr_lat_hist.attr,
 	NULL,
 };
@@ -1604,6 +1680,7 @@ static struct attribute *rdmx_bcq_attrs[] = {
 	&rdmx_bcq_attr_timeouts.attr,
 	&rdmx_bcq_attr_slow.attr,
 	&rdmx_bcq_attr_requeues.attr,
+	&rdmx_bcq_attr_inline_reads.attr,
 	&rdmx_bcq_attr_lat_hist.attr,
 	NULL,
 };

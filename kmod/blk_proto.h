@@ -18,7 +18,10 @@
  * RDMA READ (writes) or RDMA WRITE (reads) and answers with a SEND with
  * invalidate of that rkey, so the key is dead before the client completes
  * the request. Writes of up to RDMX_BLK_INLINE_MAX bytes travel in the
- * command SEND after the header instead. See Documentation/block.rst.
+ * command SEND after the header instead; so do reads of up to that size in
+ * the response SEND, on a queue opened with RDMX_BLK_OPEN_INLINE_READ that
+ * the server granted: then neither side exposes any memory for them. See
+ * Documentation/block.rst.
  *
  * Fields are little-endian, reserved bytes are zero (checked), and sizes
  * are pinned by static_assert in blk_srv.c.
@@ -43,13 +46,24 @@ enum rdmx_blk_op {
 
 /* rdmx_blk_cmd.flags */
 #define RDMX_BLK_CMD_FUA	BIT(0)	/* WRITE: on stable storage first */
-#define RDMX_BLK_CMD_INLINE	BIT(1)	/* WRITE: data follows the header */
+/*
+ * WRITE: the data follows the header. READ (on a queue granted
+ * RDMX_BLK_OPEN_INLINE_READ): send the data after the response's header.
+ * Either way @length is at most RDMX_BLK_INLINE_MAX and @rkey, @addr are 0.
+ */
+#define RDMX_BLK_CMD_INLINE	BIT(1)
 #define RDMX_BLK_CMD_KNOWN	(RDMX_BLK_CMD_FUA | RDMX_BLK_CMD_INLINE)
 
 /* OPEN flags (rdmx_blk_cmd.length of an OPEN) */
 #define RDMX_BLK_OPEN_RO	BIT(0)	/* the client maps read-only */
 #define RDMX_BLK_OPEN_EVENTS	BIT(1)	/* the client takes events */
-#define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS)
+/*
+ * The client's receives hold a response and RDMX_BLK_INLINE_MAX bytes: it
+ * may send inline READs. The server grants it in the answer's open_flags.
+ */
+#define RDMX_BLK_OPEN_INLINE_READ BIT(2)
+#define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS | \
+				 RDMX_BLK_OPEN_INLINE_READ)
 
 /*
  * The tag of an event: a response to no command, sent only to a queue
@@ -58,7 +72,7 @@ enum rdmx_blk_op {
  */
 #define RDMX_BLK_TAG_EVENT	0xffffffffU
 
-/* Writes up to this many bytes travel inline in the command. */
+/* Writes (and reads) of up to this many bytes may travel inline. */
 #define RDMX_BLK_INLINE_MAX	4096
 /* Largest I/O a queue moves; the client may ask for less. */
 #define RDMX_BLK_MAX_IO		SZ_1M
@@ -98,7 +112,7 @@ struct rdmx_blk_cmd {
 				 RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES)
 
 /**
- * struct rdmx_blk_rsp - a response, the whole of a server SEND
+ * struct rdmx_blk_rsp - a response, the first bytes of a server SEND
  * @tag: the command's tag, or RDMX_BLK_TAG_EVENT
  * @status: 0, or a positive errno (EIO, EINVAL, ERANGE, EROFS,
  *	EOPNOTSUPP, ENOENT, EACCES, EPROTO)
@@ -106,9 +120,11 @@ struct rdmx_blk_cmd {
  * @max_io: OPEN: the largest I/O the server takes, in bytes
  * @lbs: OPEN: logical block size, 512 or 4096
  * @export_flags: OPEN: RDMX_BLK_EXP_*
- * @reserved0: zero
+ * @open_flags: OPEN: the RDMX_BLK_OPEN_* flags granted; else zero
  * @uuid: OPEN: the export's identity (the disk's serial)
  * @reserved: zero
+ * A response to an inline READ with status 0 is followed by the read's
+ * data, exactly @length bytes of it; every other response is this alone.
  */
 struct rdmx_blk_rsp {
 	__le32 tag;
@@ -117,7 +133,7 @@ struct rdmx_blk_rsp {
 	__le32 max_io;
 	__le32 lbs;
 	__le32 export_flags;
-	__le32 reserved0;
+	__le32 open_flags;
 	uuid_t uuid;
 	u8 reserved[16];
 };

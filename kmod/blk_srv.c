@@ -151,6 +151,7 @@ struct rdmx_bsq_rbuf {
  * @nents: entries of @sgl
  * @rw: rdma_rw context over @sgl
  * @rw_dir: its direction; DMA_NONE when there is none
+ * @inline_mapped: @sgl is mapped to go out after the response (inline READ)
  * @rsp: the response
  * @rsp_dma: its mapping
  * @status: positive errno for the response
@@ -169,6 +170,7 @@ struct rdmx_bsq_req {
 	unsigned int nents;
 	struct rdma_rw_ctx rw;
 	enum dma_data_direction rw_dir;
+	bool inline_mapped;
 	struct rdmx_blk_rsp *rsp;
 	u64 rsp_dma;
 	u32 status;
@@ -189,6 +191,7 @@ struct rdmx_bsq_req {
  * @cq: completion queue from the pool
  * @cq_size: entries taken
  * @qp: the RC QP
+ * @max_send_sge: its send scatter/gather entries
  * @depth: commands in flight, at most (tags are below it)
  * @max_io: largest I/O, the smaller of the client's and the server's
  * @qp_index: the client's queue index
@@ -197,6 +200,8 @@ struct rdmx_bsq_req {
  *	rdmx_exports_mutex, and stable for commands once set
  * @ro: the client mapped read-only
  * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
+ * @inline_read: READs may ask for their data in the response
+ *	(RDMX_BLK_OPEN_INLINE_READ, granted)
  * @exp_node: on @exp->queues
  * @node: on rdmx_bsqs, under rdmx_exports_mutex
  * @lock: @dead, posting, @free and @backlog
@@ -224,6 +229,7 @@ struct rdmx_bsq {
 	struct ib_cq *cq;
 	unsigned int cq_size;
 	struct ib_qp *qp;
+	u32 max_send_sge;
 	u32 depth;
 	u32 max_io;
 	u16 qp_index;
@@ -231,6 +237,7 @@ struct rdmx_bsq {
 	struct rdmx_export *exp;
 	bool ro;
 	bool events;
+	bool inline_read;
 	struct list_head exp_node;
 	struct list_head node;
 	spinlock_t lock;	/* dead, posting */
@@ -295,11 +302,11 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_cmd_parse);
  * @lim: the export's and the queue's limits
  *
  * Context: any context.
- * Return: 0; -EPROTO for a tag out of range or flags that do not fit the
- * opcode or the inline bytes received; -EINVAL for a zero or unaligned
- * length or offset, or a length over the queue's maximum; -ERANGE for an
- * extent that does not lie inside the export; -EROFS for a write to a
- * read-only export or map.
+ * Return: 0; -EPROTO for a tag out of range, flags that do not fit the
+ * opcode, the queue or the inline bytes received, or a key with inline
+ * data; -EINVAL for a zero or unaligned length or offset, or a length over
+ * the queue's maximum; -ERANGE for an extent that does not lie inside the
+ * export; -EROFS for a write to a read-only export or map.
  */
 int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 		      const struct rdmx_blk_limits *lim)
@@ -311,10 +318,16 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 	if (io->tag >= lim->depth || io->op == RDMX_BLK_OP_OPEN)
 		return -EPROTO;
 	if (io->flags & RDMX_BLK_CMD_INLINE) {
-		if (io->op != RDMX_BLK_OP_WRITE ||
-		    io->length > RDMX_BLK_INLINE_MAX ||
-		    io->length != lim->inline_len)
+		/* Inline data comes in the command's SEND, or goes in the answer's. */
+		if (io->length > RDMX_BLK_INLINE_MAX || io->rkey || io->addr)
 			return -EPROTO;
+		if (io->op == RDMX_BLK_OP_WRITE) {
+			if (io->length != lim->inline_len)
+				return -EPROTO;
+		} else if (io->op != RDMX_BLK_OP_READ || !lim->inline_read ||
+			   lim->inline_len) {
+			return -EPROTO;
+		}
 	} else if (lim->inline_len) {
 		return -EPROTO;
 	}
@@ -918,6 +931,10 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 				    req->nents, req->rw_dir);
 		req->rw_dir = DMA_NONE;
 	}
+	if (req->inline_mapped) {
+		ib_dma_unmap_sg(q->ibdev, req->sgl, req->nents, DMA_TO_DEVICE);
+		req->inline_mapped = false;
+	}
 	if (req->sgl) {
 		sgl_free(req->sgl);
 		req->sgl = NULL;
@@ -1005,18 +1022,21 @@ static void rdmx_bsq_post_failed(struct rdmx_bsq_req *req, int err,
 	rdmx_bsq_req_end(req);
 }
 
-/* Send the response, after the RDMA WRITE of a read's data when there is one. */
+/*
+ * Send the response: after the RDMA WRITE of a read's data when there is
+ * one, or with the data after it (inline READ).
+ */
 static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 {
 	struct rdmx_bsq *q = req->q;
 	struct rdmx_blk_rsp *rsp = req->rsp;
-	struct ib_sge sge = {
-		.addr = req->rsp_dma, .length = sizeof(*rsp),
-		.lkey = q->pd->local_dma_lkey,
+	struct ib_sge sge[2] = {
+		{ .addr = req->rsp_dma, .length = sizeof(*rsp),
+		  .lkey = q->pd->local_dma_lkey },
 	};
 	struct ib_send_wr wr = {
 		.wr_cqe = &req->send_cqe,
-		.sg_list = &sge,
+		.sg_list = sge,
 		.num_sge = 1,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
@@ -1035,6 +1055,12 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 		/* The client's key dies before the client sees the answer. */
 		wr.opcode = IB_WR_SEND_WITH_INV;
 		wr.ex.invalidate_rkey = req->io.rkey;
+	}
+	if (req->inline_mapped && !req->status) {
+		sge[1].addr = sg_dma_address(req->sgl);
+		sge[1].length = req->io.length;
+		sge[1].lkey = q->pd->local_dma_lkey;
+		wr.num_sge = 2;
 	}
 	if (req->status && q->exp)
 		atomic64_inc(&q->exp->errors);
@@ -1231,12 +1257,19 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		q->exp = exp;
 		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
 		q->events = req->io.length & RDMX_BLK_OPEN_EVENTS;
+		/* The data goes out in the response's SEND, after it. */
+		q->inline_read = (req->io.length & RDMX_BLK_OPEN_INLINE_READ) &&
+				 q->max_send_sge >= 2;
 		q->max_io = min(q->max_io, exp->max_io);
 		list_add_tail(&q->exp_node, &exp->queues);
 		exp->nr_queues++;
 		rsp->max_io = cpu_to_le32(q->max_io);
 		rsp->lbs = cpu_to_le32(exp->lbs);
 		rsp->export_flags = cpu_to_le32(exp->flags);
+		rsp->open_flags = cpu_to_le32((req->io.length &
+					       ~RDMX_BLK_OPEN_INLINE_READ) |
+					      (q->inline_read ?
+					       RDMX_BLK_OPEN_INLINE_READ : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
 		if (q->qp_index == 0)
 			pr_info("export %s: mapped by %pISc\n", exp->name,
@@ -1283,6 +1316,7 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		.size = READ_ONCE(exp->size), .lbs = exp->lbs,
 		.max_io = q->max_io,
 		.depth = q->depth, .inline_len = req->inline_len,
+		.inline_read = q->inline_read,
 		.ro = q->ro || (exp->flags & RDMX_BLK_EXP_RO),
 	};
 	ret = rdmx_blk_io_check(&req->io, &lim);
@@ -1310,13 +1344,25 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		ret = rdmx_bsq_sgl_io(req, false);
 		if (ret)
 			break;
-		ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port, req->sgl,
-				       req->nents, 0, req->io.addr,
-				       req->io.rkey, DMA_TO_DEVICE);
-		if (ret < 0)
-			break;
-		req->rw_dir = DMA_TO_DEVICE;
-		ret = 0;
+		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+			/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
+			if (WARN_ON_ONCE(req->nents != 1) ||
+			    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents,
+					   DMA_TO_DEVICE)) {
+				ret = -ENOMEM;
+				break;
+			}
+			req->inline_mapped = true;
+		} else {
+			ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port,
+					       req->sgl, req->nents, 0,
+					       req->io.addr, req->io.rkey,
+					       DMA_TO_DEVICE);
+			if (ret < 0)
+				break;
+			req->rw_dir = DMA_TO_DEVICE;
+			ret = 0;
+		}
 		atomic64_inc(&exp->reads);
 		atomic64_add(req->io.length, &exp->read_bytes);
 		break;
@@ -1643,13 +1689,15 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	/* +1 for drain */
 	attr.cap.max_send_wr = ctxs * (1 + wrs_per_io) + 1;
 	attr.cap.max_rdma_ctxs = ctxs * factor;
-	attr.cap.max_send_sge = max(1, min(da->max_sge_rd, da->max_send_sge));
+	/* Two for an inline READ's response where the device has them. */
+	attr.cap.max_send_sge = max_t(u32, min_t(u32, 2, da->max_send_sge), sge);
 	attr.cap.max_recv_wr = q->depth + 1;
 	attr.cap.max_recv_sge = 2;
 	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
 	if (ret)
 		return ret;
 	q->qp = q->cm_id->qp;
+	q->max_send_sge = attr.cap.max_send_sge;
 	return 0;
 }
 

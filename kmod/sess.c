@@ -30,6 +30,7 @@ struct rdmx_params rdmx_params = {
 	.reconnect_max_ms = 2000,
 	.queue_depth = 64,
 	.max_qps = RDMX_SESS_MAX_LANES,
+	.blk_inline_read_max = RDMX_BLK_INLINE_MAX,
 };
 
 /* Sessions by id; xa_lock guards lookups against the final put. */

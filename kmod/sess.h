@@ -82,6 +82,7 @@ struct rdmx_params {
 	unsigned int reconnect_max_ms;	/* largest backoff between attempts */
 	unsigned int queue_depth;	/* receive buffers posted per QP */
 	unsigned int max_qps;		/* lanes per session, at most */
+	unsigned int blk_inline_read_max; /* block reads up to this come inline */
 };
 
 extern struct rdmx_params rdmx_params;

@@ -17,6 +17,7 @@
 #include <linux/sysfs.h>
 
 #include "rdmx.h"
+#include "blk_proto.h"
 #include "sess.h"
 
 static struct kobject *rdmx_kobj;
@@ -88,6 +89,8 @@ RDMX_PARAM(rdmx_param_reconnect_max_ms, reconnect_max_ms, reconnect_max_ms,
 RDMX_PARAM(rdmx_param_queue_depth, queue_depth, queue_depth,
 	   RDMX_CREDITS_RESERVED + 1, RDMX_PROTO_MAX_QUEUE_DEPTH);
 RDMX_PARAM(rdmx_param_max_qps, max_qps, max_qps, 1, RDMX_SESS_MAX_LANES);
+RDMX_PARAM(rdmx_param_blk_inline_read_max, blk_inline_read_max,
+	   blk_inline_read_max, 0, RDMX_BLK_INLINE_MAX);
 
 static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_hb_interval_ms.attr.attr,
@@ -97,6 +100,7 @@ static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_reconnect_max_ms.attr.attr,
 	&rdmx_param_queue_depth.attr.attr,
 	&rdmx_param_max_qps.attr.attr,
+	&rdmx_param_blk_inline_read_max.attr.attr,
 	NULL,
 };
 

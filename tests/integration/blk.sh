@@ -429,6 +429,18 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_check "$e: no I/O error in the kernel log" no_io_errors "$d"
 		rdmx_check "$e: the disk counted reads and writes, no errors" disk_json "$d" \
 			"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0 and j[0]['in_flight'] == 0"
+		# Reads of up to 4 KiB come in the response; larger ones by
+		# RDMA WRITE into a buffer registered for them.
+		case " $bss " in
+		*" 512 "*|*" 4k "*)
+			rdmx_check "$e: reads of up to 4 KiB came inline in the response" \
+				disk_json "$d" "j[0]['inline_reads'] > 0" ;;
+		esac
+		case " $bss " in
+		*" 64k "*|*" 256k "*|*" 1M "*)
+			rdmx_check "$e: larger reads went by RDMA WRITE" \
+				disk_json "$d" "j[0]['reads'] > j[0]['inline_reads']" ;;
+		esac
 	done
 
 	# 1b. One hardware queue per CPU, each its own connection: a verifying

@@ -970,7 +970,7 @@ out:
 enum violation {
 	V_OPCODE, V_OPCODE0, V_FLAG, V_RESERVED, V_NAME, V_BEFORE_OPEN,
 	V_TAG, V_SHORT, V_INLINE_NODATA, V_DATA_NOINLINE, V_OPEN_AGAIN,
-	V_OPEN_FLAG,
+	V_OPEN_FLAG, V_INLINE_READ, V_INLINE_KEY,
 };
 
 static const char *const violation_name[] = {
@@ -986,6 +986,8 @@ static const char *const violation_name[] = {
 	[V_DATA_NOINLINE] = "data after a WRITE_ZEROES (no INLINE)",
 	[V_OPEN_AGAIN] = "a second OPEN",
 	[V_OPEN_FLAG] = "an OPEN with an unknown flag",
+	[V_INLINE_READ] = "an inline READ on a queue opened without them",
+	[V_INLINE_KEY] = "an inline WRITE that names a key",
 };
 
 /* A protocol error: the server must disconnect without answering. */
@@ -1034,6 +1036,17 @@ static void case_violation(enum violation v)
 	case V_INLINE_NODATA:
 		cmd_fill(&c, BLK_OP_WRITE, 1, 0, c.lbs);
 		c.cmd->flags = BLK_CMD_INLINE;
+		break;
+	case V_INLINE_READ:
+		cmd_fill(&c, BLK_OP_READ, 1, 0, c.lbs);
+		c.cmd->flags = BLK_CMD_INLINE;
+		break;
+	case V_INLINE_KEY:
+		cmd_fill(&c, BLK_OP_WRITE, 1, 0, c.lbs);
+		c.cmd->flags = BLK_CMD_INLINE;
+		c.cmd->rkey = htole32(0x1234);	/* never used: refused first */
+		memset(c.cmd + 1, 0xee, c.lbs);
+		len += c.lbs;
 		break;
 	case V_DATA_NOINLINE:
 		cmd_fill(&c, BLK_OP_WRITE_ZEROES, 1, 0, c.lbs);
@@ -1191,7 +1204,7 @@ int main(int argc, char **argv)
 	case_open_and_ro();
 	case_ro_map();
 	case_extents();
-	for (v = V_OPCODE; v <= V_OPEN_FLAG; v++)
+	for (v = V_OPCODE; v <= V_INLINE_KEY; v++)
 		case_violation(v);
 	case_busy_tag();
 	case_still_serves();

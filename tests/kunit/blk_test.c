@@ -90,8 +90,8 @@ static const struct rdmx_blk_case rdmx_blk_cases[] = {
 	{ "tag = depth", RDMX_BLK_OP_READ, 0, 32, 0, 512, 0, false, -EPROTO },
 	{ "tag ~0", RDMX_BLK_OP_READ, 0, U32_MAX, 0, 512, 0, false, -EPROTO },
 	{ "OPEN as I/O", RDMX_BLK_OP_OPEN, 0, 0, 0, 0, 0, false, -EPROTO },
-	{ "inline read", RDMX_BLK_OP_READ, RDMX_BLK_CMD_INLINE, 0, 0, 512, 512,
-	  false, -EPROTO },
+	{ "inline read, not granted", RDMX_BLK_OP_READ, RDMX_BLK_CMD_INLINE, 0,
+	  0, 512, 0, false, -EPROTO },
 	{ "inline length differs", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 0, 0,
 	  1024, 512, false, -EPROTO },
 	{ "inline over the maximum", RDMX_BLK_OP_WRITE, RDMX_BLK_CMD_INLINE, 0,
@@ -146,6 +146,51 @@ static void rdmx_blk_io_check_test(struct kunit *test)
 	lim.ro = c->ro;
 	lim.inline_len = c->inline_len;
 	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), c->expect);
+}
+
+/* Inline READs: only on a queue granted them, keyless, small, no bytes. */
+static void rdmx_blk_inline_read_test(struct kunit *test)
+{
+	struct rdmx_blk_limits lim = rdmx_blk_lim;
+	struct rdmx_blk_io io = {
+		.op = RDMX_BLK_OP_READ, .flags = RDMX_BLK_CMD_INLINE,
+		.length = RDMX_BLK_INLINE_MAX,
+	};
+
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	lim.inline_read = true;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.length = 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.length = RDMX_BLK_INLINE_MAX + 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.length = 512;
+	io.rkey = 0x1234;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.rkey = 0;
+	io.addr = 4096;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.addr = 0;
+	lim.inline_len = 512;	/* bytes after a READ's header */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	lim.inline_len = 0;
+	io.op = RDMX_BLK_OP_DISCARD;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.op = RDMX_BLK_OP_READ;
+	io.offset = lim.size;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -ERANGE);
+	io.offset = 100;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EINVAL);
+
+	/* An inline WRITE names no key either. */
+	io = (struct rdmx_blk_io){
+		.op = RDMX_BLK_OP_WRITE, .flags = RDMX_BLK_CMD_INLINE,
+		.length = 512, .rkey = 1,
+	};
+	lim.inline_len = 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.rkey = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
 }
 
 /* 4096-byte blocks: 512-byte extents are unaligned there. */
@@ -230,6 +275,7 @@ static void rdmx_blk_requeue_ok_test(struct kunit *test)
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
+	KUNIT_CASE(rdmx_blk_inline_read_test),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
 	KUNIT_CASE(rdmx_blk_size_check_test),
 	KUNIT_CASE(rdmx_blk_timeout_wait_test),

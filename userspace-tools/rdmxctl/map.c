@@ -331,6 +331,7 @@ static const char *const map_nums[] = {
 	"timeouts",
 	"slow",
 	"requeues",
+	"inline_reads",
 };
 
 /*
