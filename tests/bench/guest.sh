@@ -73,7 +73,9 @@ selected() { [[ $1 =~ $only ]]; }
 #
 # The case list is the same on both nodes, so both walk it in step.
 # id|kind|what. Block ids are block/CONTENDER/JOB.
-block_contenders="rdmx nvme-rdma rnbd nbd"
+# rdmx-rw is rdmx with inline reads off: every read's data comes by RDMA
+# WRITE into a buffer registered for it (the alternative data path).
+block_contenders="rdmx rdmx-rw nvme-rdma rnbd nbd"
 block_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k write-128k"
 
 # fio_args JOB: fio's job options for one block job.
@@ -226,6 +228,21 @@ connect_rdmx() {
 	echo "$d"
 }
 
+# The same export mapped again with /sys/kernel/rdmx/blk_inline_read_max 0.
+connect_rdmx_rw() {
+	local p=/sys/kernel/rdmx/blk_inline_read_max old rc=0
+
+	[ -w "$p" ] || {
+		echo "no $p in this build of rdmx"
+		return 1
+	}
+	old=$(cat "$p")
+	echo 0 >"$p"
+	connect_rdmx || rc=$?
+	echo "$old" >"$p"
+	return "$rc"
+}
+
 connect_rnbd() {
 	modprobe rnbd-client || return 1
 	echo "sessname=bench path=ip:$peer device_path=$nullb" \
@@ -262,8 +279,10 @@ if [ "$any_block" = 1 ]; then
 		if r=$(try nullb setup_nullb); then
 			nullb=$(wait_blk '^nullb[0-9]+$')
 			echo "$nullb" >"$RDMX_SYNC/nullb"
-			if [ -n "${want[rdmx]:-}" ]; then
-				r=$(try rdmx-export setup_rdmx_server) || echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx"
+			if [ -n "${want[rdmx]:-}${want[rdmx-rw]:-}" ] &&
+			   ! r=$(try rdmx-export setup_rdmx_server); then
+				echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx"
+				echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx-rw"
 			fi
 			if [ -n "${want[nvme-rdma]:-}" ]; then
 				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
@@ -275,7 +294,7 @@ if [ "$any_block" = 1 ]; then
 				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
 			fi
 		else
-			for c in rdmx nvme-rdma rnbd nbd; do
+			for c in $block_contenders; do
 				echo "null_blk: $r" >"$RDMX_SYNC/why-$c"
 			done
 		fi
@@ -283,7 +302,7 @@ if [ "$any_block" = 1 ]; then
 	sync_point block-targets
 	if [ "$is_client" = 1 ]; then
 		nullb=$(cat "$RDMX_SYNC/nullb" 2>/dev/null)
-		for c in rdmx nvme-rdma rnbd nbd; do
+		for c in $block_contenders; do
 			[ -e "$RDMX_SYNC/why-$c" ] && why[$c]=$(cat "$RDMX_SYNC/why-$c")
 		done
 		log "block: connecting the initiators"
@@ -292,6 +311,13 @@ if [ "$any_block" = 1 ]; then
 				bdev[rdmx]=$(tail -n 1 "$B/raw/setup-rdmx-map.txt")
 			else
 				why[rdmx]="rdmxctl map: $r"
+			fi
+		fi
+		if [ -n "${want[rdmx-rw]:-}" ] && [ -z "${why[rdmx-rw]:-}" ]; then
+			if r=$(try rdmx-rw-map connect_rdmx_rw); then
+				bdev[rdmx-rw]=$(tail -n 1 "$B/raw/setup-rdmx-rw-map.txt")
+			else
+				why[rdmx-rw]="rdmxctl map, inline reads off: $r"
 			fi
 		fi
 		if [ -z "${why[nvme-rdma]:-}" ]; then
@@ -492,19 +518,20 @@ sync_point bench-done
 if [ "$is_client" = 1 ] && [ "$any_block" = 1 ]; then
 	[ -n "${bdev[nbd]:-}" ] && nbd-client -d /dev/nbd0 >/dev/null 2>&1
 	[ -n "${bdev[nvme-rdma]:-}" ] && nvme disconnect -n "$NQN" >/dev/null 2>&1
-	if [ -n "${bdev[rdmx]:-}" ]; then
+	for c in rdmx rdmx-rw; do
+		[ -n "${bdev[$c]:-}" ] || continue
 		# The disk's counters (reconnects, requeues, errors) first.
-		{ rdmxctl map show "${bdev[rdmx]}" && rdmxctl unmap "${bdev[rdmx]}"; } \
-			>"$B/raw/teardown-rdmx-unmap.txt" 2>&1 ||
-			log "block: rdmxctl unmap ${bdev[rdmx]} failed (raw/teardown-rdmx-unmap.txt)"
-	fi
+		{ rdmxctl map show "${bdev[$c]}" && rdmxctl unmap "${bdev[$c]}"; } \
+			>"$B/raw/teardown-$c-unmap.txt" 2>&1 ||
+			log "block: rdmxctl unmap ${bdev[$c]} failed (raw/teardown-$c-unmap.txt)"
+	done
 	for s in /sys/block/rnbd*/rnbd/unmap_device; do
 		[ -e "$s" ] && echo normal >"$s" 2>/dev/null
 	done
 fi
 sync_point teardown
 # The export goes once the client has unmapped it.
-if [ "$is_server" = 1 ] && [ -n "${want[rdmx]:-}" ] &&
+if [ "$is_server" = 1 ] && [ -n "${want[rdmx]:-}${want[rdmx-rw]:-}" ] &&
    rdmxctl export show "$RDMX_BLK_EXPORT" >/dev/null 2>&1; then
 	rdmxctl export del "$RDMX_BLK_EXPORT" >"$B/raw/teardown-rdmx-export.txt" 2>&1 ||
 		log "block: rdmxctl export del $RDMX_BLK_EXPORT failed (raw/teardown-rdmx-export.txt)"

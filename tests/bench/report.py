@@ -125,8 +125,9 @@ PARSERS = {
 
 # ----------------------------------------------------------------- what is reported
 
-BLOCK_CONTENDERS = ["rdmx", "nvme-rdma", "rnbd", "nbd"]
-BLOCK_PEERS = ["nvme-rdma", "rnbd", "nbd"]
+# rdmx-rw: rdmx with inline reads off, the alternative data path
+BLOCK_CONTENDERS = ["rdmx", "rdmx-rw", "nvme-rdma", "rnbd", "nbd"]
+BLOCK_PEERS = ["rdmx-rw", "nvme-rdma", "rnbd", "nbd"]
 # job, metric, label, unit, higher is better
 BLOCK_METRICS = [
     ("randread-4k-qd1", "p50_us", "4 KiB randread QD1 p50", "us", False),
@@ -454,7 +455,8 @@ def report(rundir):
 
     doc.append(("h", "Ratios"))
     doc.append(("p", "Block: rdmx / each peer and rdmx / the raw transport (throughput: "
-                "higher is better; latency: lower is better)."))
+                "higher is better; latency: lower is better). rdmx-rw is rdmx with "
+                "inline reads off (blk_inline_read_max 0)."))
     raw_for = {"read-128k": "ib_read_bw", "write-128k": "ib_write_bw"}
     rows = []
     for job, metric, label, unit, hib in BLOCK_METRICS:
@@ -471,7 +473,7 @@ def report(rundir):
                                  "reason": why})
             cells.append(fmt_ratio(r) if r is not None else "n/a")
         rows.append(["%s (%s)" % (label, unit)] + cells)
-    doc.append(("table", ["measure", "/ nvme-rdma", "/ rnbd", "/ nbd", "/ raw"], rows))
+    doc.append(("table", ["measure"] + ["/ " + p for p in BLOCK_PEERS] + ["/ raw"], rows))
     if not (cases.get("block/rdmx/randread-4k-qd32") or {}).get("samples"):
         doc.append(("p", "n/a: rdmx block: %s." %
                     case_reason(cases, "block/rdmx/randread-4k-qd32", meta)))

@@ -19,7 +19,7 @@ fails=0
 # The parsers first, on the host, against outputs as the tools print them.
 python3 "$repo/tests/bench/report_test.py" || fails=1
 
-only='^(raw/ib_send_lat-64|msg/rdmx-ping-64|msg/qperf-tcp_lat|block/(rdmx|nvme-rdma)/randread-4k-qd1|msg/rdmx-bench-send-lat-64)$'
+only='^(raw/ib_send_lat-64|msg/rdmx-ping-64|msg/qperf-tcp_lat|block/(rdmx|rdmx-rw|nvme-rdma)/randread-4k-qd1|msg/rdmx-bench-send-lat-64)$'
 t0=$(date +%s)
 "$repo/tests/bench/run" --tiny --loopback --kernel debug --only "$only" --out "$out" \
 	>"$out/run.log" 2>&1
@@ -74,6 +74,8 @@ rdmx_dev() {
 		"$out/vm/node1/bench/raw/block_rdmx_randread-4k-qd1-1.txt"
 }
 check "bench: rdmx's fio ran on /dev/rdmxbN" rdmx_dev
+check "bench: rdmx with inline reads off measured (a second map)" \
+	has block/rdmx-rw/randread-4k-qd1 p50_us
 rdmx_gone() {
 	test -e "$out/vm/node1/bench/raw/teardown-rdmx-unmap.txt" &&
 		test -e "$out/vm/node1/bench/raw/teardown-rdmx-export.txt" &&

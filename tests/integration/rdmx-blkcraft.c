@@ -142,7 +142,7 @@ struct blk_rsp {
 	__le32 max_io;
 	__le32 lbs;
 	__le32 export_flags;
-	__le32 reserved0;
+	__le32 open_flags;
 	__u8 uuid[16];
 	__u8 reserved[16];
 };
