@@ -557,19 +557,23 @@ if [ "$RDMX_NODE" = 2 ]; then
 fi
 
 # ---------------------------------------------------------- 2b. resize
-# Node 1 grows a RAM export and a file export under node 2's maps; node 2's
-# idle disks grow at once (the server's event), take data in the new
-# blocks, and their old data is intact. Shrinking, and a size for a file,
-# are refused.
+# Node 1 grows a RAM export, a file export and a block device export (a
+# loop device whose file grows) under node 2's maps; node 2's idle disks
+# grow at once (the server's event), take data in the new blocks, and
+# their old data is intact. Shrinking, and a size for a file, are refused.
 
 if [ "$RDMX_NODE" = 1 ]; then
 	# A block device is claimed by its export alone (O_EXCL).
 	rdmxctl export add nullb2 /dev/nullb0 2>"$RDMX_OUT/excl.err"
 	rdmx_check "export add of an exported block device fails (EBUSY)" \
 		refused $? "/dev/nullb0 is busy: in use exclusively" "$RDMX_OUT/excl.err"
-	truncate -s 16M /mnt/blk/grow.img
+	truncate -s 16M /mnt/blk/grow.img /mnt/blk/growb.img
 	rdmx_check "export grow: ram:16M" rdmxctl export add grow ram:16M
 	rdmx_check "export growf: a 16 MiB file" rdmxctl export add growf /mnt/blk/grow.img
+	modprobe loop 2>/dev/null
+	loopdev=$(losetup -f --show /mnt/blk/growb.img 2>"$RDMX_OUT/losetup.err") || loopdev=""
+	rdmx_check "a loop device over a 16 MiB file" test -b "$loopdev"
+	rdmx_check "export growb: the loop device" rdmxctl export add growb "$loopdev"
 	rdmx_barrier resize-up
 	rdmx_barrier resize-mapped "$long"
 	rdmxctl -j export resize grow 32M >"$RDMX_OUT/resize-grow.json"
@@ -581,7 +585,15 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "export resize growf: the file's new size" rdmx_json \
 		"j['name'] == 'growf' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
 		<"$RDMX_OUT/resize-growf.json"
-	for e in grow growf; do
+	# A block device grows under the export; the export takes its size.
+	truncate -s 32M /mnt/blk/growb.img
+	rdmx_check "losetup -c: $loopdev has 32 MiB" sh -c \
+		"losetup -c '$loopdev' && test \$(blockdev --getsize64 '$loopdev') -eq $((32 * mib))"
+	rdmxctl -j export resize growb >"$RDMX_OUT/resize-growb.json"
+	rdmx_check "export resize growb: the block device's new size" rdmx_json \
+		"j['name'] == 'growb' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
+		<"$RDMX_OUT/resize-growb.json"
+	for e in grow growf growb; do
 		rdmx_check "export show $e: 32 MiB" export_json "$e" "j[0]['size'] == $((32 * mib))"
 	done
 	rdmxctl export resize grow 16M 2>"$RDMX_OUT/shrink.err"
@@ -595,6 +607,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_barrier resize-done "$long"
 	rdmx_check "export del grow" rdmxctl export del grow
 	rdmx_check "export del growf" rdmxctl export del growf
+	rdmx_check "export del growb" rdmxctl export del growb
+	[ -n "$loopdev" ] && losetup -d "$loopdev"
 fi
 
 # grown DEV BYTES: DEV's size reached BYTES within 10 s, with no I/O on it.
@@ -614,7 +628,7 @@ size_is() {
 
 if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier resize-up "$long"
-	for e in grow growf; do
+	for e in grow growf growb; do
 		d=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err") || d=""
 		if [ -z "$d" ]; then
 			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
@@ -627,7 +641,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	done
 	rdmx_barrier resize-mapped "$long"
 	rdmx_barrier resized "$long"
-	for e in grow growf; do
+	for e in grow growf growb; do
 		d=$(eval "echo \${dev_$e:-}")
 		[ -n "$d" ] || continue
 		rdmx_check "$e: idle $d grew to 32 MiB (the server's event)" grown "$d" $((32 * mib))
