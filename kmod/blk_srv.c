@@ -8,9 +8,12 @@
  * RDMX_PROTO_F_BLOCK; the listener hands it here, and it becomes a server
  * queue (struct rdmx_bsq) with its own QP, CQ and PD. Its first command binds
  * it to an export (OPEN); then each command is checked, run by a work item
- * (backing I/O sleeps), and answered. Data moves with rdma_rw: RDMA READ of
- * the client's buffer for a write, RDMA WRITE into it for a read, chained
- * before the response, a SEND with invalidate of the client's key.
+ * (backing I/O sleeps), and answered. A READ of a block device export is a
+ * bio instead, answered from its completion. Data moves with rdma_rw: RDMA
+ * READ of the client's buffer for a write, RDMA WRITE into it for a read,
+ * chained before the response, a SEND with invalidate of the client's key;
+ * or inline in the command (small writes) or after the response (small
+ * reads).
  *
  * Lifetimes: an export is a kobject; the export table and each bound queue
  * hold a reference. A queue is torn down once, by its release work (or by
@@ -20,10 +23,13 @@
  * Locking (outermost first):
  *   rdmx_exports_mutex   the export table, each export's queue list and a
  *                        queue's binding to its export
- *   q->lock              (spinlock) a queue's dead flag and its posting:
- *                        nothing is posted once the queue is dead
+ *   q->lock              (spinlock, irqsave) a queue's dead flag and its
+ *                        posting: nothing is posted once the queue is dead
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE); commands
- * run on rdmx_blk_wq.
+ * run on rdmx_blk_wq; a bio's completion (rdmx_bsq_read_end_io()) in any
+ * context, interrupts included, so what it calls neither sleeps nor
+ * allocates: it posts the response and, if that fails, ends the command
+ * (rdmx_bsq_req_end()) and fails the queue (rdmx_bsq_fail()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -69,6 +75,8 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @path: what was exported, for sysfs ("ram:BYTES" for RAM)
  * @file: the backing file (a block device's, a regular file, or shmem)
  * @ram: @file is a RAM region
+ * @bdev: the block device when @file is one (opened O_DIRECT): READs go to
+ *	it as bios, answered from their completion
  * @size: bytes; only grows (RDMX_IOC_EXPORT_RESIZE, under
  *	rdmx_exports_mutex), read locklessly by the queues
  * @lbs: logical block size
@@ -94,6 +102,7 @@ struct rdmx_export {
 	char *path;
 	struct file *file;
 	bool ram;
+	struct block_device *bdev;
 	u64 size;
 	u32 lbs;
 	u32 max_io;
@@ -204,7 +213,8 @@ struct rdmx_bsq_req {
  *	(RDMX_BLK_OPEN_INLINE_READ, granted)
  * @exp_node: on @exp->queues
  * @node: on rdmx_bsqs, under rdmx_exports_mutex
- * @lock: @dead, posting, @free and @backlog
+ * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
+ *	a READ's bio completion answers it (see rdmx_bsq_read_done())
  * @dead: nothing more is posted
  * @busy: tags in use: from a command's arrival until its response is
  *	posted (the client may reuse the tag as soon as it has the response)
@@ -240,7 +250,7 @@ struct rdmx_bsq {
 	bool inline_read;
 	struct list_head exp_node;
 	struct list_head node;
-	spinlock_t lock;	/* dead, posting */
+	spinlock_t lock;	/* dead, posting; irqsave */
 	bool dead;
 	unsigned long *busy;
 	atomic_t active;
@@ -619,6 +629,8 @@ static int rdmx_export_open(struct rdmx_export *exp,
 		struct block_device *bdev = I_BDEV(file->f_mapping->host);
 
 		lbs = bdev_logical_block_size(bdev);
+		if (file->f_flags & O_DIRECT)
+			exp->bdev = bdev;
 		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
 		if (bdev_write_cache(bdev))
 			exp->flags |= RDMX_BLK_EXP_FLUSH;
@@ -897,12 +909,13 @@ static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
 		.sg_list = sge,
 		.num_sge = 2,
 	};
+	unsigned long flags;
 	int ret = -ECONNRESET;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	if (!q->dead)
 		ret = ib_post_recv(q->qp, &wr, NULL);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
 
@@ -925,6 +938,7 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 {
 	struct rdmx_bsq *q = req->q;
 	struct rdmx_bsq_rbuf *rb;
+	unsigned long flags;
 
 	if (req->rw_dir != DMA_NONE) {
 		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
@@ -944,13 +958,13 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 	req->tag_held = false;
 
 	/* The context serves the oldest waiting command, or goes back. */
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	rb = list_first_entry_or_null(&q->backlog, struct rdmx_bsq_rbuf, node);
 	if (rb)
 		list_del_init(&rb->node);
 	else
 		list_add(&req->node, &q->free);
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	if (rb) {
 		rdmx_bsq_req_start(req, rb, &rb->io, rb->inline_len);
 		return;
@@ -972,8 +986,12 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 					  disconnect_work);
 	unsigned long deadline = jiffies +
 				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	bool logged = false;
 
+	/* Failed where it could not be done at once (rdmx_bsq_fail()). */
+	if (q->qp && !READ_ONCE(q->dead))
+		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	/* q->dead: the teardown began; it ends the connection itself. */
 	while (!READ_ONCE(q->dead) && !rdmx_port_usable(q->ibdev, q->port) &&
 	       time_before(jiffies, deadline)) {
@@ -990,8 +1008,9 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 
 /*
  * Drop a client: a misbehaving one, or a queue whose work failed. The QP
- * goes to the error state at once, so nothing more of it is processed;
- * the DREQ follows from a work item (rdmx_bsq_disconnect_work()). Before
+ * goes to the error state at once (from process context; else from the
+ * work), so nothing more of it is processed; the DREQ follows from a work
+ * item (rdmx_bsq_disconnect_work()). Any context. Before
  * the connection is ESTABLISHED (its first SEND can beat the CM's RTU)
  * rdma_disconnect() only moves the QP to error and tells the client
  * nothing: the ESTABLISHED event disconnects again.
@@ -1004,7 +1023,8 @@ static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
 			    q->qp_index, &q->peer, why);
 	if (test_and_set_bit(RDMX_BSQ_FAILED, &q->flags))
 		return;
-	if (q->qp)
+	/* A driver's modify_qp may sleep: from a bio's completion, the work. */
+	if (q->qp && in_task())
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	queue_work(rdmx_blk_wq, &q->disconnect_work);
 }
@@ -1044,6 +1064,7 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	bool rkey = (req->io.op == RDMX_BLK_OP_READ ||
 		     req->io.op == RDMX_BLK_OP_WRITE) &&
 		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
+	unsigned long flags;
 	int ret = -ECONNRESET;
 
 	rsp->tag = cpu_to_le32(req->io.tag);
@@ -1070,7 +1091,7 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	if (req->tag_held)
 		clear_bit(req->io.tag, q->busy);
 	req->tag_held = false;
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	if (!q->dead) {
 		if (req->rw_dir == DMA_TO_DEVICE && !req->status)
 			ret = rdma_rw_ctx_post(&req->rw, q->qp, q->port, NULL,
@@ -1078,7 +1099,7 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 		else
 			ret = ib_post_send(q->qp, &wr, NULL);
 	}
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	if (ret)
 		rdmx_bsq_post_failed(req, ret, "cannot post a response");
 }
@@ -1093,18 +1114,19 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
 {
 	struct rdmx_bsq_req *req;
+	unsigned long flags;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	if (!q->events)
 		return;
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	req = q->dead ? NULL :
 	      list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
 	if (req) {
 		list_del_init(&req->node);
 		atomic_inc(&q->active);
 	}
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	if (!req)
 		return;
 	req->io = (struct rdmx_blk_io){ .tag = RDMX_BLK_TAG_EVENT };
@@ -1202,6 +1224,98 @@ static int rdmx_bsq_zero(struct rdmx_bsq_req *req, bool discard)
 	return ret;
 }
 
+static u32 rdmx_errno_wire(int err);
+
+/*
+ * A READ's pages, mapped for what carries them to the client before they
+ * are filled (nothing is allocated after the read, which may end in
+ * interrupt context): the response's second scatter entry (inline) or an
+ * rdma_rw context for the RDMA WRITE.
+ */
+static int rdmx_bsq_read_map(struct rdmx_bsq_req *req)
+{
+	struct rdmx_bsq *q = req->q;
+	int ret;
+
+	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
+	if (!req->sgl)
+		return -ENOMEM;
+	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+		/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
+		if (WARN_ON_ONCE(req->nents != 1) ||
+		    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents,
+				   DMA_TO_DEVICE))
+			return -ENOMEM;
+		req->inline_mapped = true;
+		return 0;
+	}
+	ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port, req->sgl, req->nents,
+			       0, req->io.addr, req->io.rkey, DMA_TO_DEVICE);
+	if (ret < 0)
+		return ret;
+	req->rw_dir = DMA_TO_DEVICE;
+	return 0;
+}
+
+/*
+ * A READ has its data, or failed with @err: answer it. From the command's
+ * work, or from its bio's completion (any context).
+ */
+static void rdmx_bsq_read_done(struct rdmx_bsq_req *req, int err)
+{
+	struct rdmx_bsq *q = req->q;
+	struct rdmx_export *exp = q->exp;
+
+	if (!err) {
+		/* The pages were mapped before they were filled. */
+		if (!ib_uses_virt_dma(q->ibdev))
+			dma_sync_sg_for_device(q->ibdev->dma_device, req->sgl,
+					       req->nents, DMA_TO_DEVICE);
+		atomic64_inc(&exp->reads);
+		atomic64_add(req->io.length, &exp->read_bytes);
+	} else {
+		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
+			 req->io.offset, req->io.length, err);
+	}
+	req->status = rdmx_errno_wire(err);
+	rdmx_bsq_respond(req);
+}
+
+static void rdmx_bsq_read_end_io(struct bio *bio)
+{
+	struct rdmx_bsq_req *req = bio->bi_private;
+	int err = blk_status_to_errno(bio->bi_status);
+
+	bio_put(bio);
+	rdmx_bsq_read_done(req, err);
+}
+
+/*
+ * A READ of a block device export: a bio straight to the device, answered
+ * from its completion, as nvmet's bdev backend does; no thread waits.
+ */
+static void rdmx_bsq_read_bio(struct rdmx_bsq_req *req)
+{
+	struct block_device *bdev = req->q->exp->bdev;
+	struct scatterlist *sg;
+	struct bio *bio;
+	unsigned int i;
+
+	bio = bio_alloc(bdev, req->nents, REQ_OP_READ, GFP_KERNEL);
+	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
+	bio->bi_private = req;
+	bio->bi_end_io = rdmx_bsq_read_end_io;
+	for_each_sg(req->sgl, sg, req->nents, i) {
+		if (bio_add_page(bio, sg_page(sg), sg->length,
+				 sg->offset) != sg->length) {
+			bio_put(bio);
+			rdmx_bsq_read_done(req, -EIO);
+			return;
+		}
+	}
+	submit_bio(bio);
+}
+
 static u32 rdmx_errno_wire(int err)
 {
 	int wire = -EIO;
@@ -1287,6 +1401,7 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 	struct rdmx_bsq *q = req->q;
 	struct rdmx_blk_limits lim;
 	struct rdmx_export *exp;
+	unsigned long flags;
 	struct bio_vec bv;
 	int ret = 0;
 
@@ -1336,36 +1451,15 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 	switch (req->io.op) {
 	case RDMX_BLK_OP_READ:
 		rdmx_bsq_repost(req);
-		req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
-		if (!req->sgl) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = rdmx_bsq_sgl_io(req, false);
+		ret = rdmx_bsq_read_map(req);
 		if (ret)
 			break;
-		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
-			/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
-			if (WARN_ON_ONCE(req->nents != 1) ||
-			    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents,
-					   DMA_TO_DEVICE)) {
-				ret = -ENOMEM;
-				break;
-			}
-			req->inline_mapped = true;
-		} else {
-			ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port,
-					       req->sgl, req->nents, 0,
-					       req->io.addr, req->io.rkey,
-					       DMA_TO_DEVICE);
-			if (ret < 0)
-				break;
-			req->rw_dir = DMA_TO_DEVICE;
-			ret = 0;
+		if (exp->bdev && req->nents <= BIO_MAX_VECS) {
+			rdmx_bsq_read_bio(req);
+			return;		/* answered from its completion */
 		}
-		atomic64_inc(&exp->reads);
-		atomic64_add(req->io.length, &exp->read_bytes);
-		break;
+		rdmx_bsq_read_done(req, rdmx_bsq_sgl_io(req, false));
+		return;
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
 			ib_dma_sync_single_for_cpu(q->ibdev, req->rb->data_dma,
@@ -1382,11 +1476,11 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		ret = rdmx_bsq_alloc_data(req, DMA_FROM_DEVICE);
 		if (ret)
 			break;
-		spin_lock_bh(&q->lock);
+		spin_lock_irqsave(&q->lock, flags);
 		ret = q->dead ? -ECONNRESET :
 		      rdma_rw_ctx_post(&req->rw, q->qp, q->port, &req->rw_cqe,
 				       NULL);
-		spin_unlock_bh(&q->lock);
+		spin_unlock_irqrestore(&q->lock, flags);
 		if (ret)
 			rdmx_bsq_post_failed(req, ret, "cannot post an RDMA READ");
 		return;		/* stage two runs from rdmx_bsq_rw_done() */
@@ -1412,11 +1506,6 @@ respond:
 	if (ret)
 		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
 			 req->io.offset, req->io.length, ret);
-	if (ret && req->rw_dir == DMA_TO_DEVICE) {
-		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
-				    req->nents, req->rw_dir);
-		req->rw_dir = DMA_NONE;
-	}
 	req->status = rdmx_errno_wire(ret);
 	rdmx_bsq_respond(req);
 }
@@ -1430,6 +1519,7 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdmx_bsq *q = rb->q;
 	struct rdmx_bsq_req *req;
 	struct rdmx_blk_io io;
+	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
@@ -1449,7 +1539,7 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_bsq_fail(q, "a command reused a busy tag");
 		return;
 	}
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	req = list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
 	if (req) {
 		list_del_init(&req->node);
@@ -1459,7 +1549,7 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rb->inline_len = wc->byte_len - sizeof(*rb->cmd);
 		list_add_tail(&rb->node, &q->backlog);
 	}
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	if (req)
 		rdmx_bsq_req_start(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
 }
@@ -1590,10 +1680,11 @@ static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
 static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 {
 	struct rdmx_export *exp;
+	unsigned long flags;
 
-	spin_lock_bh(&q->lock);
+	spin_lock_irqsave(&q->lock, flags);
 	WRITE_ONCE(q->dead, true);	/* read unlocked by disconnect_work */
-	spin_unlock_bh(&q->lock);
+	spin_unlock_irqrestore(&q->lock, flags);
 	if (q->qp) {
 		ib_drain_qp(q->qp);
 		wait_event(q->wait, !atomic_read(&q->active));
