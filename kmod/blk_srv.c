@@ -25,10 +25,12 @@
  *                        queue's binding to its export
  *   q->lock              (spinlock, irqsave) a queue's dead flag and its
  *                        posting: nothing is posted once the queue is dead
- * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE); commands
- * run on rdmx_blk_wq; a bio's completion (rdmx_bsq_read_end_io()) in any
- * context, interrupts included, so what it calls neither sleeps nor
- * allocates: it posts the response and, if that fails, ends the command
+ * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
+ * Commands run on rdmx_blk_wq, except a READ of a block device export,
+ * which the CQ's work runs itself (it sleeps no longer than submit_bio()
+ * may). A bio's completion (rdmx_bsq_read_end_io()) runs in any context,
+ * interrupts included, so what it calls neither sleeps nor allocates: it
+ * posts the response and, if that fails, ends the command
  * (rdmx_bsq_req_end()) and fails the queue (rdmx_bsq_fail()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -919,10 +921,10 @@ static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
 	return ret;
 }
 
-/* Give a context its command and run it. */
-static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
-			       struct rdmx_bsq_rbuf *rb,
-			       const struct rdmx_blk_io *io, u32 inline_len)
+/* Give a context its command. */
+static void rdmx_bsq_req_prep(struct rdmx_bsq_req *req,
+			      struct rdmx_bsq_rbuf *rb,
+			      const struct rdmx_blk_io *io, u32 inline_len)
 {
 	req->io = *io;
 	req->inline_len = inline_len;
@@ -930,7 +932,27 @@ static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
 	req->status = 0;
 	req->tag_held = true;
 	memset(req->rsp, 0, sizeof(*req->rsp));
+}
+
+/* Give a context its command and run it from the work queue. */
+static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
+			       struct rdmx_bsq_rbuf *rb,
+			       const struct rdmx_blk_io *io, u32 inline_len)
+{
+	rdmx_bsq_req_prep(req, rb, io, inline_len);
 	queue_work(rdmx_blk_wq, &req->work);
+}
+
+/*
+ * Whether a command runs in its receive's completion rather than from the
+ * work queue: a READ of a block device export, which only submits a bio
+ * (as nvmet does); the others wait on the backing store.
+ */
+static bool rdmx_bsq_runs_here(struct rdmx_bsq *q, const struct rdmx_blk_io *io)
+{
+	struct rdmx_export *exp = READ_ONCE(q->exp);
+
+	return io->op == RDMX_BLK_OP_READ && exp && exp->bdev;
 }
 
 /* A command is over: free what it used and give its context back. */
@@ -1368,7 +1390,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		ret = -EACCES;
 	} else {
 		kobject_get(&exp->kobj);
-		q->exp = exp;
+		WRITE_ONCE(q->exp, exp);	/* read early by rdmx_bsq_runs_here() */
 		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
 		q->events = req->io.length & RDMX_BLK_OPEN_EVENTS;
 		/* The data goes out in the response's SEND, after it. */
@@ -1393,7 +1415,10 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 	return ret;
 }
 
-/* Run a command (process context): stage one, or stage two of a write. */
+/*
+ * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
+ * of a block device): stage one, or stage two of a write.
+ */
 static void rdmx_bsq_req_work(struct work_struct *work)
 {
 	struct rdmx_bsq_req *req = container_of(work, struct rdmx_bsq_req,
@@ -1550,8 +1575,13 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		list_add_tail(&rb->node, &q->backlog);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (req)
-		rdmx_bsq_req_start(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
+	if (!req)
+		return;
+	rdmx_bsq_req_prep(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
+	if (rdmx_bsq_runs_here(q, &io))
+		rdmx_bsq_req_work(&req->work);
+	else
+		queue_work(rdmx_blk_wq, &req->work);
 }
 
 static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
