@@ -1257,25 +1257,17 @@ static u32 rdmx_errno_wire(int err);
 static int rdmx_bsq_read_map(struct rdmx_bsq_req *req)
 {
 	struct rdmx_bsq *q = req->q;
-	int ret;
 
+	if (!(req->io.flags & RDMX_BLK_CMD_INLINE))
+		return rdmx_bsq_alloc_data(req, DMA_TO_DEVICE);
 	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
 	if (!req->sgl)
 		return -ENOMEM;
-	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
-		/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
-		if (WARN_ON_ONCE(req->nents != 1) ||
-		    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents,
-				   DMA_TO_DEVICE))
-			return -ENOMEM;
-		req->inline_mapped = true;
-		return 0;
-	}
-	ret = rdma_rw_ctx_init(&req->rw, q->qp, q->port, req->sgl, req->nents,
-			       0, req->io.addr, req->io.rkey, DMA_TO_DEVICE);
-	if (ret < 0)
-		return ret;
-	req->rw_dir = DMA_TO_DEVICE;
+	/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
+	if (WARN_ON_ONCE(req->nents != 1) ||
+	    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents, DMA_TO_DEVICE))
+		return -ENOMEM;
+	req->inline_mapped = true;
 	return 0;
 }
 
