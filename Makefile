@@ -3,9 +3,12 @@
 # rdmx top-level Makefile. Kernel objects are listed in Kbuild; this file
 # drives kbuild (make -C $(KDIR) M=...) and builds the userspace pieces.
 #
-#   make                 rdmx.ko (and rdmx_test.ko where KUnit is on) + rdmxctl
+#   make                 rdmx.ko + rdmxctl (kernel headers and a compiler suffice)
 #   make W=1 C=1         the same with extra warnings and sparse
+#   make tools           rdmxctl and the test programs (rdmx-blkcraft needs
+#                        librdmacm-dev and libibverbs-dev)
 #   make install         module to extra/ + depmod, rdmxctl, man pages, header
+#   make deb             Debian packages (rdmx-dkms, rdmxctl, rdmx-dev)
 #   make check           every test (host tests, then debug-kernel guests)
 #   make demo            two soft-RoCE guests running rdmx
 #   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
@@ -40,15 +43,19 @@ MANPAGES := $(wildcard userspace-tools/man/*.8)
 # Sources that kbuild copies into a per-flavour tree for guest builds.
 KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
 
-.PHONY: all modules tools clean install modules_install check demo kernel \
-	guest-modules checkpatch help bench
+.PHONY: all modules rdmxctl tools test-tools clean install modules_install \
+	check demo kernel guest-modules checkpatch help bench deb
 
-all: modules tools
+all: modules rdmxctl
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-tools: $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT)
+rdmxctl: $(RDMXCTL)
+
+tools: $(RDMXCTL) test-tools
+
+test-tools: $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
@@ -82,9 +89,13 @@ clean:
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.
-KVER = $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+# KVER is the release the built module names in its vermagic, which is the
+# kernel that will load it: a distribution's headers can make kbuild's own
+# guess (make kernelrelease) differ from it.
+KVER = $(shell modinfo -F vermagic rdmx.ko 2>/dev/null | cut -d' ' -f1)
 modules_install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra \
+	@test -n "$(KVER)" || { echo "modules_install: no kernel release in rdmx.ko" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) DEPMOD=true modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
 
@@ -114,5 +125,9 @@ kernel:
 checkpatch:
 	tests/host/checkpatch.sh
 
+# Debian packages, built with debhelper and dh-dkms into .build/deb/.
+deb:
+	tests/host/deb.sh --build-only
+
 help:
-	@sed -n '3,13p' Makefile
+	@sed -n '3,16p' Makefile

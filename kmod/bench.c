@@ -490,8 +490,7 @@ long rdmx_uep_bench(struct rdmx_ep *ep, void __user *uarg)
 	if (ret)
 		return ret;
 	/* The results start from zero, whatever the caller left there. */
-	memset(&b.ops, 0, offsetof(struct rdmx_bench, reserved0) -
-	       offsetof(struct rdmx_bench, ops));
+	memset_startat(&b, 0, ops);
 	r.b = &b;
 	r.opcode = rdmx_bench_opcode(b.op);
 	r.window = max_t(u32, b.depth, RDMX_BENCH_PEAK_WINDOW_MIN);

@@ -41,6 +41,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "blk.h"
+#include "compat.h"
 #include "rdmx.h"
 #include "sess.h"
 #include "rdmx_trace.h"
@@ -605,7 +606,7 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 	if (sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
 				   req->sgt.sgl, SG_CHUNK_SIZE))
 		return -ENOMEM;
-	nents = blk_rq_map_sg(rq->q, rq, req->sgt.sgl);
+	nents = blk_rq_map_sg(rq, req->sgt.sgl);
 	count = ib_dma_map_sg(q->ibdev, req->sgt.sgl, nents, rq_dma_dir(rq));
 	if (!count) {
 		sg_free_table_chained(&req->sgt, SG_CHUNK_SIZE);
@@ -813,7 +814,7 @@ static int rdmx_bdev_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 
 static int rdmx_bdev_init_request(struct blk_mq_tag_set *set,
 				  struct request *rq, unsigned int hctx_idx,
-				  unsigned int numa_node)
+				  rdmx_numa_node_t numa_node)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_bdev *bd = set->driver_data;
@@ -1458,9 +1459,11 @@ static int rdmx_bdev_open(struct gendisk *disk, blk_mode_t mode)
 	return 0;
 }
 
+RDMX_DEFINE_BDEV_OPEN(rdmx_bdev_open)
+
 static const struct block_device_operations rdmx_bdev_fops = {
 	.owner = THIS_MODULE,
-	.open = rdmx_bdev_open,
+	.open = RDMX_BDEV_OPEN(rdmx_bdev_open),
 };
 
 /*
@@ -1783,13 +1786,14 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 		.virt_boundary_mask = SZ_4K - 1,
 		.max_segments = bd->queues[0].max_pages - 1,
 	};
+	unsigned int features = 0;
 	struct gendisk *disk;
 	int ret;
 
 	lim.max_hw_sectors = min_t(u32, lim.max_hw_sectors,
 				   (lim.max_segments - 1) * (SZ_4K >> SECTOR_SHIFT));
 	if (bd->exp_flags & RDMX_BLK_EXP_FLUSH)
-		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+		features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	if (bd->exp_flags & RDMX_BLK_EXP_DISCARD) {
 		lim.max_hw_discard_sectors = bd->max_io >> SECTOR_SHIFT;
 		lim.discard_granularity = bd->lbs;
@@ -1804,13 +1808,13 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 	bd->tag_set.numa_node = NUMA_NO_NODE;
 	bd->tag_set.cmd_size = sizeof(struct rdmx_bcq_req) +
 			       SG_CHUNK_SIZE * sizeof(struct scatterlist);
-	bd->tag_set.flags = BLK_MQ_F_SHOULD_MERGE;
+	bd->tag_set.flags = RDMX_BLK_MQ_F_MERGE;
 	bd->tag_set.timeout = RDMX_BDEV_IO_TIMEOUT_S * HZ;
 	bd->tag_set.driver_data = bd;
 	ret = blk_mq_alloc_tag_set(&bd->tag_set);
 	if (ret)
 		return ret;
-	disk = blk_mq_alloc_disk(&bd->tag_set, &lim, bd);
+	disk = rdmx_alloc_disk(&bd->tag_set, &lim, features, bd);
 	if (IS_ERR(disk)) {
 		ret = PTR_ERR(disk);
 		goto out_free_tag_set;

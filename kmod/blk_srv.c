@@ -56,6 +56,7 @@
 #include <rdma/rw.h>
 
 #include "blk.h"
+#include "compat.h"
 #include "rdmx.h"
 #include "sess.h"
 
@@ -592,8 +593,7 @@ static int rdmx_export_open(struct rdmx_export *exp,
 	u32 lbs;
 
 	if (ea->flags & RDMX_EXPORT_RAM) {
-		file = shmem_kernel_file_setup("rdmx-ram", ea->ram_size,
-					       VM_NORESERVE);
+		file = rdmx_shmem_file_setup("rdmx-ram", ea->ram_size);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		exp->file = file;

@@ -24,6 +24,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "compat.h"
 #include "rdmx.h"
 #include "sess.h"
 #include "rdmx_trace.h"
@@ -92,29 +93,31 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_device_put);
  * rdmx_device_find_get() - look a tracked device up by name
  * @name: RDMA device name, e.g. "rxe0"
  *
- * Context: process context; takes the RDMA core's device lock, then
- * rdmx_devices_lock.
+ * Matches ibdev->name, an array the core rewrites in place on a rename
+ * (see rdmx_device_fill_info()): a lookup that races a rename finds the
+ * device under its old name or its new one, or misses it, like one made
+ * just before or after. The core's own lookup by name is not exported on
+ * every kernel rdmx supports.
+ *
+ * Context: process context; takes rdmx_devices_lock.
  * Return: the device with a reference held (drop it with
  * rdmx_device_put()), or NULL when rdmx tracks no device of that name.
  */
 struct rdmx_device *rdmx_device_find_get(const char *name)
 {
-	struct rdmx_device *rdev;
-	struct ib_device *ibdev;
-
-	/* The core's lookup, under its own lock: names change on rename. */
-	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (!ibdev)
-		return NULL;
+	struct rdmx_device *rdev, *found = NULL;
+	unsigned long index;
 
 	mutex_lock(&rdmx_devices_lock);
-	rdev = xa_load(&rdmx_devices, ibdev->index);
-	if (rdev)
-		kref_get(&rdev->ref);
+	xa_for_each(&rdmx_devices, index, rdev) {
+		if (!strncmp(rdev->ibdev->name, name, IB_DEVICE_NAME_MAX)) {
+			kref_get(&rdev->ref);
+			found = rdev;
+			break;
+		}
+	}
 	mutex_unlock(&rdmx_devices_lock);
-
-	ib_device_put(ibdev);
-	return rdev;
+	return found;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_device_find_get);
 

@@ -29,9 +29,9 @@
 #include <linux/math64.h>
 #include <linux/overflow.h>
 #include <linux/string.h>
-#include <linux/unaligned.h>
 #include <linux/rdmx.h>
 
+#include "compat.h"
 #include "rdmx.h"
 #include "proto.h"
 
@@ -456,7 +456,7 @@ void rdmx_chan_open_pack(struct rdmx_chan_open *op, u32 chan,
 {
 	memset(op, 0, sizeof(*op));
 	op->chan = cpu_to_le32(chan);
-	strscpy(op->service, service);
+	strscpy(op->service, service, sizeof(op->service));
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_chan_open_pack);
 

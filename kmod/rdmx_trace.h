@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "compat.h"
 #include "state.h"
 
 DECLARE_EVENT_CLASS(rdmx_device_class,
@@ -24,7 +25,7 @@ DECLARE_EVENT_CLASS(rdmx_device_class,
 				     __field(u32, index)
 				     __field(u32, ports)
 				     __field(u64, node_guid)),
-		    TP_fast_assign(__assign_str(name);
+		    TP_fast_assign(rdmx_assign_str(name, ibdev->name);
 				   __entry->index = ibdev->index;
 				   __entry->ports = rdma_end_port(ibdev);
 				   __entry->node_guid = be64_to_cpu(ibdev->node_guid);),
@@ -85,7 +86,7 @@ TRACE_EVENT(rdmx_wc_error,
 			     __field(int, status)
 			     __field(u32, vendor_err)),
 	    TP_fast_assign(__entry->sess = sess;
-			   __assign_str(op);
+			   rdmx_assign_str(op, op);
 			   __entry->status = status;
 			   __entry->vendor_err = vendor_err;),
 	    TP_printk("sess=%u op=%s status=%s (%d) vendor_err=0x%x",

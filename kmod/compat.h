@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx compatibility layer: the code is written against the newest kernel
+ * API it supports; this header maps older kernels onto it, in the manner of
+ * the backports project's compat headers.
+ *
+ * Supported: Linux 6.1 (Debian 12's own kernel) to the newest Debian ships.
+ * Which API a kernel has is decided by feature probes in Kbuild (they grep
+ * the kernel's own headers and Module.symvers, so distribution backports
+ * are seen as such), never by LINUX_VERSION_CODE: each probe defines
+ * RDMX_HAVE_<FEATURE> when the kernel has the newer form. The kernel
+ * versions named below say where upstream changed; they are for readers.
+ *
+ * Include this after every kernel header a file uses.
+ */
+#ifndef RDMX_COMPAT_H
+#define RDMX_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/shmem_fs.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "rdmx needs Linux 6.1 or newer"
+#endif
+
+/* <linux/unaligned.h> (6.12; <asm/unaligned.h> before) */
+#ifdef RDMX_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * ib_device_get_netdev() (exported in 6.2; internal to ib_core in 6.1):
+ * the core's own body, which reads only what struct ib_device makes
+ * public.
+ */
+#ifndef RDMX_HAVE_IB_DEVICE_GET_NETDEV
+static inline struct net_device *ib_device_get_netdev(struct ib_device *ib_dev,
+						      u32 port)
+{
+	struct ib_port_data *pdata;
+	struct net_device *res;
+
+	if (!rdma_is_port_valid(ib_dev, port) || !ib_dev->port_data)
+		return NULL;
+	pdata = &ib_dev->port_data[port];
+	if (ib_dev->ops.get_netdev)
+		return ib_dev->ops.get_netdev(ib_dev, port);
+	spin_lock(&pdata->netdev_lock);
+	res = rcu_dereference_protected(pdata->netdev,
+					lockdep_is_held(&pdata->netdev_lock));
+	dev_hold(res);
+	spin_unlock(&pdata->netdev_lock);
+	return res;
+}
+#endif
+
+/*
+ * Tracepoints: __assign_str() takes the field alone since 6.10 (the source
+ * comes from __string()); before, it took the source again.
+ */
+#ifdef RDMX_HAVE_ASSIGN_STR_1
+#define rdmx_assign_str(dst, src)	__assign_str(dst)
+#else
+#define rdmx_assign_str(dst, src)	__assign_str(dst, src)
+#endif
+
+/* blk_mq_quiesce_tagset() and blk_mq_unquiesce_tagset() (6.2) */
+#ifndef RDMX_HAVE_BLK_MQ_QUIESCE_TAGSET
+static inline void blk_mq_quiesce_tagset(struct blk_mq_tag_set *set)
+{
+	struct request_queue *q;
+
+	mutex_lock(&set->tag_list_lock);
+	list_for_each_entry(q, &set->tag_list, tag_set_list)
+		blk_mq_quiesce_queue(q);
+	mutex_unlock(&set->tag_list_lock);
+}
+
+static inline void blk_mq_unquiesce_tagset(struct blk_mq_tag_set *set)
+{
+	struct request_queue *q;
+
+	mutex_lock(&set->tag_list_lock);
+	list_for_each_entry(q, &set->tag_list, tag_set_list)
+		blk_mq_unquiesce_queue(q);
+	mutex_unlock(&set->tag_list_lock);
+}
+#endif
+
+/*
+ * block_device_operations.open takes the gendisk and a blk_mode_t since
+ * 6.5; before, the block_device and an fmode_t. A driver writes the new
+ * form and names it in its fops through RDMX_BDEV_OPEN(), after
+ * RDMX_DEFINE_BDEV_OPEN(fn) has made the old-form wrapper where needed.
+ */
+#ifdef RDMX_HAVE_BDEV_OPEN_GENDISK
+#define RDMX_DEFINE_BDEV_OPEN(fn)
+#define RDMX_BDEV_OPEN(fn)		fn
+#else
+typedef fmode_t blk_mode_t;
+#define RDMX_DEFINE_BDEV_OPEN(fn)					\
+static int fn##_bdev(struct block_device *bdev, fmode_t mode)		\
+{									\
+	return fn(bdev->bd_disk, mode);					\
+}
+#define RDMX_BDEV_OPEN(fn)		fn##_bdev
+#endif
+
+/* blk_mq_tag_set.flags: BLK_MQ_F_SHOULD_MERGE went away in 6.14 (merging
+ * is always on); before, a driver that wants merges asks for them.
+ */
+#ifdef RDMX_HAVE_BLK_MQ_F_SHOULD_MERGE
+#define RDMX_BLK_MQ_F_MERGE	BLK_MQ_F_SHOULD_MERGE
+#else
+#define RDMX_BLK_MQ_F_MERGE	0
+#endif
+
+/* blk_mq_ops.init_request's NUMA node is an int since 7.0. */
+#ifdef RDMX_HAVE_INIT_REQUEST_INT_NODE
+typedef int rdmx_numa_node_t;
+#else
+typedef unsigned int rdmx_numa_node_t;
+#endif
+
+/* blk_rq_map_sg() lost its request_queue argument in 6.15. */
+#ifndef RDMX_HAVE_BLK_RQ_MAP_SG_2
+#define blk_rq_map_sg(rq, sgl)	blk_rq_map_sg((rq)->q, rq, sgl)
+#endif
+
+/*
+ * queue_limits.features and BLK_FEAT_* (6.11), limits passed to
+ * blk_mq_alloc_disk() (6.9). rdmx_alloc_disk() takes the limits and the
+ * features (BLK_FEAT_WRITE_CACHE, BLK_FEAT_FUA) on every kernel; before
+ * 6.9 it applies them to the new disk's queue itself.
+ */
+#ifndef RDMX_HAVE_BLK_FEAT
+#define BLK_FEAT_WRITE_CACHE	(1u << 0)
+#define BLK_FEAT_FUA		(1u << 1)
+#endif
+
+static inline struct gendisk *rdmx_alloc_disk(struct blk_mq_tag_set *set,
+					      struct queue_limits *lim,
+					      unsigned int features,
+					      void *queuedata)
+{
+#if defined(RDMX_HAVE_BLK_FEAT)
+	lim->features |= features;
+	return blk_mq_alloc_disk(set, lim, queuedata);
+#elif defined(RDMX_HAVE_BLK_ALLOC_DISK_LIMITS)
+	/* 6.9 and 6.10: the write cache is still set on the queue. */
+	struct gendisk *disk = blk_mq_alloc_disk(set, lim, queuedata);
+
+	if (!IS_ERR(disk))
+		blk_queue_write_cache(disk->queue,
+				      features & BLK_FEAT_WRITE_CACHE,
+				      features & BLK_FEAT_FUA);
+	return disk;
+#else
+	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+	struct request_queue *q;
+
+	if (IS_ERR(disk))
+		return disk;
+	q = disk->queue;
+	blk_queue_logical_block_size(q, lim->logical_block_size);
+	blk_queue_physical_block_size(q, lim->physical_block_size);
+	blk_queue_io_min(q, lim->io_min);
+	blk_queue_max_segments(q, lim->max_segments);
+	blk_queue_virt_boundary(q, lim->virt_boundary_mask);
+	blk_queue_max_hw_sectors(q, lim->max_hw_sectors);
+	if (lim->max_hw_discard_sectors) {
+		blk_queue_max_discard_sectors(q, lim->max_hw_discard_sectors);
+		blk_queue_max_discard_segments(q, lim->max_discard_segments);
+		q->limits.discard_granularity = lim->discard_granularity;
+	}
+	blk_queue_max_write_zeroes_sectors(q, lim->max_write_zeroes_sectors);
+	blk_queue_write_cache(q, features & BLK_FEAT_WRITE_CACHE,
+			      features & BLK_FEAT_FUA);
+	return disk;
+#endif
+}
+
+/*
+ * A shmem file for a RAM export. shmem_kernel_file_setup() (no LSM checks
+ * on a kernel-internal inode) is exported to modules since 6.2; 6.1
+ * exports only shmem_file_setup(). Both take vma_flags_t since 7.0.
+ */
+static inline struct file *rdmx_shmem_file_setup(const char *name, loff_t size)
+{
+#ifdef RDMX_HAVE_SHMEM_VMA_FLAGS
+	vma_flags_t flags = mk_vma_flags(VMA_NORESERVE_BIT);
+#else
+	unsigned long flags = VM_NORESERVE;
+#endif
+
+#ifdef RDMX_HAVE_SHMEM_KERNEL_FILE_SETUP
+	return shmem_kernel_file_setup(name, size, flags);
+#else
+	return shmem_file_setup(name, size, flags);
+#endif
+}
+
+#endif /* RDMX_COMPAT_H */
