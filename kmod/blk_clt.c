@@ -1786,7 +1786,7 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 		.virt_boundary_mask = SZ_4K - 1,
 		.max_segments = bd->queues[0].max_pages - 1,
 	};
-	unsigned int features = 0;
+	blk_features_t features = 0;
 	struct gendisk *disk;
 	int ret;
 

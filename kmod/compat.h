@@ -140,13 +140,14 @@ typedef unsigned int rdmx_numa_node_t;
  * 6.9 it applies them to the new disk's queue itself.
  */
 #ifndef RDMX_HAVE_BLK_FEAT
-#define BLK_FEAT_WRITE_CACHE	(1u << 0)
-#define BLK_FEAT_FUA		(1u << 1)
+typedef unsigned int __bitwise blk_features_t;
+#define BLK_FEAT_WRITE_CACHE	((__force blk_features_t)(1u << 0))
+#define BLK_FEAT_FUA		((__force blk_features_t)(1u << 1))
 #endif
 
 static inline struct gendisk *rdmx_alloc_disk(struct blk_mq_tag_set *set,
 					      struct queue_limits *lim,
-					      unsigned int features,
+					      blk_features_t features,
 					      void *queuedata)
 {
 #if defined(RDMX_HAVE_BLK_FEAT)
@@ -158,8 +159,8 @@ static inline struct gendisk *rdmx_alloc_disk(struct blk_mq_tag_set *set,
 
 	if (!IS_ERR(disk))
 		blk_queue_write_cache(disk->queue,
-				      features & BLK_FEAT_WRITE_CACHE,
-				      features & BLK_FEAT_FUA);
+				      !!(features & BLK_FEAT_WRITE_CACHE),
+				      !!(features & BLK_FEAT_FUA));
 	return disk;
 #else
 	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
@@ -180,8 +181,8 @@ static inline struct gendisk *rdmx_alloc_disk(struct blk_mq_tag_set *set,
 		q->limits.discard_granularity = lim->discard_granularity;
 	}
 	blk_queue_max_write_zeroes_sectors(q, lim->max_write_zeroes_sectors);
-	blk_queue_write_cache(q, features & BLK_FEAT_WRITE_CACHE,
-			      features & BLK_FEAT_FUA);
+	blk_queue_write_cache(q, !!(features & BLK_FEAT_WRITE_CACHE),
+			      !!(features & BLK_FEAT_FUA));
 	return disk;
 #endif
 }

@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the module from scratch against the debug test kernel with W=1 and
-# sparse (C=1); any compiler or sparse diagnostic fails.
+#
+# tests/host/build-warnings.sh [KERNEL]: build the module from scratch with
+# W=1 and sparse (C=1) against one kernel; any compiler or sparse
+# diagnostic fails. KERNEL is
+#   debug            the project's debug test kernel (default; the KUnit and
+#                    self-test modules are built too)
+#   LINE-headers     what a Debian user builds against, LINE being 6.1,
+#                    6.12 or newest (tests/vm/build-kernel --linux LINE
+#                    headers)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-kdir=$("$repo/tests/vm/build-kernel" debug)
-command -v sparse >/dev/null || { echo "sparse not installed"; exit 1; }
+kernel=${1:-debug}
+tests=()
+case "$kernel" in
+debug) kdir=$("$repo/tests/vm/build-kernel" debug)/obj; tests=(RDMX_TESTS=1) ;;
+*-headers) kdir=$("$repo/tests/vm/build-kernel" --linux "${kernel%-headers}" headers)/obj ;;
+*) echo "build-warnings: unknown kernel '$kernel'" >&2; exit 2 ;;
+esac
+ksrc=$kdir
+[ -d "$kdir/source" ] && ksrc=$(readlink -f "$kdir/source")
+sparse=$("$repo/tests/host/sparse.sh" "$ksrc")
 tree=$(mktemp -d "${TMPDIR:-/tmp}/rdmx-w1.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
 (cd "$repo" && cp -a --parents Kbuild kmod uapi tests/kunit tests/vm/selftest "$tree/")
-make -C "$kdir/obj" M="$tree" RDMX_TESTS=1 W=1 C=1 modules >"$tree/build.log" 2>&1 ||
+echo "kernel: $kernel ($(cat "$kdir/include/generated/utsrelease.h" | cut -d'"' -f2)), sparse: $sparse"
+make -C "$kdir" M="$tree" "${tests[@]}" W=1 C=1 CHECK="$sparse" modules >"$tree/build.log" 2>&1 ||
 	{ cat "$tree/build.log"; exit 1; }
 cat "$tree/build.log"
 # Lines kbuild prints itself start with two spaces (CC, CHECK, LD, ...);
-# anything else from the compiler or sparse is a diagnostic.
-diag=$(grep -vE '^  [A-Z]|^make(\[[0-9]+\])?: (Entering|Leaving)' "$tree/build.log" || true)
+# anything else from the compiler or sparse is a diagnostic. Two notes
+# about the toolchain, not the code, are let through: a distribution's
+# headers without vmlinux (no BTF for modules) and a pahole newer or older
+# than the kernel's.
+diag=$(grep -vE '^  [A-Z]|^make(\[[0-9]+\])?: (Entering|Leaving)' "$tree/build.log" |
+	grep -vE '^Skipping BTF generation for .* due to unavailability of vmlinux$|^warning: pahole version differs from the one used to build the kernel$' ||
+	true)
 if [ -n "$diag" ]; then
 	echo "diagnostics:"
 	echo "$diag"
 	exit 1
 fi
 grep -q 'CHECK.*kmod/main.c' "$tree/build.log" || { echo "sparse did not run"; exit 1; }
+modinfo -F vermagic "$tree/rdmx.ko"
 echo "W=1 C=1 clean"
