@@ -814,7 +814,7 @@ static int rdmx_bdev_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 
 static int rdmx_bdev_init_request(struct blk_mq_tag_set *set,
 				  struct request *rq, unsigned int hctx_idx,
-				  rdmx_numa_node_t numa_node)
+				  RDMX_NUMA_NODE_T numa_node)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_bdev *bd = set->driver_data;
@@ -1450,20 +1450,18 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 
 /* ---- the disk ------------------------------------------------------------ */
 
-static int rdmx_bdev_open(struct gendisk *disk, blk_mode_t mode)
+static int rdmx_bdev_open(RDMX_BDEV_OPEN_PARAMS)
 {
-	struct rdmx_bdev *bd = disk->private_data;
+	struct rdmx_bdev *bd = RDMX_BDEV_OPEN_DISK->private_data;
 
 	if (READ_ONCE(bd->state) == RDMX_BDEV_DELETING)
 		return -ENXIO;
 	return 0;
 }
 
-RDMX_DEFINE_BDEV_OPEN(rdmx_bdev_open)
-
 static const struct block_device_operations rdmx_bdev_fops = {
 	.owner = THIS_MODULE,
-	.open = RDMX_BDEV_OPEN(rdmx_bdev_open),
+	.open = rdmx_bdev_open,
 };
 
 /*

@@ -4,7 +4,8 @@
  * API it supports; this header maps older kernels onto it, in the manner of
  * the backports project's compat headers.
  *
- * Supported: Linux 6.1 (Debian 12's own kernel) to the newest Debian ships.
+ * Supported: Linux 6.1 (Debian 12's own kernel) to the newest Debian ships;
+ * Kbuild refuses older kernels.
  * Which API a kernel has is decided by feature probes in Kbuild (they grep
  * the kernel's own headers and Module.symvers, so distribution backports
  * are seen as such), never by LINUX_VERSION_CODE: each probe defines
@@ -16,16 +17,11 @@
 #ifndef RDMX_COMPAT_H
 #define RDMX_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/shmem_fs.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
-#error "rdmx needs Linux 6.1 or newer"
-#endif
 
 /* <linux/unaligned.h> (6.12; <asm/unaligned.h> before) */
 #ifdef RDMX_HAVE_LINUX_UNALIGNED_H
@@ -60,16 +56,6 @@ static inline struct net_device *ib_device_get_netdev(struct ib_device *ib_dev,
 }
 #endif
 
-/*
- * Tracepoints: __assign_str() takes the field alone since 6.10 (the source
- * comes from __string()); before, it took the source again.
- */
-#ifdef RDMX_HAVE_ASSIGN_STR_1
-#define rdmx_assign_str(dst, src)	__assign_str(dst)
-#else
-#define rdmx_assign_str(dst, src)	__assign_str(dst, src)
-#endif
-
 /* blk_mq_quiesce_tagset() and blk_mq_unquiesce_tagset() (6.2) */
 #ifndef RDMX_HAVE_BLK_MQ_QUIESCE_TAGSET
 static inline void blk_mq_quiesce_tagset(struct blk_mq_tag_set *set)
@@ -95,21 +81,16 @@ static inline void blk_mq_unquiesce_tagset(struct blk_mq_tag_set *set)
 
 /*
  * block_device_operations.open takes the gendisk and a blk_mode_t since
- * 6.5; before, the block_device and an fmode_t. A driver writes the new
- * form and names it in its fops through RDMX_BDEV_OPEN(), after
- * RDMX_DEFINE_BDEV_OPEN(fn) has made the old-form wrapper where needed.
+ * 6.5; before, the block_device and an fmode_t. A driver declares its open
+ * method's parameters as RDMX_BDEV_OPEN_PARAMS and finds its gendisk with
+ * RDMX_BDEV_OPEN_DISK.
  */
 #ifdef RDMX_HAVE_BDEV_OPEN_GENDISK
-#define RDMX_DEFINE_BDEV_OPEN(fn)
-#define RDMX_BDEV_OPEN(fn)		fn
+#define RDMX_BDEV_OPEN_PARAMS	struct gendisk *disk, blk_mode_t mode
+#define RDMX_BDEV_OPEN_DISK	(disk)
 #else
-typedef fmode_t blk_mode_t;
-#define RDMX_DEFINE_BDEV_OPEN(fn)					\
-static int fn##_bdev(struct block_device *bdev, fmode_t mode)		\
-{									\
-	return fn(bdev->bd_disk, mode);					\
-}
-#define RDMX_BDEV_OPEN(fn)		fn##_bdev
+#define RDMX_BDEV_OPEN_PARAMS	struct block_device *bdev, fmode_t mode
+#define RDMX_BDEV_OPEN_DISK	(bdev->bd_disk)
 #endif
 
 /* blk_mq_tag_set.flags: BLK_MQ_F_SHOULD_MERGE went away in 6.14 (merging
@@ -121,16 +102,21 @@ static int fn##_bdev(struct block_device *bdev, fmode_t mode)		\
 #define RDMX_BLK_MQ_F_MERGE	0
 #endif
 
-/* blk_mq_ops.init_request's NUMA node is an int since 7.0. */
+/* blk_mq_ops.init_request's NUMA node is an int since 7.0, unsigned before. */
 #ifdef RDMX_HAVE_INIT_REQUEST_INT_NODE
-typedef int rdmx_numa_node_t;
+#define RDMX_NUMA_NODE_T	int
 #else
-typedef unsigned int rdmx_numa_node_t;
+#define RDMX_NUMA_NODE_T	unsigned int
 #endif
 
 /* blk_rq_map_sg() lost its request_queue argument in 6.15. */
 #ifndef RDMX_HAVE_BLK_RQ_MAP_SG_2
-#define blk_rq_map_sg(rq, sgl)	blk_rq_map_sg((rq)->q, rq, sgl)
+#define blk_rq_map_sg(rq, sgl)						\
+	({								\
+		struct request *__rq = (rq);				\
+									\
+		blk_rq_map_sg(__rq->q, __rq, sgl);			\
+	})
 #endif
 
 /*

@@ -15,22 +15,22 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-#include "compat.h"
 #include "state.h"
 
 DECLARE_EVENT_CLASS(rdmx_device_class,
 		    TP_PROTO(const struct ib_device *ibdev),
 		    TP_ARGS(ibdev),
-		    TP_STRUCT__entry(__string(name, ibdev->name)
+		    TP_STRUCT__entry(__array(char, name, IB_DEVICE_NAME_MAX)
 				     __field(u32, index)
 				     __field(u32, ports)
 				     __field(u64, node_guid)),
-		    TP_fast_assign(rdmx_assign_str(name, ibdev->name);
+		    TP_fast_assign(strscpy_pad(__entry->name, ibdev->name,
+					       sizeof(__entry->name));
 				   __entry->index = ibdev->index;
 				   __entry->ports = rdma_end_port(ibdev);
 				   __entry->node_guid = be64_to_cpu(ibdev->node_guid);),
 		    TP_printk("device=%s index=%u ports=%u node_guid=%016llx",
-			      __get_str(name), __entry->index, __entry->ports,
+			      __entry->name, __entry->index, __entry->ports,
 			      __entry->node_guid)
 );
 
@@ -82,15 +82,15 @@ TRACE_EVENT(rdmx_wc_error,
 	    TP_PROTO(u32 sess, const char *op, int status, u32 vendor_err),
 	    TP_ARGS(sess, op, status, vendor_err),
 	    TP_STRUCT__entry(__field(u32, sess)
-			     __string(op, op)
+			     __array(char, op, 16)
 			     __field(int, status)
 			     __field(u32, vendor_err)),
 	    TP_fast_assign(__entry->sess = sess;
-			   rdmx_assign_str(op, op);
+			   strscpy_pad(__entry->op, op, sizeof(__entry->op));
 			   __entry->status = status;
 			   __entry->vendor_err = vendor_err;),
 	    TP_printk("sess=%u op=%s status=%s (%d) vendor_err=0x%x",
-		      __entry->sess, __get_str(op),
+		      __entry->sess, __entry->op,
 		      ib_wc_status_msg(__entry->status), __entry->status,
 		      __entry->vendor_err)
 );

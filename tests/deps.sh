@@ -20,6 +20,10 @@ pkgs=(
 	libibverbs-dev librdmacm-dev
 	# storage and benchmark peers
 	fio nvme-cli qperf e2fsprogs gnuplot-nox nbd-server nbd-client
+	# Debian packages (debian/, make deb) and tests/host/deb.sh: their
+	# build, lintian, DKMS builds against Debian's headers (dwarves: pahole,
+	# for the BTF of a module built against 6.12's)
+	debhelper dh-dkms dkms lintian fakeroot dwarves
 )
 
 missing=()

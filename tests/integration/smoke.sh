@@ -35,8 +35,13 @@ else
 	rdmx_fail "kunit module loads"
 fi
 
-echo 500 >$sys/hb_interval_ms
+# Slow heartbeats, as rma.sh has them: under TCG with the debug kernel a
+# 16 MiB transfer takes seconds, and the answer to a probe can queue
+# behind it; fast heartbeats would take that for a dead peer.
+echo 5000 >$sys/hb_interval_ms
 echo 3 >$sys/hb_miss_max
+echo 20000 >$sys/loss_timeout_ms
+echo 1000 >$sys/reconnect_max_ms
 rdmx_barrier up || rdmx_fail "peer came up"
 
 # 2. Messages: 2,000 of 0 B to 16 KiB, checksummed and in order.
