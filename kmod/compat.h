@@ -193,4 +193,22 @@ static inline struct file *rdmx_shmem_file_setup(const char *name, loff_t size)
 #endif
 }
 
+/*
+ * For the KUnit suites (files that include <kunit/test.h> before this):
+ * kunit_vm_mmap() (6.10) gives a case user memory; before it, a module
+ * cannot give a test thread an mm, and such cases are skipped.
+ */
+#if defined(_KUNIT_TEST_H) && !defined(RDMX_HAVE_KUNIT_VM_MMAP)
+#define kunit_vm_mmap(test, ...)					\
+	({								\
+		kunit_skip(test, "no kunit_vm_mmap() in this kernel");	\
+		0UL;							\
+	})
+#endif
+
+/* KUNIT_CASE_SLOW() (6.6): a plain case before it. */
+#if defined(_KUNIT_TEST_H) && !defined(KUNIT_CASE_SLOW)
+#define KUNIT_CASE_SLOW(test_name)	KUNIT_CASE(test_name)
+#endif
+
 #endif /* RDMX_COMPAT_H */

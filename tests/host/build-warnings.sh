@@ -6,6 +6,8 @@
 # diagnostic fails. KERNEL is
 #   debug            the project's debug test kernel (default; the KUnit and
 #                    self-test modules are built too)
+#   LINE-debug       the debug test kernel of another line, 6.1 or newest
+#                    (tests/vm/build-kernel --linux LINE debug), the same
 #   LINE-headers     what a Debian user builds against, LINE being 6.1,
 #                    6.12 or newest (tests/vm/build-kernel --linux LINE
 #                    headers)
@@ -15,6 +17,9 @@ kernel=${1:-debug}
 tests=()
 case "$kernel" in
 debug) kdir=$("$repo/tests/vm/build-kernel" debug)/obj; tests=(RDMX_TESTS=1) ;;
+6.1-debug|newest-debug)
+	kdir=$("$repo/tests/vm/build-kernel" --linux "${kernel%-debug}" debug)/obj
+	tests=(RDMX_TESTS=1) ;;
 *-headers) kdir=$("$repo/tests/vm/build-kernel" --linux "${kernel%-headers}" headers)/obj ;;
 *) echo "build-warnings: unknown kernel '$kernel'" >&2; exit 2 ;;
 esac

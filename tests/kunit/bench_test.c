@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 
+#include "../../kmod/compat.h"
 #include "../../kmod/rdmx.h"
 #include "../../kmod/rma.h"
 
@@ -216,7 +217,14 @@ static const struct rdmx_bench_check_case rdmx_bench_check_cases[] = {
 	{ "outputs set", rdmx_bt_outputs, 0 },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rdmx_bench_check, rdmx_bench_check_cases, desc);
+static void rdmx_bench_check_case_desc(const struct rdmx_bench_check_case *c,
+				       char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rdmx_bench_check, rdmx_bench_check_cases,
+		  rdmx_bench_check_case_desc);
 
 static void rdmx_bench_check_test(struct kunit *test)
 {

@@ -4,8 +4,8 @@
  * machine (rdmx_state). Part of rdmx_test.ko.
  */
 #include <kunit/test.h>
-#include <linux/unaligned.h>
 
+#include "../../kmod/compat.h"
 #include "../../kmod/rdmx.h"
 #include "../../kmod/proto.h"
 #include "../../kmod/sess.h"

@@ -10,6 +10,7 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 
+#include "../../kmod/compat.h"
 #include "../../kmod/rdmx.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

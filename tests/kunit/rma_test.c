@@ -6,9 +6,9 @@
  */
 #include <kunit/test.h>
 #include <linux/limits.h>
-#include <linux/unaligned.h>
 #include <rdma/ib_verbs.h>
 
+#include "../../kmod/compat.h"
 #include "../../kmod/rdmx.h"
 #include "../../kmod/proto.h"
 #include "../../kmod/rma.h"

@@ -12,6 +12,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
+#include "../../kmod/compat.h"
 #include "../../kmod/rdmx.h"
 #include "../../kmod/rdmx_api.h"
 #include "../../kmod/sess.h"
