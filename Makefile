@@ -44,7 +44,7 @@ MANPAGES := $(wildcard userspace-tools/man/*.8)
 KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
 
 .PHONY: all modules rdmxctl tools test-tools clean install modules_install \
-	check demo kernel guest-modules checkpatch help bench deb
+	check demo kernel guest-modules checkpatch help bench deb kernelrelease
 
 all: modules rdmxctl
 
@@ -98,6 +98,10 @@ modules_install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra KERNELRELEASE=$(KVER) \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) DEPMOD=true modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
+
+# The release `make install` installs for and runs depmod for.
+kernelrelease: modules
+	@echo $(KVER)
 
 install: modules_install $(RDMXCTL)
 	install -D -m 0755 $(RDMXCTL) $(DESTDIR)$(PREFIX)/sbin/rdmxctl
