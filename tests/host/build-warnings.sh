@@ -29,7 +29,7 @@ sparse=$("$repo/tests/host/sparse.sh" "$ksrc")
 tree=$(mktemp -d "${TMPDIR:-/tmp}/rdmx-w1.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
 (cd "$repo" && cp -a --parents Kbuild kmod uapi tests/kunit tests/vm/selftest "$tree/")
-echo "kernel: $kernel ($(cat "$kdir/include/generated/utsrelease.h" | cut -d'"' -f2)), sparse: $sparse"
+echo "kernel: $kernel ($(cut -d'"' -f2 "$kdir/include/generated/utsrelease.h")), sparse: $sparse"
 make -C "$kdir" M="$tree" "${tests[@]}" W=1 C=1 CHECK="$sparse" modules >"$tree/build.log" 2>&1 ||
 	{ cat "$tree/build.log"; exit 1; }
 cat "$tree/build.log"
