@@ -206,6 +206,12 @@ static inline struct file *rdmx_shmem_file_setup(const char *name, loff_t size)
 	})
 #endif
 
+/* MODULE_IMPORT_NS() takes a string since 6.13, a bare name before. */
+#ifndef RDMX_HAVE_IMPORT_NS_STRING
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+#endif
+
 /* KUNIT_CASE_SLOW() (6.6): a plain case before it. */
 #if defined(_KUNIT_TEST_H) && !defined(KUNIT_CASE_SLOW)
 #define KUNIT_CASE_SLOW(test_name)	KUNIT_CASE(test_name)

@@ -11,7 +11,7 @@
 #include "../../kmod/rdmx.h"
 #include "../../kmod/rma.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 /* A valid WRITE run, for the cases to spoil one field of. */
 static void rdmx_bench_t_base(struct rdmx_bench *b)

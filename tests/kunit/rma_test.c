@@ -13,7 +13,7 @@
 #include "../../kmod/proto.h"
 #include "../../kmod/rma.h"
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 #define RDMX_T_CHUNK	(2ULL << 20)
 
