@@ -407,7 +407,7 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 {
 	u64 done = 0, len = req->lmem.len;
 	struct rdmx_rma_piece *p;
-	u64 room;
+	u64 room, plen;
 	int ret;
 
 	while (done < len) {
@@ -437,6 +437,8 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 			kfree(p);
 			return ret;
 		}
+		/* Once posted, @p is its completion's, which frees it. */
+		plen = p->len;
 		if (req->opcode == RDMX_RMA_CMP_SWAP ||
 		    req->opcode == RDMX_RMA_FETCH_ADD) {
 			p->atomic = true;
@@ -451,7 +453,7 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 			kfree(p);
 			return ret;
 		}
-		done += p->len;
+		done += plen;
 	}
 	return 0;
 }
