@@ -6,7 +6,8 @@
 #   tests/vm/run --nodes 2 --linux LINE --rdma rxe|siw tests/integration/smoke.sh
 # (siw on 6.1: see Documentation/compat.rst on that kernel's rxe)
 #
-#   1. load and unload (rdmx.ko five times) and the KUnit suites;
+#   1. load and unload (rdmx.ko five times) and every KUnit suite (their
+#      sessions and one-sided access run over this host's own device);
 #   2. messages between the guests: rdmx-msgtest's checksummed stream, none
 #      lost, duplicated or reordered;
 #   3. one-sided READ and WRITE (rdmx-rmatest's pattern case);
@@ -33,7 +34,8 @@ done
 rdmx_check "rdmx.ko unloads and loads again, five times" test "$ok" = 1
 rdmx_wait_port "$RDMX_RDMA_DEV" || rdmx_fail "$RDMX_RDMA_DEV port ACTIVE after reload"
 if insmod "$RDMX_TEST_KO"; then
-	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state
+	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state \
+		rdmx_rma rdmx_sess rdmx_token rdmx_bench rdmx_blk
 	rdmx_check "kunit module unloads" rmmod rdmx_test
 else
 	rdmx_fail "kunit module loads"
