@@ -58,24 +58,25 @@ static inline struct net_device *ib_device_get_netdev(struct ib_device *ib_dev,
 
 /* blk_mq_quiesce_tagset() and blk_mq_unquiesce_tagset() (6.2) */
 #ifndef RDMX_HAVE_BLK_MQ_QUIESCE_TAGSET
-static inline void blk_mq_quiesce_tagset(struct blk_mq_tag_set *set)
+static inline void rdmx_tagset_each_queue(struct blk_mq_tag_set *set,
+					  void (*fn)(struct request_queue *q))
 {
 	struct request_queue *q;
 
 	mutex_lock(&set->tag_list_lock);
 	list_for_each_entry(q, &set->tag_list, tag_set_list)
-		blk_mq_quiesce_queue(q);
+		fn(q);
 	mutex_unlock(&set->tag_list_lock);
+}
+
+static inline void blk_mq_quiesce_tagset(struct blk_mq_tag_set *set)
+{
+	rdmx_tagset_each_queue(set, blk_mq_quiesce_queue);
 }
 
 static inline void blk_mq_unquiesce_tagset(struct blk_mq_tag_set *set)
 {
-	struct request_queue *q;
-
-	mutex_lock(&set->tag_list_lock);
-	list_for_each_entry(q, &set->tag_list, tag_set_list)
-		blk_mq_unquiesce_queue(q);
-	mutex_unlock(&set->tag_list_lock);
+	rdmx_tagset_each_queue(set, blk_mq_unquiesce_queue);
 }
 #endif
 
