@@ -9,7 +9,8 @@
 #                        librdmacm-dev and libibverbs-dev)
 #   make install         module to extra/ + depmod, rdmxctl, man pages, header
 #   make deb             Debian packages (rdmx-dkms, rdmxctl, rdmx-dev)
-#   make check           every test (host tests, then debug-kernel guests)
+#   make check           every test (host tests, then debug-kernel guests);
+#                        FULL=1 KERNELS=all before a release
 #   make demo            two soft-RoCE guests running rdmx
 #   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
 #   make kernel          build (or reuse) the debug and perf test kernels
