@@ -208,8 +208,9 @@ struct rdmx_bsq_req {
  * @max_io: largest I/O, the smaller of the client's and the server's
  * @qp_index: the client's queue index
  * @peer: the client's address
- * @exp: the bound export (holds a reference), NULL before OPEN; under
- *	rdmx_exports_mutex, and stable for commands once set
+ * @exp: the bound export (holds a reference), NULL before OPEN; set
+ *	under rdmx_exports_mutex, read through rdmx_bsq_exp(), stable for
+ *	commands once set
  * @ro: the client mapped read-only
  * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
  * @inline_read: READs may ask for their data in the response
@@ -944,13 +945,24 @@ static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
 }
 
 /*
+ * The export a command works on, or NULL before OPEN; with the terms the
+ * queue was opened with (@q->ro, @q->max_io, ...), published before it.
+ * Any context; stable once set, until the queue's teardown, which waits
+ * for every command first.
+ */
+static struct rdmx_export *rdmx_bsq_exp(struct rdmx_bsq *q)
+{
+	return smp_load_acquire(&q->exp);
+}
+
+/*
  * Whether a command runs in its receive's completion rather than from the
  * work queue: a READ of a block device export, which only submits a bio
  * (as nvmet does); the others wait on the backing store.
  */
 static bool rdmx_bsq_runs_here(struct rdmx_bsq *q, const struct rdmx_blk_io *io)
 {
-	struct rdmx_export *exp = READ_ONCE(q->exp);
+	struct rdmx_export *exp = rdmx_bsq_exp(q);
 
 	return io->op == RDMX_BLK_OP_READ && exp && exp->bdev;
 }
@@ -1086,14 +1098,15 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	bool rkey = (req->io.op == RDMX_BLK_OP_READ ||
 		     req->io.op == RDMX_BLK_OP_WRITE) &&
 		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
+	struct rdmx_export *exp = rdmx_bsq_exp(q);
 	unsigned long flags;
 	int ret = -ECONNRESET;
 
 	rsp->tag = cpu_to_le32(req->io.tag);
 	rsp->status = cpu_to_le32(req->status);
 	/* Every response carries the size: a grown export reaches clients. */
-	if (q->exp)
-		rsp->size = cpu_to_le64(READ_ONCE(q->exp->size));
+	if (exp)
+		rsp->size = cpu_to_le64(READ_ONCE(exp->size));
 	if (rkey) {
 		/* The client's key dies before the client sees the answer. */
 		wr.opcode = IB_WR_SEND_WITH_INV;
@@ -1105,8 +1118,8 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 		sge[1].lkey = q->pd->local_dma_lkey;
 		wr.num_sge = 2;
 	}
-	if (req->status && q->exp)
-		atomic64_inc(&q->exp->errors);
+	if (req->status && exp)
+		atomic64_inc(&exp->errors);
 	ib_dma_sync_single_for_device(q->ibdev, req->rsp_dma, sizeof(*rsp),
 				      DMA_TO_DEVICE);
 	/* Once the response is out the client may send this tag again. */
@@ -1360,12 +1373,20 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 	int ret = 0;
 
 	memcpy(n, name, sizeof(n));
-	if (q->exp ||
-	    req->io.length & ~RDMX_BLK_OPEN_KNOWN || req->io.offset ||
+	if (req->io.length & ~RDMX_BLK_OPEN_KNOWN || req->io.offset ||
 	    req->io.rkey || req->io.addr || req->inline_len ||
 	    !rdmx_export_name_ok(name))
 		return -EPROTO;
+	/*
+	 * Commands run side by side on rdmx_blk_wq: a second OPEN sent
+	 * right behind the first must see the first's binding, so it is
+	 * looked at under the mutex that makes it.
+	 */
 	mutex_lock(&rdmx_exports_mutex);
+	if (q->exp) {
+		ret = -EPROTO;
+		goto out;
+	}
 	exp = rdmx_export_find(n);
 	if (!exp) {
 		pr_warn_ratelimited("export %.63s: no such export (asked by %pISc)\n",
@@ -1382,13 +1403,17 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		ret = -EACCES;
 	} else {
 		kobject_get(&exp->kobj);
-		WRITE_ONCE(q->exp, exp);	/* read early by rdmx_bsq_runs_here() */
 		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
 		q->events = req->io.length & RDMX_BLK_OPEN_EVENTS;
 		/* The data goes out in the response's SEND, after it. */
 		q->inline_read = (req->io.length & RDMX_BLK_OPEN_INLINE_READ) &&
 				 q->max_send_sge >= 2;
 		q->max_io = min(q->max_io, exp->max_io);
+		/*
+		 * Published last: a command that sees the export sees the
+		 * terms it was opened with (rdmx_bsq_exp()).
+		 */
+		smp_store_release(&q->exp, exp);
 		list_add_tail(&q->exp_node, &exp->queues);
 		exp->nr_queues++;
 		rsp->max_io = cpu_to_le32(q->max_io);
@@ -1403,6 +1428,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 			pr_info("export %s: mapped by %pISc\n", exp->name,
 				&q->peer);
 	}
+out:
 	mutex_unlock(&rdmx_exports_mutex);
 	return ret;
 }
@@ -1432,7 +1458,7 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		}
 		goto respond;
 	}
-	exp = q->exp;
+	exp = rdmx_bsq_exp(q);
 	if (req->rw_dir == DMA_FROM_DEVICE) {
 		/* Stage two of a write: the client's data is here. */
 		ret = rdmx_bsq_sgl_io(req, true);

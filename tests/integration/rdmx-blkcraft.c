@@ -7,10 +7,11 @@
  * a read-only export or map; a disconnect for a malformed command; a
  * consumer-defined reject for a connect request of another protocol.
  *
- * Usage: rdmx-blkcraft [-p PORT] HOST EXPORT RO_EXPORT
+ * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
  * EXPORT is a writable export of HOST, RO_EXPORT a read-only one; a few
- * blocks of EXPORT are overwritten. Prints "ok N - ..." / "not ok N - ..."
- * lines and exits 1 on any failure.
+ * blocks of EXPORT are overwritten. -r sets how often a race is driven
+ * (default 50), -R runs only the races and the final check. Prints
+ * "ok N - ..." / "not ok N - ..." lines and exits 1 on any failure.
  *
  * The wire format is mirrored by hand from kmod/proto.h and
  * kmod/blk_proto.h: every field little-endian, sizes checked below.
@@ -535,20 +536,25 @@ static int pump_until(struct conn *c, bool *flag)
 	return 0;
 }
 
-/* Post one SEND of @len bytes of the command buffer (@n of them, chained). */
-static int send_cmd_n(struct conn *c, size_t len, unsigned int n)
+/*
+ * Post @n SENDs (at most 2, chained) of @len bytes each: all of the command
+ * buffer's first command, or with @each the buffer's commands 0 to @n - 1.
+ */
+static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->cmd, .length = len, .lkey = c->mr->lkey,
-	};
+	struct ibv_sge sge[2];
 	struct ibv_send_wr wr[2], *bad;
 	unsigned int i, want = c->sends_done + n;
 	long long end = now_ms() + TIMEOUT_MS;
 
+	assert(n <= 2);
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
+		sge[i].addr = (uintptr_t)(c->cmd + (each ? i : 0));
+		sge[i].length = len;
+		sge[i].lkey = c->mr->lkey;
 		wr[i].wr_id = WR_SEND;
-		wr[i].sg_list = &sge;
+		wr[i].sg_list = &sge[i];
 		wr[i].num_sge = 1;
 		wr[i].opcode = IBV_WR_SEND;
 		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
@@ -566,7 +572,7 @@ static int send_cmd_n(struct conn *c, size_t len, unsigned int n)
 
 static int send_cmd(struct conn *c, size_t len)
 {
-	return send_cmd_n(c, len, 1);
+	return send_cmd_n(c, len, 1, false);
 }
 
 /* Bind the memory window over the data buffer with a fresh key. */
@@ -1092,7 +1098,7 @@ static void case_busy_tag(void)
 		return;
 	}
 	cmd_fill(&c, BLK_OP_WRITE_ZEROES, 1, 0, c.max_io);
-	if (send_cmd_n(&c, sizeof(*c.cmd), 2)) {
+	if (send_cmd_n(&c, sizeof(*c.cmd), 2, false)) {
 		report(false, "%s: the SENDs complete", what);
 		conn_close(&c);
 		return;
@@ -1113,6 +1119,59 @@ static void case_busy_tag(void)
 		report(false, "%s -> disconnected (timed out)", what);
 	}
 	conn_close(&c);
+}
+
+/*
+ * Two OPENs of one export, sent back to back with tags of their own. The
+ * server runs commands side by side, so this races its OPEN against itself:
+ * the second must find the queue bound and end the connection (a second
+ * OPEN is a protocol error), whichever runs first; a queue bound twice
+ * answers both. Repeated, each time on a new connection, so that the race
+ * is driven rather than hoped for; the export must be left with no queue
+ * (the script checks its clients count and removes it afterwards).
+ */
+static void case_open_race(unsigned int rounds)
+{
+	const char *what = "two OPENs back to back";
+	unsigned int i, ok_answers, twice = 0, stuck = 0, errs = 0;
+	long long end;
+
+	for (i = 0; i < rounds; i++) {
+		struct conn c;
+
+		if (conn_open(&c)) {
+			errs++;
+			conn_close(&c);
+			break;
+		}
+		cmd_fill(&c, BLK_OP_OPEN, 0, 0, 0);
+		memcpy(c.cmd->name, exp_rw, strnlen(exp_rw, sizeof(c.cmd->name)));
+		c.cmd[1] = c.cmd[0];
+		c.cmd[1].tag = htole32(1);
+		if (send_cmd_n(&c, sizeof(*c.cmd), 2, true) &&
+		    c.wc_err != IBV_WC_WR_FLUSH_ERR) {
+			errs++;
+			conn_close(&c);
+			break;
+		}
+		end = now_ms() + TIMEOUT_MS;
+		while (!c.disconnected && !c.flushed && now_ms() < end) {
+			pump(&c);
+			usleep(200);
+		}
+		for (ok_answers = 0; c.nr_got; c.nr_got--)
+			ok_answers += le32toh(c.got[c.nr_got - 1].status) == 0;
+		if (ok_answers > 1)
+			twice++;
+		else if (!c.disconnected && !c.flushed)
+			stuck++;
+		conn_close(&c);
+	}
+	if (errs)
+		note("%s: round %u: connect or send failed", what, i + 1);
+	report(!errs && !twice && !stuck,
+	       "%s, %u rounds -> disconnected each time (bound twice %u, no disconnect %u)",
+	       what, rounds, twice, stuck);
 }
 
 /* After all that, the server still serves a well-behaved client. */
@@ -1163,22 +1222,38 @@ static bool probe_mw(void)
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rdmx-blkcraft [-p PORT] HOST EXPORT RO_EXPORT\n"
+		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
 		"  Sends crafted commands to the rdmx block server at HOST:PORT\n"
 		"  (default 7471): EXPORT is a writable export (a few of its blocks\n"
-		"  are overwritten), RO_EXPORT a read-only one. Prints TAP lines.\n");
+		"  are overwritten), RO_EXPORT a read-only one. Prints TAP lines.\n"
+		"  -r ROUNDS  connections per race driven (default 50)\n"
+		"  -R         only the races, then a check that EXPORT still serves\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	unsigned int open_rounds = 50;
+	bool races_only = false;
 	enum violation v;
+	char *endp;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "hp:")) != -1) {
+	while ((opt = getopt(argc, argv, "hp:r:R")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = optarg;
+			break;
+		case 'r':
+			open_rounds = strtoul(optarg, &endp, 10);
+			if (*endp || !open_rounds || open_rounds > 100000) {
+				fprintf(stderr, "rdmx-blkcraft: -r: 1 to 100000, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'R':
+			races_only = true;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -1203,16 +1278,19 @@ int main(int argc, char **argv)
 	}
 	have_mw = probe_mw();
 
-	case_reject("connect request with a bad magic", 0x1234, PROTO_MAJOR,
-		    REJ_BAD_MAGIC);
-	case_reject("connect request of major version 2", PROTO_MAGIC, 2,
-		    REJ_VERSION);
-	case_open_and_ro();
-	case_ro_map();
-	case_extents();
-	for (v = V_OPCODE; v <= V_INLINE_KEY; v++)
-		case_violation(v);
+	if (!races_only) {
+		case_reject("connect request with a bad magic", 0x1234,
+			    PROTO_MAJOR, REJ_BAD_MAGIC);
+		case_reject("connect request of major version 2", PROTO_MAGIC,
+			    2, REJ_VERSION);
+		case_open_and_ro();
+		case_ro_map();
+		case_extents();
+		for (v = V_OPCODE; v <= V_INLINE_KEY; v++)
+			case_violation(v);
+	}
 	case_busy_tag();
+	case_open_race(open_rounds);
 	case_still_serves();
 
 	freeaddrinfo(dst);
