@@ -50,13 +50,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	"$RDMX_REPO/tests/integration/rdmx-blkcraft" -p "$port" "$srv" craft craftro \
 		>"$RDMX_OUT/blkcraft.txt" 2>&1
 	rc=$?
-	while IFS= read -r l; do
-		case "$l" in
-		"not ok "*) rdmx_fail "blkcraft: ${l#not ok * - }" ;;
-		"ok "*"# SKIP"*) l=${l#ok * - }; rdmx_skip "blkcraft: ${l%% # SKIP*}" "${l#* # SKIP }" ;;
-		"ok "*) rdmx_pass "blkcraft: ${l#ok * - }" ;;
-		esac
-	done <"$RDMX_OUT/blkcraft.txt"
+	rdmx_tap_absorb "blkcraft: " "$RDMX_OUT/blkcraft.txt"
 	rdmx_check "rdmx-blkcraft exits 0" test "$rc" -eq 0
 	if [ -n "${dev[ram]}" ]; then
 		rdmx_check "ram: the mapped disk still reads after the crafted client" \
@@ -88,7 +82,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_check "fio reads the busy disk" kill -0 "$rd"
 		rdmx_check "unmap --force of an open disk" rdmxctl unmap --force "$d"
 		rdmx_check "the reader ends within 30 s of the forced unmap" \
-			poll 30 eval "! kill -0 $rd 2>/dev/null"
+			rdmx_poll 30 eval "! kill -0 $rd 2>/dev/null"
 		kill -9 "$rd" 2>/dev/null
 		wait "$rd"
 		rdmx_check "... with an error (its I/O failed)" test $? -ne 0
@@ -116,26 +110,26 @@ if [ "$RDMX_NODE" = 1 ]; then
 		grep -q "rdmx: block queue 0 from .*; disconnecting" "$RDMX_OUT/dmesg-craft.txt"
 	rdmx_check "crafted client: foreign connect requests logged as refused" \
 		grep -q "rdmx: refused a connection from .*: " "$RDMX_OUT/dmesg-craft.txt"
-	poll 30 export_json craft "j[0]['clients'] == 0"
+	rdmx_poll 30 rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "crafted client: no queue left on craft, errors counted" \
-		export_json craft "j[0]['clients'] == 0 and j[0]['errors'] > 0"
+		rdmx_export_json craft "j[0]['clients'] == 0 and j[0]['errors'] > 0"
 	rdmx_check "crafted client: no write reached craftro" \
-		export_json craftro "j[0]['clients'] == 0 and j[0]['writes'] == 0"
+		rdmx_export_json craftro "j[0]['clients'] == 0 and j[0]['writes'] == 0"
 	rdmx_check "export del craft" rdmxctl export del craft
 	rdmx_check "export del craftro" rdmxctl export del craftro
 fi
 
 if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_barrier busy-held "$long"
-	rdmx_check "export ram counted the client's I/O" export_json ram \
+	rdmx_check "export ram counted the client's I/O" rdmx_export_json ram \
 		"j[0]['reads'] > 0 and j[0]['writes'] > 0 and j[0]['errors'] == 0"
-	rdmx_check "export ro: no write reached it" export_json ro "j[0]['writes'] == 0"
-	rdmx_check "export busy has a client" export_json busy "j[0]['clients'] > 0"
+	rdmx_check "export ro: no write reached it" rdmx_export_json ro "j[0]['writes'] == 0"
+	rdmx_check "export busy has a client" rdmx_export_json busy "j[0]['clients'] > 0"
 	rdmxctl export del busy 2>"$RDMX_OUT/del-busy.err"
 	rdmx_check "export del of a mapped export fails (EBUSY)" \
 		refused $? "export busy busy: mapped by a client, or queues of a client" \
 		"$RDMX_OUT/del-busy.err"
-	rdmx_check "... and the export is still there" export_json busy "True"
+	rdmx_check "... and the export is still there" rdmx_export_json busy "True"
 	rdmx_barrier busy-del-tried
 	rdmx_barrier busy-done 300
 	rdmx_check "export del busy once unmapped" rdmxctl export del busy

@@ -86,25 +86,6 @@ echo 1000 >$sys/reconnect_max_ms
 
 # ---------------------------------------------------------------- helpers
 
-# poll SECS CMD...: CMD succeeds within SECS seconds (tried every 0.2 s).
-poll() {
-	local n=$(($1 * 5))
-
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		n=$((n - 1))
-		sleep 0.2
-	done
-	return 1
-}
-
-# export_json NAME EXPR: on node 1, EXPR over export NAME's JSON (as j).
-# shellcheck disable=SC2317  # called through rdmx_check
-export_json() {
-	rdmxctl -j export show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
-}
-
 # disk_json DEV EXPR: on node 2, EXPR over disk DEV's JSON (as j).
 # shellcheck disable=SC2317  # called through rdmx_check
 disk_json() {
@@ -119,13 +100,13 @@ export_io() {
 # wait_export_io NAME FROM: on node 1, wait (up to 60 s) until export NAME
 # has served 200 requests more than FROM: a client's fio reaches it.
 wait_export_io() {
-	poll 60 export_json "$1" "j[0]['reads'] + j[0]['writes'] > ${2:-0} + 200"
+	rdmx_poll 60 rdmx_export_json "$1" "j[0]['reads'] + j[0]['writes'] > ${2:-0} + 200"
 }
 
 # wait_live DEV: on node 2, disk DEV is live within 60 s.
 # shellcheck disable=SC2317  # called through rdmx_check
 wait_live() {
-	poll 60 disk_json "$1" "j[0]['state'] == 'live'" || {
+	rdmx_poll 60 disk_json "$1" "j[0]['state'] == 'live'" || {
 		rdmxctl map show "$1"
 		return 1
 	}
@@ -258,7 +239,7 @@ refused() {
 # wait_gone DISK: /sys/block/DISK goes within 30 s.
 # shellcheck disable=SC2317  # called through rdmx_check
 wait_gone() {
-	poll 30 test ! -e "/sys/block/$1"
+	rdmx_poll 30 test ! -e "/sys/block/$1"
 }
 
 rdmxctl -j version >"$RDMX_OUT/version.json"
@@ -278,7 +259,7 @@ if [ "${RDMX_BOOT:-1}" = 2 ]; then
 	rdmxctl export show disk
 	rdmx_barrier reboot-done "$long"
 	rdmx_check "guest restart: the disk export served node 2 again" \
-		export_json disk "j[0]['reads'] + j[0]['writes'] > 0"
+		rdmx_export_json disk "j[0]['reads'] + j[0]['writes'] > 0"
 	rdmx_check "export del disk" rdmxctl export del disk
 	rdmx_barrier unload 300
 	rdmx_check "rmmod rdmx" rmmod rdmx
@@ -301,7 +282,7 @@ setup_nullb() {
 		echo "${a#*=}" >"$d/${a%%=*}" || return 1
 	done
 	echo 1 >"$d/power" || return 1
-	poll 10 test -b "/dev/$n"
+	rdmx_poll 10 test -b "/dev/$n"
 }
 
 # readd_exports: after a restart, node 1's exports as they were.
@@ -594,7 +575,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 		"j['name'] == 'growb' and j['old_size'] == $((16 * mib)) and j['size'] == $((32 * mib))" \
 		<"$RDMX_OUT/resize-growb.json"
 	for e in grow growf growb; do
-		rdmx_check "export show $e: 32 MiB" export_json "$e" "j[0]['size'] == $((32 * mib))"
+		rdmx_check "export show $e: 32 MiB" rdmx_export_json "$e" "j[0]['size'] == $((32 * mib))"
 	done
 	rdmxctl export resize grow 16M 2>"$RDMX_OUT/shrink.err"
 	rdmx_check "export resize to a smaller size fails (EINVAL)" test $? -eq 1
@@ -602,7 +583,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "export resize of a file with a size fails (EINVAL)" test $? -eq 1
 	rdmx_check "the refusal is logged" sh -c \
 		"dmesg | grep -q 'rdmx: export grow: cannot resize from $((32 * mib)) to $((16 * mib)) bytes'"
-	rdmx_check "... and export grow keeps 32 MiB" export_json grow "j[0]['size'] == $((32 * mib))"
+	rdmx_check "... and export grow keeps 32 MiB" rdmx_export_json grow "j[0]['size'] == $((32 * mib))"
 	rdmx_barrier resized "$long"
 	rdmx_barrier resize-done "$long"
 	rdmx_check "export del grow" rdmxctl export del grow
@@ -614,14 +595,14 @@ fi
 # grown DEV BYTES: DEV's size reached BYTES within 10 s, with no I/O on it.
 # shellcheck disable=SC2317  # called through rdmx_check
 grown() {
-	poll 10 size_is "$1" "$2" || {
+	rdmx_poll 10 size_is "$1" "$2" || {
 		blockdev --getsize64 "$1"
 		return 1
 	}
 }
 
 # size_is DEV BYTES: DEV has BYTES.
-# shellcheck disable=SC2317  # called through poll
+# shellcheck disable=SC2317  # called through rdmx_poll
 size_is() {
 	[ "$(blockdev --getsize64 "$1")" -eq "$2" ]
 }
@@ -710,7 +691,7 @@ elif [ "$RDMX_NODE" = 2 ]; then
 	if d=$(loss_ms=$reboot_loss_ms map_dev disk 2>"$RDMX_OUT/map-disk.err"); then
 		rdmx_pass "guest restart: map disk (node 1's /dev/vda): $d"
 		fio_start reboot "$d" 150
-		poll 60 disk_json "$d" "j[0]['reads'] + j[0]['writes'] > 200"
+		rdmx_poll 60 disk_json "$d" "j[0]['reads'] + j[0]['writes'] > 200"
 		rdmx_check "guest restart: node 1's QEMU killed and booted again under the I/O" \
 			rdmx_restart_node 1 60
 		fio_end reboot "$d" "guest restart"

@@ -20,41 +20,15 @@ rounds=${1:-200}
 srv=$RDMX_ADDR_1
 port=7471
 
-# export_json NAME EXPR: EXPR over export NAME's JSON (as j).
-# shellcheck disable=SC2317  # called through rdmx_check and poll
-export_json() {
-	rdmxctl -j export show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
-}
-
-# poll SECS CMD...: CMD succeeds within SECS seconds.
-poll() {
-	local n=$(($1 * 5))
+# run_tap NAME CMD...: CMD's TAP lines become results named "NAME: ...",
+# and CMD must exit 0.
+run_tap() {
+	local name=$1
 
 	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		n=$((n - 1))
-		sleep 0.2
-	done
-	return 1
-}
-
-# run_tap TOOL PREFIX CMD...: CMD's "ok"/"not ok" lines become results.
-run_tap() {
-	local name=$1 prefix=$2 out rc l
-
-	shift 2
-	out="$RDMX_OUT/$name.txt"
-	"$@" >"$out" 2>&1
-	rc=$?
-	while IFS= read -r l; do
-		case "$l" in
-		"not ok "*) rdmx_fail "$prefix: ${l#not ok * - }" ;;
-		"ok "*"# SKIP"*) l=${l#ok * - }; rdmx_skip "$prefix: ${l%% # SKIP*}" "${l#* # SKIP }" ;;
-		"ok "*) rdmx_pass "$prefix: ${l#ok * - }" ;;
-		esac
-	done <"$out"
-	rdmx_check "$name exits 0" test "$rc" -eq 0
+	"$@" >"$RDMX_OUT/$name.txt" 2>&1
+	rdmx_check "$name exits 0" test "$?" -eq 0
+	rdmx_tap_absorb "$name: " "$RDMX_OUT/$name.txt"
 }
 
 if [ "$RDMX_NODE" = 1 ]; then
@@ -63,15 +37,15 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
 	rdmx_barrier up || rdmx_fail "peer came up"
 	rdmx_barrier blk-done 1800
-	poll 30 export_json craft "j[0]['clients'] == 0"
-	rdmx_check "no queue left on craft" export_json craft "j[0]['clients'] == 0"
+	rdmx_poll 30 rdmx_export_json craft "j[0]['clients'] == 0"
+	rdmx_check "no queue left on craft" rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "OPEN races logged as malformed" \
 		sh -c "dmesg | grep -q 'rdmx: block queue 0 from .*: malformed OPEN; disconnecting'"
 	rdmx_check "export del craft" rdmxctl export del craft
 	rdmx_check "export del craftro" rdmxctl export del craftro
 else
 	rdmx_barrier up || rdmx_fail "peer came up"
-	run_tap blkcraft blkcraft \
+	run_tap blkcraft \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
 		-p "$port" "$srv" craft craftro
 	rdmx_barrier blk-done 1800

@@ -185,6 +185,40 @@ rdmx_wait_port() {
 	return 1
 }
 
+# rdmx_poll SECS CMD...: CMD succeeds within SECS seconds (tried every
+# 0.2 s).
+rdmx_poll() {
+	local n=$(($1 * 5))
+
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		n=$((n - 1))
+		sleep 0.2
+	done
+	return 1
+}
+
+# rdmx_tap_absorb PREFIX FILE: a C test tool's "ok N - x", "not ok N - x"
+# and "ok N - x # SKIP why" lines become results, named PREFIX x.
+rdmx_tap_absorb() {
+	local l
+
+	while IFS= read -r l; do
+		case "$l" in
+		"not ok "*) rdmx_fail "$1${l#not ok * - }" ;;
+		"ok "*"# SKIP"*) l=${l#ok * - }; rdmx_skip "$1${l%% # SKIP*}" "${l#* # SKIP }" ;;
+		"ok "*) rdmx_pass "$1${l#ok * - }" ;;
+		esac
+	done <"$2"
+}
+
+# rdmx_export_json NAME EXPR: EXPR over export NAME's JSON (as j), on the
+# node that serves it.
+rdmx_export_json() {
+	rdmxctl -j export show "$1" | rdmx_json "len(j) == 1 and ($2)" 2>/dev/null
+}
+
 # rdmx_json EXPR: evaluate a Python expression over JSON on stdin (as j).
 rdmx_json() {
 	python3 -c "import json,sys; j=json.load(sys.stdin); r=($1); sys.exit(0 if r else 1)"
