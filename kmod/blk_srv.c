@@ -952,6 +952,7 @@ static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
  */
 static struct rdmx_export *rdmx_bsq_exp(struct rdmx_bsq *q)
 {
+	/* Pairs with the smp_store_release() in rdmx_bsq_open(). */
 	return smp_load_acquire(&q->exp);
 }
 
@@ -1413,7 +1414,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		 * Published last: a command that sees the export sees the
 		 * terms it was opened with (rdmx_bsq_exp()).
 		 */
-		smp_store_release(&q->exp, exp);
+		smp_store_release(&q->exp, exp); /* see rdmx_bsq_exp() */
 		list_add_tail(&q->exp_node, &exp->queues);
 		exp->nr_queues++;
 		rsp->max_io = cpu_to_le32(q->max_io);

@@ -347,10 +347,16 @@ u32 rdmx_access_to_ib(u8 access)
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_access_to_ib);
 
+/*
+ * Runs before the connection's drain returns, so before the connection
+ * can be freed: its send queue entry goes back here, not in the waiter.
+ */
 static void rdmx_mr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_mr *mr = container_of(wc->wr_cqe, struct rdmx_mr, cqe);
 
+	rdmx_rma_conn_wrs_put(mr->sess, mr->post_conn, 1);
+	mr->post_conn = NULL;
 	mr->wc_status = wc->status;
 	complete(&mr->done);
 }
@@ -359,6 +365,8 @@ static void rdmx_mr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
  * Post one registration or invalidation on the session's connection and
  * wait for it. A registration waits for a connection; an invalidation
  * does not (-EAGAIN), as deregistration that follows it is as final.
+ * Once sess->mutex is dropped the connection may be torn down and freed:
+ * nothing here touches it after that.
  */
 static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 			     bool wait)
@@ -377,11 +385,13 @@ static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 		return -ENODEV;
 	}
 	mr->cqe.done = rdmx_mr_wr_done;
+	mr->post_conn = conn;
 	wr->wr_cqe = &mr->cqe;
 	wr->send_flags |= IB_SEND_SIGNALED;
 	reinit_completion(&mr->done);
 	ret = ib_post_send(conn->qp, wr, NULL);
 	if (ret) {
+		mr->post_conn = NULL;
 		rdmx_rma_conn_wrs_put(sess, conn, 1);
 		mutex_unlock(&sess->mutex);
 		return ret;
@@ -389,7 +399,6 @@ static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 	mutex_unlock(&sess->mutex);
 	/* A local work request: it completes, if only flushed. */
 	wait_for_completion(&mr->done);
-	rdmx_rma_conn_wrs_put(sess, conn, 1);
 	if (mr->wc_status != IB_WC_SUCCESS) {
 		pr_err_ratelimited("session %u: region %u: %s failed: %s\n",
 				   sess->id, mr->id,

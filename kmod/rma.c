@@ -137,6 +137,10 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
  * @conn: the connection they were reserved on
  * @wrs: how many
  *
+ * @conn must still exist: the caller holds sess->mutex (which a teardown
+ * takes before it frees a connection), or runs in the completion of a work
+ * request posted on @conn (which the teardown's drain waits for).
+ *
  * Context: any context but under sess->lock.
  */
 void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
@@ -326,9 +330,11 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 			break;
 		rdma_rw_ctx_destroy(&p->ctx, conn->qp, port, p->sgt.sgl,
 				    p->sgt.orig_nents, p->dir);
+		/* Unlocked, @conn may be freed: decided before. */
+		ret = p->wrs > conn->rma_wrs ? -EIO : 0;
 		mutex_unlock(&sess->mutex);
-		if (p->wrs > conn->rma_wrs)
-			return -EIO;
+		if (ret)
+			return ret;
 		if (wait_event_interruptible(sess->wait,
 					     rdmx_rma_conn_ready(sess, p->wrs)))
 			return -EINTR;
@@ -341,10 +347,10 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 		atomic_dec(&req->pending);
 		rdma_rw_ctx_destroy(&p->ctx, conn->qp, port, p->sgt.sgl,
 				    p->sgt.orig_nents, p->dir);
+		/* Under the mutex: once it is dropped @conn may be freed. */
+		rdmx_rma_conn_wrs_put(sess, conn, p->wrs);
 	}
 	mutex_unlock(&sess->mutex);
-	if (ret)
-		rdmx_rma_conn_wrs_put(sess, conn, p->wrs);
 	return ret;
 }
 
@@ -366,8 +372,9 @@ static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 	ibdev = conn->cm_id->device;
 	ret = ib_dma_map_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
 	if (ret) {
-		mutex_unlock(&sess->mutex);
+		/* Under the mutex: once it is dropped @conn may be freed. */
 		rdmx_rma_conn_wrs_put(sess, conn, 1);
+		mutex_unlock(&sess->mutex);
 		return ret;
 	}
 	p->conn = conn;
@@ -391,10 +398,9 @@ static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 	if (ret) {
 		atomic_dec(&req->pending);
 		ib_dma_unmap_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
+		rdmx_rma_conn_wrs_put(sess, conn, 1);
 	}
 	mutex_unlock(&sess->mutex);
-	if (ret)
-		rdmx_rma_conn_wrs_put(sess, conn, 1);
 	return ret;
 }
 

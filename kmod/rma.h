@@ -78,6 +78,9 @@ struct rdmx_pd {
  * @cqe: completion of a registration or invalidation work request
  * @done: completed by @cqe
  * @wc_status: that completion's status
+ * @post_conn: the connection that work request went on, until @cqe runs
+ *	(which gives its send queue entry back: a drain waits for that, the
+ *	waiter on @done does not)
  */
 struct rdmx_mr {
 	u32 id;
@@ -99,6 +102,7 @@ struct rdmx_mr {
 	struct ib_cqe cqe;
 	struct completion done;
 	enum ib_wc_status wc_status;
+	struct rdmx_conn *post_conn;
 };
 
 /**
