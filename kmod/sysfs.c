@@ -145,11 +145,6 @@ static ssize_t local_show(struct kobject *k, struct kobj_attribute *a, char *buf
 	return rdmx_emit_addr(buf, to_sess(k), false);
 }
 
-static ssize_t uuid_show(struct kobject *k, struct kobj_attribute *a, char *buf)
-{
-	return sysfs_emit(buf, "%pUb\n", &to_sess(k)->uuid);
-}
-
 static ssize_t device_show(struct kobject *k, struct kobj_attribute *a,
 			   char *buf)
 {
@@ -233,7 +228,6 @@ static struct kobj_attribute rdmx_sess_attr_role = __ATTR_RO(role);
 static struct kobj_attribute rdmx_sess_attr_state = __ATTR_RO(state);
 static struct kobj_attribute rdmx_sess_attr_peer = __ATTR_RO(peer);
 static struct kobj_attribute rdmx_sess_attr_local = __ATTR_RO(local);
-static struct kobj_attribute rdmx_sess_attr_uuid = __ATTR_RO(uuid);
 static struct kobj_attribute rdmx_sess_attr_device = __ATTR_RO(device);
 static struct kobj_attribute rdmx_sess_attr_qps = __ATTR_RO(qps);
 static struct kobj_attribute rdmx_sess_attr_queue_depth = __ATTR_RO(queue_depth);
@@ -244,7 +238,6 @@ static struct attribute *rdmx_sess_attrs[] = {
 	&rdmx_sess_attr_state.attr,
 	&rdmx_sess_attr_peer.attr,
 	&rdmx_sess_attr_local.attr,
-	&rdmx_sess_attr_uuid.attr,
 	&rdmx_sess_attr_device.attr,
 	&rdmx_sess_attr_qps.attr,
 	&rdmx_sess_attr_queue_depth.attr,

@@ -9,7 +9,9 @@
 #
 #   1. rdmx-blkcraft -R: two OPENs of one export sent back to back, many
 #      times over (the server runs commands side by side, so a queue must
-#      not be bound twice), and two commands with one tag.
+#      not be bound twice), and two commands with one tag;
+#   2. a local unprivileged user, on both hosts of a live session, finds
+#      nothing in /sys/kernel/rdmx that would continue it (its uuid).
 #
 # Usage (tests/check's guest-hostile):
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh [ROUNDS]
@@ -49,6 +51,27 @@ else
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
 		-p "$port" "$srv" craft craftro
 	rdmx_barrier blk-done 1800
+fi
+
+# 2. While node 2 pings node 1 (a session on both), user nobody reads every
+# file under /sys/kernel/rdmx it can: none may hold a uuid, the credential
+# a reconnect continues a session with. (Exports have uuids too, which are
+# no secret: they are gone by now.)
+# shellcheck disable=SC2317  # called through rdmx_check
+no_uuid_for_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		sh -c '! grep -rEqs "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-" /sys/kernel/rdmx'
+}
+rdmx_barrier ping-ready 600
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmxctl ping -c 300 -i 100 "$srv" >"$RDMX_OUT/ping.txt" 2>&1 &
+	ping_pid=$!
+fi
+rdmx_check "a session is up" rdmx_poll 60 sh -c 'ls /sys/kernel/rdmx/sessions | grep -q "^[0-9]"'
+rdmx_check "user nobody finds no session uuid under /sys/kernel/rdmx" no_uuid_for_nobody
+if [ "$RDMX_NODE" = 2 ]; then
+	wait "$ping_pid"
+	rdmx_check "the ping went on undisturbed" test "$?" -eq 0
 fi
 rdmx_barrier checked 600
 rdmx_check "rdmx unloads" rmmod rdmx

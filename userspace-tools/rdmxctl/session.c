@@ -23,7 +23,6 @@ enum {
 	SESS_LOCAL,
 	SESS_PEER,
 	SESS_DEVICE,
-	SESS_UUID,
 	SESS_NR_STRS,
 };
 
@@ -33,7 +32,6 @@ static const char *const sess_strs[SESS_NR_STRS] = {
 	[SESS_LOCAL]	= "local",
 	[SESS_PEER]	= "peer",
 	[SESS_DEVICE]	= "device",
-	[SESS_UUID]	= "uuid",
 };
 
 /* The counters and sizes, in print order; generation goes on line one. */
@@ -115,8 +113,8 @@ static void sess_print_num(struct rd *rd, const struct sess *s, size_t i)
 }
 
 /*
- * One session: a line with id, role, state, addresses, device, generation
- * and uuid, then an indented line of sizes and counters.
+ * One session: a line with id, role, state, addresses, device and
+ * generation, then an indented line of sizes and counters.
  */
 static void sess_print(struct rd *rd, const struct sess *s)
 {
@@ -133,7 +131,6 @@ static void sess_print(struct rd *rd, const struct sess *s)
 	else
 		print_null(rd, "device", NULL);
 	sess_print_num(rd, s, 0);
-	sess_print_str(rd, s, SESS_UUID, "uuid %s");
 	print_nl(rd);
 	print_indent(rd, 4);
 	for (i = 1; i < SESS_NR_NUMS; i++)
