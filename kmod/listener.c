@@ -456,19 +456,43 @@ void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len)
 
 /* ---- services ----------------------------------------------------------- */
 
-/* Whether a listening endpoint's address covers @local. */
-static bool rdmx_svc_match(const struct sockaddr *lst, const struct sockaddr *local)
+/*
+ * How closely a listening endpoint's address covers @local: 0 not at all,
+ * 1 through the any address of @local's family, 2 the address itself.
+ * Families never mix: IPv6 listeners take IPv6 only (rdma_set_afonly()).
+ */
+static int rdmx_svc_match(const struct sockaddr *lst,
+			  const struct sockaddr *local)
 {
-	if (rdmx_addr_port(lst) != rdmx_addr_port(local))
-		return false;
+	if (lst->sa_family != local->sa_family ||
+	    rdmx_addr_port(lst) != rdmx_addr_port(local))
+		return 0;
 	if (rdmx_addr_any(lst))
-		return true;
-	return rdmx_addr_equal(lst, local);
+		return 1;
+	return rdmx_addr_equal(lst, local) ? 2 : 0;
+}
+
+/*
+ * Whether two listening addresses of one service would share connections:
+ * the same port and family, and one of them the any address or both the
+ * same address.
+ */
+static bool rdmx_svc_overlap(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family ||
+	    rdmx_addr_port(a) != rdmx_addr_port(b))
+		return false;
+	return rdmx_addr_any(a) || rdmx_addr_any(b) || rdmx_addr_equal(a, b);
 }
 
 /**
  * rdmx_svc_add() - publish a listening endpoint's service
  * @ep: the endpoint; the table takes a reference
+ *
+ * A service name is taken on a port once per address family, as a socket
+ * binding is: a listener on the any address and one on a specific
+ * address of that family would share connections, so whichever comes
+ * second is refused rather than taking the other's.
  *
  * Context: process context.
  * Return: 0, or -EADDRINUSE when the service is taken on that address.
@@ -481,8 +505,8 @@ int rdmx_svc_add(struct rdmx_ep *ep)
 	spin_lock(&rdmx_svc_lock);
 	list_for_each_entry(other, &rdmx_services, svc_node) {
 		if (!strcmp(other->service, ep->service) &&
-		    rdmx_addr_equal((struct sockaddr *)&other->listener,
-				    (struct sockaddr *)&ep->listener)) {
+		    rdmx_svc_overlap((struct sockaddr *)&other->listener,
+				     (struct sockaddr *)&ep->listener)) {
 			ret = -EADDRINUSE;
 			goto out;
 		}
@@ -519,7 +543,8 @@ void rdmx_svc_del(struct rdmx_ep *ep)
  * @local: the address and port a session arrived on
  * @service: the service name
  *
- * A listener on a specific address wins over one on any address.
+ * The closest listener takes it: one on @local's own address, else one on
+ * the any address of its family. rdmx_svc_add() lets no two listeners tie.
  *
  * Context: process context.
  * Return: the endpoint with a reference, or NULL.
@@ -528,15 +553,17 @@ struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
 				  const char *service)
 {
 	struct rdmx_ep *ep, *found = NULL;
+	int m, best = 0;
 
 	spin_lock(&rdmx_svc_lock);
 	list_for_each_entry(ep, &rdmx_services, svc_node) {
-		if (strcmp(ep->service, service) ||
-		    !rdmx_svc_match((struct sockaddr *)&ep->listener, local))
+		if (strcmp(ep->service, service))
 			continue;
-		found = ep;
-		if (!rdmx_addr_any((struct sockaddr *)&ep->listener))
-			break;
+		m = rdmx_svc_match((struct sockaddr *)&ep->listener, local);
+		if (m > best) {
+			best = m;
+			found = ep;
+		}
 	}
 	if (found)
 		kref_get(&found->ref);

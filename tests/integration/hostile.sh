@@ -11,7 +11,9 @@
 #      times over (the server runs commands side by side, so a queue must
 #      not be bound twice), and two commands with one tag;
 #   2. a local unprivileged user, on both hosts of a live session, finds
-#      nothing in /sys/kernel/rdmx that would continue it (its uuid).
+#      nothing in /sys/kernel/rdmx that would continue it (its uuid);
+#   3. a local unprivileged user listening for root's service on the other
+#      address family's any-address gets none of its channels.
 #
 # Usage (tests/check's guest-hostile):
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh [ROUNDS]
@@ -72,6 +74,35 @@ rdmx_check "user nobody finds no session uuid under /sys/kernel/rdmx" no_uuid_fo
 if [ "$RDMX_NODE" = 2 ]; then
 	wait "$ping_pid"
 	rdmx_check "the ping went on undisturbed" test "$?" -eq 0
+fi
+
+# 3. Root listens for service "steal" on IPv4's any-address; user nobody
+# then listens for the same name on IPv6's, port 7481. Node 2's channel,
+# over IPv4, must reach root's endpoint.
+MT="$RDMX_REPO/tests/integration/rdmx-msgtest"
+if [ "$RDMX_NODE" = 1 ]; then
+	timeout 300 "$MT" recv -p 7481 -S steal -n 50 --max-size 4K \
+		>"$RDMX_OUT/steal-owner.txt" 2>&1 &
+	owner=$!
+	rdmx_wait_cm_listen 7481 || rdmx_fail "root listens on 7481"
+	timeout 300 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$MT" recv -a :: -p 7481 -S steal -n 50 --max-size 4K \
+		>"$RDMX_OUT/steal-thief.txt" 2>&1 &
+	thief=$!
+	rdmx_check "user nobody listens on [::]:7481" \
+		rdmx_poll 60 sh -c "grep -qs '^\[::\]:7481\$' /sys/kernel/rdmx/listeners/*/addr"
+	rdmx_barrier steal-ready 600
+	wait "$owner"
+	rdmx_check "root's endpoint got its 50 messages" test "$?" -eq 0
+	rdmx_barrier steal-sent 600
+	kill "$thief" 2>/dev/null
+	wait "$thief"
+else
+	rdmx_barrier steal-ready 600
+	timeout 300 "$MT" send -p 7481 -S steal -n 50 --max-size 4K "$srv" \
+		>"$RDMX_OUT/steal-send.txt" 2>&1
+	rdmx_check "50 messages sent to service steal over IPv4" test "$?" -eq 0
+	rdmx_barrier steal-sent 600
 fi
 rdmx_barrier checked 600
 rdmx_check "rdmx unloads" rmmod rdmx
