@@ -577,6 +577,41 @@ static int rdmx_ep_send_check(struct rdmx_ep *ep)
 	}
 }
 
+/*
+ * rdmx_ep_send(), or with @whole all of the message at once or nothing
+ * (-EAGAIN), never waiting for the window (rdmx_sess_send_whole()).
+ */
+static int rdmx_ep_send_how(struct rdmx_ep *ep, struct iov_iter *from,
+			    bool nonblock, bool whole)
+{
+	size_t len = iov_iter_count(from);
+	int ret;
+
+	if (len > RDMX_MSG_MAX)
+		return -EMSGSIZE;
+	mutex_lock(&ep->send_mutex);
+	ret = rdmx_ep_send_check(ep);
+	if (ret)
+		goto out;
+	if (whole)
+		ret = rdmx_sess_send_whole(ep->sess, ep->lane, ep->rchan, from);
+	else
+		ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_DATA,
+					 ep->rchan, NULL, len, from, true,
+					 nonblock);
+	if (ret == -EINTR)
+		ep->broken = true;	/* cut short: the peer discards it */
+	if (!ret) {
+		spin_lock(&ep->lock);
+		ep->msgs_tx++;
+		ep->bytes_tx += len;
+		spin_unlock(&ep->lock);
+	}
+out:
+	mutex_unlock(&ep->send_mutex);
+	return ret;
+}
+
 /**
  * rdmx_ep_send() - send one message on a channel
  * @ep: the channel
@@ -593,28 +628,7 @@ static int rdmx_ep_send_check(struct rdmx_ep *ep)
  */
 int rdmx_ep_send(struct rdmx_ep *ep, struct iov_iter *from, bool nonblock)
 {
-	size_t len = iov_iter_count(from);
-	int ret;
-
-	if (len > RDMX_MSG_MAX)
-		return -EMSGSIZE;
-	mutex_lock(&ep->send_mutex);
-	ret = rdmx_ep_send_check(ep);
-	if (ret)
-		goto out;
-	ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_DATA, ep->rchan,
-				 NULL, len, from, true, nonblock);
-	if (ret == -EINTR)
-		ep->broken = true;	/* cut short: the peer discards it */
-	if (!ret) {
-		spin_lock(&ep->lock);
-		ep->msgs_tx++;
-		ep->bytes_tx += len;
-		spin_unlock(&ep->lock);
-	}
-out:
-	mutex_unlock(&ep->send_mutex);
-	return ret;
+	return rdmx_ep_send_how(ep, from, nonblock, false);
 }
 EXPORT_SYMBOL_GPL(rdmx_ep_send);
 
@@ -899,17 +913,48 @@ EXPORT_SYMBOL_GPL(rdmx_ep_release);
 /* ---- the built-in echo service ------------------------------------------ */
 
 #define RDMX_ECHO_MAX_SEGS	(RDMX_MSG_MAX / RDMX_SEG_SIZE + 1)
+/* A full send window is tried again after 1 ms, doubling up to this. */
+#define RDMX_ECHO_RETRY_MAX_MS	1000
 
-/* The echo service's priv: room to point at every segment of a message. */
+/**
+ * struct rdmx_echo - an echo channel's own state (its endpoint's priv)
+ * @ep: the channel
+ * @retry: notifies @ep again once a message found the send window full
+ * @backoff_ms: the last delay of @retry, 0 after a message went out
+ * @kv: room to point at every segment of a message
+ */
+struct rdmx_echo {
+	struct rdmx_ep *ep;
+	struct delayed_work retry;
+	unsigned int backoff_ms;
+	struct kvec kv[RDMX_ECHO_MAX_SEGS];
+};
+
+static void rdmx_echo_retry(struct work_struct *work)
+{
+	struct rdmx_echo *e = container_of(to_delayed_work(work),
+					   struct rdmx_echo, retry);
+
+	rdmx_ep_notify(e->ep);
+}
+
+/*
+ * Echo every complete message, in order, from the shared workqueue: so
+ * it never waits for the send window, which a peer that withholds its
+ * acknowledgments keeps full. A message the window has no room for stays
+ * queued (and charged to the session's receive budget, so the peer's
+ * sending stops too) and is tried again later.
+ */
 static void rdmx_echo_data_ready(struct rdmx_ep *ep, void *priv)
 {
+	struct rdmx_echo *e = priv;
 	struct rdmx_rxseg *last, *seg;
-	struct kvec *kv = priv;
 	struct iov_iter it;
 	LIST_HEAD(segs);
 	unsigned int n;
 	size_t len;
 	bool done;
+	int ret;
 
 	mutex_lock(&ep->mutex);
 	for (;;) {
@@ -920,23 +965,36 @@ static void rdmx_echo_data_ready(struct rdmx_ep *ep, void *priv)
 		spin_unlock(&ep->lock);
 		if (!last)
 			break;
-		rdmx_ep_unlink_first(ep, last, len, &segs);
-		n = 0;
-		list_for_each_entry(seg, &segs, node) {
-			kv[n].iov_base = seg->data;
-			kv[n++].iov_len = rdmx_seg_bytes(seg);
-		}
-		iov_iter_kvec(&it, ITER_SOURCE, kv, n, len);
 		/* An immediate is not echoed. */
-		if (!(last->len & RDMX_SEG_IMM))
-			rdmx_ep_send(ep, &it, false);
+		if (!(last->len & RDMX_SEG_IMM)) {
+			/* A complete message's segments stay put (recvmsg). */
+			n = 0;
+			list_for_each_entry(seg, &ep->rxq, node) {
+				e->kv[n].iov_base = seg->data;
+				e->kv[n++].iov_len = rdmx_seg_bytes(seg);
+				if (seg == last)
+					break;
+			}
+			iov_iter_kvec(&it, ITER_SOURCE, e->kv, n, len);
+			ret = rdmx_ep_send_how(ep, &it, true, true);
+			if (ret == -EAGAIN) {
+				e->backoff_ms = clamp(e->backoff_ms * 2, 1U,
+						      RDMX_ECHO_RETRY_MAX_MS);
+				queue_delayed_work(rdmx_wq, &e->retry,
+						   msecs_to_jiffies(e->backoff_ms));
+				break;
+			}
+			e->backoff_ms = 0;
+		}
+		rdmx_ep_unlink_first(ep, last, len, &segs);
 		rdmx_segs_free(&segs);
 		INIT_LIST_HEAD(&segs);
 	}
 	mutex_unlock(&ep->mutex);
 	if (done) {
+		cancel_delayed_work_sync(&e->retry);
 		rdmx_ep_release(ep);
-		kfree(kv);
+		kfree(e);
 	}
 }
 
@@ -957,24 +1015,26 @@ static const struct rdmx_ep_ops rdmx_echo_ops = {
 int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,
 		   struct rdmx_ep **out)
 {
+	struct rdmx_echo *e;
 	struct rdmx_ep *ep;
-	struct kvec *kv;
 	int ret;
 
-	kv = kmalloc_array(RDMX_ECHO_MAX_SEGS, sizeof(*kv), GFP_KERNEL);
-	if (!kv)
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
 		return -ENOMEM;
 	ep = rdmx_ep_new_chan(sess, rchan, RDMX_SERVICE_ECHO);
 	if (!ep) {
-		kfree(kv);
+		kfree(e);
 		return -ENOMEM;
 	}
+	e->ep = ep;
+	INIT_DELAYED_WORK(&e->retry, rdmx_echo_retry);
 	ep->ops = &rdmx_echo_ops;
-	ep->priv = kv;
+	ep->priv = e;
 	ret = rdmx_sess_chan_add(sess, ep, lane);
 	if (ret) {
 		kref_put(&ep->ref, rdmx_ep_kref_release);
-		kfree(kv);
+		kfree(e);
 		return ret;
 	}
 	*out = ep;

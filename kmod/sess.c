@@ -563,6 +563,20 @@ static int rdmx_sess_closed_err(struct rdmx_sess *sess)
 	return sess->error ? -sess->error : -ECONNRESET;
 }
 
+/* Give a sequenced SEND its number and put it on its lane's queue. */
+static void rdmx_lane_queue_txbuf(struct rdmx_sess *sess,
+				  struct rdmx_lane *lane,
+				  struct rdmx_txbuf *txb)
+{
+	lockdep_assert_held(&sess->lock);
+	txb->seq = lane->snd_nxt++;
+	((struct rdmx_msg_hdr *)txb->buf)->seq = cpu_to_le32(txb->seq);
+	list_add_tail(&txb->node, &lane->tx_list);
+	lane->tx_count++;
+	if (!lane->tx_post)
+		lane->tx_post = txb;
+}
+
 /* Queue one sequenced SEND on a lane; waits for room unless @force. */
 static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 				 struct rdmx_txbuf *txb, bool force,
@@ -593,15 +607,102 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 		if (ret)
 			return killable ? -EINTR : -ERESTARTSYS;
 	}
-	txb->seq = lane->snd_nxt++;
-	((struct rdmx_msg_hdr *)txb->buf)->seq = cpu_to_le32(txb->seq);
-	list_add_tail(&txb->node, &lane->tx_list);
-	lane->tx_count++;
-	if (!lane->tx_post)
-		lane->tx_post = txb;
+	rdmx_lane_queue_txbuf(sess, lane, txb);
 	rdmx_tx_kick(lane);
 	spin_unlock(&sess->lock);
 	return 0;
+}
+
+/* Make one segment of a message: @n bytes of @from, or of @payload. */
+static struct rdmx_txbuf *rdmx_sess_make_seg(struct rdmx_sess *sess,
+					     struct rdmx_msg *m, size_t n,
+					     bool more, const void *payload,
+					     struct iov_iter *from)
+{
+	struct rdmx_txbuf *txb;
+
+	txb = rdmx_txbuf_alloc(sess, n, GFP_KERNEL);
+	if (!txb)
+		return ERR_PTR(-ENOMEM);
+	if (from) {
+		if (!copy_from_iter_full(txb->buf + sizeof(struct rdmx_msg_hdr),
+					 n, from)) {
+			kfree(txb);
+			return ERR_PTR(-EFAULT);
+		}
+	} else if (n) {
+		memcpy(txb->buf + sizeof(struct rdmx_msg_hdr), payload, n);
+	}
+	m->len = n;
+	m->flags = more ? RDMX_MSG_F_MORE : 0;
+	rdmx_msg_hdr_pack((struct rdmx_msg_hdr *)txb->buf, m);
+	return txb;
+}
+
+/**
+ * rdmx_sess_send_whole() - queue a DATA message all at once, or not at all
+ * @sess: the session
+ * @idx: the lane it goes on
+ * @chan: the receiver's channel id
+ * @from: the message's bytes, 0 to RDMX_MSG_MAX
+ *
+ * Every segment is made first, then all are queued at once if the lane's
+ * window has room for all of them, else none: the caller never waits,
+ * not even in the middle of a message, and never takes the window past
+ * its size. For senders that run in a shared worker (the echo service).
+ *
+ * Context: process context; may sleep (allocations only).
+ * Return: 0; -EAGAIN when the window has no room for all of it (@from left
+ * as it was, as for every error); -ENOMEM; -EFAULT; or the session's error
+ * once it is closing.
+ */
+int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
+			 struct iov_iter *from)
+{
+	struct rdmx_lane *lane = &sess->lanes[idx];
+	struct rdmx_msg m = { .type = RDMX_MSG_DATA, .chan = chan };
+	size_t len = iov_iter_count(from), left = len, n;
+	struct rdmx_txbuf *txb, *tmp;
+	unsigned int nr = 0;
+	LIST_HEAD(segs);
+	int ret = 0;
+
+	if (WARN_ON_ONCE(idx >= RDMX_SESS_MAX_LANES))
+		return -EINVAL;
+	do {
+		n = min_t(size_t, left, RDMX_SEG_SIZE);
+		txb = rdmx_sess_make_seg(sess, &m, n, left > n, NULL, from);
+		if (IS_ERR(txb)) {
+			ret = PTR_ERR(txb);
+			goto fail;
+		}
+		list_add_tail(&txb->node, &segs);
+		left -= n;
+		nr++;
+	} while (left);
+
+	spin_lock(&sess->lock);
+	if (sess->state == RDMX_SESS_CLOSING ||
+	    sess->state == RDMX_SESS_CLOSED) {
+		ret = rdmx_sess_closed_err(sess);
+	} else if (lane->tx_count + nr > RDMX_TX_WINDOW) {
+		ret = -EAGAIN;
+	} else {
+		list_for_each_entry_safe(txb, tmp, &segs, node) {
+			list_del_init(&txb->node);
+			rdmx_lane_queue_txbuf(sess, lane, txb);
+		}
+		rdmx_tx_kick(lane);
+		sess->stats.msgs_tx++;
+		sess->stats.bytes_tx += len;
+	}
+	spin_unlock(&sess->lock);
+	if (!ret)
+		return 0;
+fail:
+	iov_iter_revert(from, len - left);
+	rdmx_txbuf_free_list(&segs);
+	return ret;
 }
 
 /**
@@ -646,25 +747,12 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
 		};
 
 		n = min(left, seg);
-		txb = rdmx_txbuf_alloc(sess, n, GFP_KERNEL);
-		if (!txb)
-			return first ? -ENOMEM : -EINTR;
-		if (from) {
-			if (!copy_from_iter_full(txb->buf +
-						 sizeof(struct rdmx_msg_hdr),
-						 n, from)) {
-				kfree(txb);
-				return first ? -EFAULT : -EINTR;
-			}
-		} else if (n) {
-			memcpy(txb->buf + sizeof(struct rdmx_msg_hdr),
-			       payload + (len - left), n);
-		}
+		txb = rdmx_sess_make_seg(sess, &m, n, left > n,
+					 payload ? payload + (len - left) : NULL,
+					 from);
+		if (IS_ERR(txb))
+			return first ? PTR_ERR(txb) : -EINTR;
 		left -= n;
-		m.len = n;
-		if (left)
-			m.flags = RDMX_MSG_F_MORE;
-		rdmx_msg_hdr_pack((struct rdmx_msg_hdr *)txb->buf, &m);
 		ret = rdmx_sess_queue_txbuf(sess, lane, txb, !wait,
 					    first && nonblock, !first);
 		if (ret) {

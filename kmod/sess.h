@@ -504,6 +504,8 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id,
 void rdmx_sess_device_removed(struct ib_device *ibdev);
 int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane);
 void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep);
+int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
+			 struct iov_iter *from);
 int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
 		       u32 chan, const void *payload, size_t len,
 		       struct iov_iter *from, bool wait, bool nonblock);
