@@ -33,7 +33,8 @@ static size_t rdmx_seg_bytes(const struct rdmx_rxseg *seg)
 /* What a segment holds of the session's receive budget. */
 static size_t rdmx_seg_cost(const struct rdmx_rxseg *seg)
 {
-	return seg->len & RDMX_SEG_IMM ? RDMX_IMM_RX_COST : rdmx_seg_bytes(seg);
+	return rdmx_rxseg_cost(seg->len & RDMX_SEG_IMM ?
+			       sizeof(struct rdmx_imm) : rdmx_seg_bytes(seg));
 }
 
 static void rdmx_ep_notify_work(struct work_struct *work)
@@ -661,21 +662,24 @@ static struct rdmx_rxseg *rdmx_ep_peek(struct rdmx_ep *ep, size_t *len)
 
 /*
  * Take the first complete message (ending at @last, @len bytes) off the
- * queue into @segs, and give its bytes back to the session's budget.
- * Under ep->mutex, which keeps other readers off it.
+ * queue into @segs, and give what its segments cost back to the session's
+ * budget. Under ep->mutex, which keeps other readers off it.
  */
 static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
 				 size_t len, struct list_head *segs)
 {
+	struct rdmx_rxseg *seg;
+	size_t cost = 0;
+
 	lockdep_assert_held(&ep->mutex);
 	spin_lock(&ep->lock);
 	list_cut_position(segs, &ep->rxq, &last->node);
 	ep->rxq_len--;
 	ep->bytes_rx += len;
 	spin_unlock(&ep->lock);
-	/* An immediate is its only segment; a message's cost is its bytes. */
-	rdmx_sess_rx_consumed(ep->sess, last->len & RDMX_SEG_IMM ?
-			      RDMX_IMM_RX_COST : len);
+	list_for_each_entry(seg, segs, node)
+		cost += rdmx_seg_cost(seg);
+	rdmx_sess_rx_consumed(ep->sess, cost);
 }
 
 /**

@@ -320,7 +320,8 @@ static int rdmx_msg_hdr_check_type(const struct rdmx_msg *m, u32 max_payload)
 
 	switch (m->type) {
 	case RDMX_MSG_DATA:
-		if (!m->chan)
+		/* Only a message's last segment may be empty (an empty one). */
+		if (!m->chan || (!m->len && (m->flags & RDMX_MSG_F_MORE)))
 			return -EBADMSG;
 		return m->len > max_payload ? -EMSGSIZE : 0;
 	case RDMX_MSG_OPEN:
@@ -364,7 +365,8 @@ static int rdmx_msg_hdr_check_type(const struct rdmx_msg *m, u32 max_payload)
  *
  * - ACK, HEARTBEAT, HEARTBEAT_ACK, CLOSE (control): sequence number,
  *   channel, length and flags all 0.
- * - DATA: a channel; the only type that may carry a flag (RDMX_MSG_F_MORE).
+ * - DATA: a channel; the only type that may carry a flag (RDMX_MSG_F_MORE),
+ *   and then a payload: only a message's last segment may be empty.
  * - OPEN: no channel (the payload names a service), a payload of exactly
  *   struct rdmx_chan_open.
  * - OPEN_REP: a channel, a payload of exactly struct rdmx_chan_open_rep.

@@ -848,7 +848,7 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 					 m->flags & RDMX_MSG_F_MORE) < 0)
 			return;
 		*segp = NULL;
-		rdmx_sess_rx_queued(sess, m->len);
+		rdmx_sess_rx_queued(sess, rdmx_rxseg_cost(m->len));
 		break;
 	case RDMX_MSG_IMMED:
 		if (!(sess->features & RDMX_PROTO_F_RMA)) {
@@ -865,7 +865,7 @@ static void rdmx_rx_sequenced(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			return;
 		*segp = NULL;
 		/* Immediates count too: a peer cannot queue them unbounded. */
-		rdmx_sess_rx_queued(sess, RDMX_IMM_RX_COST);
+		rdmx_sess_rx_queued(sess, rdmx_rxseg_cost(m->len));
 		break;
 	case RDMX_MSG_OPEN:
 		if (rdmx_chan_open_parse(payload, m->len, &w->open_chan,
@@ -1037,9 +1037,9 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 }
 
 /**
- * rdmx_sess_rx_consumed() - a reader took bytes off a channel's queue
+ * rdmx_sess_rx_consumed() - a reader took segments off a channel's queue
  * @sess: the session
- * @bytes: payload bytes read
+ * @bytes: what they cost (rdmx_rxseg_cost() of each)
  *
  * Credits withheld while too much was queued flow again once half of it
  * has been read.

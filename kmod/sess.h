@@ -101,9 +101,6 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
 #define RDMX_SESS_MAX_LANES		16	/* QPs per session, at most */
-/* What a queued immediate costs the receive budget (it has no payload). */
-#define RDMX_IMM_RX_COST		(sizeof(struct rdmx_rxseg) + \
-					 sizeof(struct rdmx_imm))
 
 /* A connection's state. */
 enum rdmx_conn_state {
@@ -305,7 +302,9 @@ struct rdmx_lane {
  * @lanes_work: client: connects the lanes that have no connection
  * @ever_connected: reached CONNECTED once (reconnect rather than fail)
  * @peer_closed: the peer sent CLOSE
- * @rx_queued: payload bytes queued in channels and not yet read
+ * @rx_queued: memory queued in channels and not yet read: each
+ *	segment's allocation (rdmx_rxseg_cost()), so that empty or tiny
+ *	segments cost what they take
  * @rx_held: credits are withheld because @rx_queued is over the limit
  * @chans: channel id -> struct rdmx_ep
  * @chan_next: for cyclic channel id allocation
@@ -383,6 +382,16 @@ struct rdmx_rxseg {
 	u32 len;
 	u8 data[];
 };
+
+/*
+ * What a received segment of @payload bytes costs the session's receive
+ * budget: its allocation, slab rounding included. An empty segment costs
+ * its header, so that a peer cannot queue them for free.
+ */
+static inline size_t rdmx_rxseg_cost(size_t payload)
+{
+	return kmalloc_size_roundup(sizeof(struct rdmx_rxseg) + payload);
+}
 
 /**
  * struct rdmx_listener - an rdma_cm listener on an address and port

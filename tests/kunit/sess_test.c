@@ -512,7 +512,9 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 	spin_lock(&sess->lock);
 	q = sess->rx_queued;
 	spin_unlock(&sess->lock);
-	KUNIT_EXPECT_EQ(test, q - q0, 20 * (sizeof(u32) + RDMX_IMM_RX_COST));
+	KUNIT_EXPECT_EQ(test, q - q0,
+			20 * (rdmx_rxseg_cost(sizeof(u32)) +
+			      rdmx_rxseg_cost(sizeof(struct rdmx_imm))));
 	for (i = 0; i < 20; i++) {
 		iov_iter_kvec(&it, ITER_DEST, &kv, 1, 16);
 		KUNIT_ASSERT_EQ(test, rdmx_ep_recvmsg(f->sep, &it, false, &imm,
