@@ -5,8 +5,8 @@
 #
 #   make                 rdmx.ko + rdmxctl (kernel headers and a compiler suffice)
 #   make W=1 C=1         the same with extra warnings and sparse
-#   make tools           rdmxctl and the test programs (rdmx-blkcraft needs
-#                        librdmacm-dev and libibverbs-dev)
+#   make tools           rdmxctl and the test programs (rdmx-blkcraft and
+#                        rdmx-msgcraft need librdmacm-dev and libibverbs-dev)
 #   make install         module to extra/ + depmod, rdmxctl, man pages, header
 #   make deb             Debian packages (rdmx-dkms, rdmxctl, rdmx-dev)
 #   make check           every test (host tests, then debug-kernel guests);
@@ -39,6 +39,7 @@ FAILNTH := tests/integration/fail-nth
 MSGTEST := tests/integration/rdmx-msgtest
 RMATEST := tests/integration/rdmx-rmatest
 BLKCRAFT := tests/integration/rdmx-blkcraft
+MSGCRAFT := tests/integration/rdmx-msgcraft
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
@@ -56,7 +57,7 @@ rdmxctl: $(RDMXCTL)
 
 tools: $(RDMXCTL) test-tools
 
-test-tools: $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT)
+test-tools: $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT) $(MSGCRAFT)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
@@ -74,6 +75,10 @@ $(MSGTEST) $(RMATEST): %: %.c $(TESTLIB) uapi/linux/rdmx.h
 $(BLKCRAFT): %: %.c
 	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
 
+# A message-service peer made by hand over librdmacm and libibverbs.
+$(MSGCRAFT): %: %.c uapi/linux/rdmx.h
+	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
 # debug and perf builds (and the in-place build above) never share objects.
 FLAVOUR ?= debug
@@ -86,7 +91,7 @@ guest-modules:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) \
-		$(BLKCRAFT)
+		$(BLKCRAFT) $(MSGCRAFT)
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.

@@ -577,7 +577,10 @@ static void rdmx_lane_queue_txbuf(struct rdmx_sess *sess,
 		lane->tx_post = txb;
 }
 
-/* Queue one sequenced SEND on a lane; waits for room unless @force. */
+/*
+ * Queue one sequenced SEND on a lane; waits for room in the window unless
+ * @force, which queues past it up to RDMX_TX_FORCE_MAX (-ENOBUFS beyond).
+ */
 static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 				 struct rdmx_txbuf *txb, bool force,
 				 bool nonblock, bool killable)
@@ -592,6 +595,13 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 			ret = rdmx_sess_closed_err(sess);
 			spin_unlock(&sess->lock);
 			return ret;
+		}
+		if (force && lane->tx_count >= RDMX_TX_FORCE_MAX) {
+			spin_unlock(&sess->lock);
+			pr_warn_ratelimited("session %u: %pISpc acknowledges nothing: %u messages queued, no more\n",
+					    sess->id, &sess->peer,
+					    RDMX_TX_FORCE_MAX);
+			return -ENOBUFS;
 		}
 		if (force || lane->tx_count < RDMX_TX_WINDOW)
 			break;
@@ -715,7 +725,8 @@ fail:
  * @payload: payload for control-like types, or NULL
  * @len: bytes at @payload, or the message length when @from is given
  * @from: DATA: the message's bytes; segmented to the peer's SEND size
- * @wait: wait for room in the transmit window (DATA); else queue at once
+ * @wait: wait for room in the transmit window (DATA); else queue at once,
+ *	past the window up to RDMX_TX_FORCE_MAX (control types)
  * @nonblock: fail with -EAGAIN rather than wait for the first segment
  *
  * Once the first segment of a message is queued, the rest follow: later
@@ -726,7 +737,9 @@ fail:
  * Return: 0; -EAGAIN or -ERESTARTSYS (nothing queued, @from left as it
  * was); -EINTR when the
  * message was cut short (interrupted, or out of memory, after its first
- * segment); -ENOMEM; -EFAULT; or the session's error once it is closing.
+ * segment); -ENOMEM; -EFAULT; -ENOBUFS (not @wait, and the lane holds
+ * RDMX_TX_FORCE_MAX unacknowledged messages); or the session's error once
+ * it is closing.
  */
 int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
 		       u32 chan, const void *payload, size_t len,

@@ -97,9 +97,18 @@ extern struct rdmx_params rdmx_params;
 #define RDMX_SEG_SIZE			(32 * 1024 - 256)
 #define RDMX_CTRL_BUFS			8	/* control messages in flight */
 #define RDMX_TX_WINDOW			256	/* sequenced SENDs kept for retransmit */
+#define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
+/*
+ * What a lane may hold past the window: control messages (OPEN, OPEN_REP,
+ * SHUT, IMMED) are queued without waiting for it, but not without bound:
+ * room for an open and a close of every channel, and as many immediates
+ * as the window, before they fail with -ENOBUFS (a peer that acknowledges
+ * nothing stops them there).
+ */
+#define RDMX_TX_FORCE_MAX		(2 * RDMX_TX_WINDOW + \
+					 2 * RDMX_SESS_MAX_CHANS)
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
-#define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
 #define RDMX_SESS_MAX_LANES		16	/* QPs per session, at most */
 
 /* A connection's state. */
