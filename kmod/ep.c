@@ -329,6 +329,25 @@ void rdmx_ep_chan_error(struct rdmx_ep *ep, int err)
 }
 
 /**
+ * rdmx_ep_accept_room() - whether a listening endpoint takes a new channel
+ * @lep: the listening endpoint
+ *
+ * A hint: rdmx_ep_enqueue_accept() decides.
+ *
+ * Context: any context.
+ * Return: true when @lep listens and its backlog has room.
+ */
+bool rdmx_ep_accept_room(struct rdmx_ep *lep)
+{
+	bool ret;
+
+	spin_lock(&lep->lock);
+	ret = lep->state == RDMX_EP_LISTENING && lep->nr_accept < lep->backlog;
+	spin_unlock(&lep->lock);
+	return ret;
+}
+
+/**
  * rdmx_ep_enqueue_accept() - queue a new channel on a listening endpoint
  * @lep: the listening endpoint
  * @ep: the channel; the queue takes over the caller's reference

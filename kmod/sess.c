@@ -1075,14 +1075,17 @@ void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes)
 
 /*
  * A peer opens a channel: find the service and answer. The channel lives
- * on the lane the OPEN came on, so both directions share it.
+ * on the lane the OPEN came on, so both directions share it. The answer is
+ * queued before the channel can be accepted, so the acceptor's first
+ * messages follow it on the lane rather than overtake it; once queued for
+ * accept the channel is the acceptor's, and not touched here again.
  */
 static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 				  const char *service, unsigned int lane)
 {
 	enum rdmx_open_status status = RDMX_OPEN_NO_SERVICE;
 	struct rdmx_chan_open_rep rep;
-	struct rdmx_ep *lep, *ep = NULL;
+	struct rdmx_ep *lep = NULL, *ep = NULL;
 	int ret;
 
 	if (!strcmp(service, RDMX_SERVICE_ECHO)) {
@@ -1094,24 +1097,17 @@ static void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 	if (!lep)
 		goto reply;
 	status = RDMX_OPEN_BUSY;
+	if (!rdmx_ep_accept_room(lep))
+		goto reply;
 	ep = rdmx_ep_new_chan(sess, rchan, service);
 	if (!ep)
-		goto put_lep;
-	if (rdmx_sess_chan_add(sess, ep, lane))
-		goto drop_ep;
-	if (rdmx_ep_enqueue_accept(lep, ep)) {
-		rdmx_sess_chan_del(sess, ep);
-		goto drop_ep;
+		goto reply;
+	if (rdmx_sess_chan_add(sess, ep, lane)) {
+		kref_put(&ep->ref, rdmx_ep_kref_release);
+		ep = NULL;
+		goto reply;
 	}
 	status = RDMX_OPEN_OK;
-	kref_put(&lep->ref, rdmx_ep_kref_release);
-	goto reply;
-
-drop_ep:
-	kref_put(&ep->ref, rdmx_ep_kref_release);
-	ep = NULL;
-put_lep:
-	kref_put(&lep->ref, rdmx_ep_kref_release);
 reply:
 	if (status != RDMX_OPEN_OK)
 		pr_info_ratelimited("session %u: %pISpc asked for service '%s': %s\n",
@@ -1123,6 +1119,17 @@ reply:
 				 sizeof(rep), NULL, false, false);
 	if (ret && ep)
 		rdmx_ep_chan_error(ep, -ret);
+	if (lep && ep) {
+		/*
+		 * Unanswered, it goes. Answered, the peer holds the channel:
+		 * when the listener stopped or filled up meanwhile, it is
+		 * closed as an owner would (SHUT).
+		 */
+		if (ret || rdmx_ep_enqueue_accept(lep, ep))
+			rdmx_ep_release(ep);
+	}
+	if (lep)
+		kref_put(&lep->ref, rdmx_ep_kref_release);
 }
 
 /**

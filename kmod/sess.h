@@ -569,6 +569,7 @@ void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
 			   enum rdmx_open_status status);
 void rdmx_ep_chan_shut(struct rdmx_ep *ep);
 void rdmx_ep_chan_error(struct rdmx_ep *ep, int err);
+bool rdmx_ep_accept_room(struct rdmx_ep *lep);
 int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep);
 void rdmx_ep_kref_release(struct kref *ref);
 void rdmx_ep_notify(struct rdmx_ep *ep);
