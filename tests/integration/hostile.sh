@@ -13,7 +13,12 @@
 #   2. a local unprivileged user, on both hosts of a live session, finds
 #      nothing in /sys/kernel/rdmx that would continue it (its uuid);
 #   3. a local unprivileged user listening for root's service on the other
-#      address family's any-address gets none of its channels.
+#      address family's any-address gets none of its channels;
+#   4. rdmx-msgcraft, a hostile peer of the message protocol: empty DATA
+#      segments with MORE (a message that grows without growing), a flood
+#      of OPENs acknowledging nothing, and 1000 echo channels whose echoes
+#      the peer never acknowledges; meanwhile another session's ping must
+#      get its echoes (no shared worker waits on the stalled peer).
 #
 # Usage (tests/check's guest-hostile):
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh [ROUNDS]
@@ -104,6 +109,28 @@ else
 	rdmx_check "50 messages sent to service steal over IPv4" test "$?" -eq 0
 	rdmx_barrier steal-sent 600
 fi
+
+# 4. The hostile message peer, from node 2; node 1 only serves.
+MC="$RDMX_REPO/tests/integration/rdmx-msgcraft"
+if [ "$RDMX_NODE" = 2 ]; then
+	run_tap msgcraft-zero-segs "$MC" -n 20000 -t 20 zero-segs "$srv"
+	run_tap msgcraft-open-flood "$MC" -n 10000 -t 10 open-flood "$srv"
+	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
+	stall=$!
+	if rdmx_poll 600 grep -q "^ok .* - DATA of" "$RDMX_OUT/msgcraft-echo-stall.txt"; then
+		rdmxctl ping -c 5 --timeout 20 "$srv" >"$RDMX_OUT/ping-stalled.txt" 2>&1
+		rdmx_check "while 1000 echo channels stall: another session's ping gets its echoes" \
+			test "$?" -eq 0
+	else
+		rdmx_fail "echo-stall: its channels opened and sent"
+	fi
+	wait "$stall"
+	rdmx_check "msgcraft-echo-stall exits 0" test "$?" -eq 0
+	rdmx_tap_absorb "msgcraft-echo-stall: " "$RDMX_OUT/msgcraft-echo-stall.txt"
+fi
+rdmx_barrier msgcraft-done 1800
+rdmx_check "node 1 still answers a ping" \
+	rdmxctl ping -c 3 --timeout 20 "$srv"
 rdmx_barrier checked 600
 rdmx_check "rdmx unloads" rmmod rdmx
 rdmx_kmemleak_check hostile
