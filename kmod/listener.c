@@ -342,7 +342,7 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 			if (lst->persistent)
 				ret = -EEXIST;
 			else
-				lst->persistent = true;
+				WRITE_ONCE(lst->persistent, true);
 		} else {
 			lst->users++;
 		}
@@ -363,7 +363,7 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 		goto out_unbind;
 	lst->id = ret;
 	ret = 0;
-	lst->persistent = persistent;
+	WRITE_ONCE(lst->persistent, persistent);
 	lst->users = !persistent;
 	list_add_tail(&lst->node, &rdmx_listeners);
 	if (rdmx_sysfs_listener_add(lst))
@@ -406,7 +406,7 @@ void rdmx_listener_put(const struct sockaddr *addr, bool persistent)
 	if (!lst)
 		goto out;
 	if (persistent)
-		lst->persistent = false;
+		WRITE_ONCE(lst->persistent, false);
 	else if (!WARN_ON(!lst->users))
 		lst->users--;
 	if (!lst->users && !lst->persistent)
@@ -435,6 +435,31 @@ int rdmx_listener_del(const struct sockaddr *addr)
 		return -ENOENT;
 	rdmx_listener_put(addr, true);
 	return 0;
+}
+
+/**
+ * rdmx_listener_serves_block() - whether a connection request may reach
+ *	the block server
+ * @cm_id: the new id of a CONNECT_REQUEST, whose context is still the
+ *	listener's (rdma_cm copies it from the listening id)
+ *
+ * Block exports are served only through listeners an administrator added
+ * (RDMX_IOC_LISTENER_ADD, CAP_NET_ADMIN), not through one that an
+ * endpoint's listen made, which any user may do.
+ *
+ * Context: the rdma_cm event handler.
+ * Return: true when the listener was added by an administrator.
+ */
+bool rdmx_listener_serves_block(struct rdma_cm_id *cm_id)
+{
+	struct rdmx_cm_ctx *ctx = cm_id->context;
+	struct rdmx_listener *lst;
+
+	if (!ctx || ctx->kind != RDMX_CM_LISTENER)
+		return false;
+	lst = container_of(ctx, struct rdmx_listener, cm_ctx);
+	/* Set and cleared under rdmx_lst_mutex; a snapshot will do. */
+	return READ_ONCE(lst->persistent);
 }
 
 /**

@@ -2197,9 +2197,19 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 				  ev->param.conn.private_data_len, &req, &reason);
 	if (ret)
 		goto reject;
-	/* A block queue is no session: the block server takes it. */
-	if (req.features == RDMX_PROTO_F_BLOCK)
-		return rdmx_blk_srv_connect(cm_id, ev, &req);
+	/*
+	 * A block queue is no session: the block server takes it, through
+	 * a listener an administrator added only.
+	 */
+	if (req.features == RDMX_PROTO_F_BLOCK) {
+		if (rdmx_listener_serves_block(cm_id))
+			return rdmx_blk_srv_connect(cm_id, ev, &req);
+		pr_warn_ratelimited("refused a block queue from %pISpc: its listener %pISpc was not added by an administrator\n",
+				    &cm_id->route.addr.dst_addr,
+				    &cm_id->route.addr.src_addr);
+		reason = RDMX_REJ_NOT_ALLOWED;
+		goto reject;
+	}
 	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
 	if (req.max_msg_size < RDMX_SEG_SIZE) {
 		reason = RDMX_REJ_PARAMS;

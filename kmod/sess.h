@@ -552,6 +552,7 @@ void rdmx_listener_put(const struct sockaddr *addr, bool persistent);
 void rdmx_listeners_kick(void);
 int rdmx_listener_del(const struct sockaddr *addr);
 void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len);
+bool rdmx_listener_serves_block(struct rdma_cm_id *cm_id);
 int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 int rdmx_svc_add(struct rdmx_ep *ep);

@@ -9,7 +9,10 @@
 #
 #   1. rdmx-blkcraft -R: two OPENs of one export sent back to back, many
 #      times over (the server runs commands side by side, so a queue must
-#      not be bound twice), and two commands with one tag;
+#      not be bound twice), and two commands with one tag; then a map
+#      through a listener that user nobody's endpoint made (port 7483)
+#      must be refused: exports are served through administrators'
+#      listeners only;
 #   2. a local unprivileged user, on both hosts of a live session, finds
 #      nothing in /sys/kernel/rdmx that would continue it (its uuid);
 #   3. a local unprivileged user listening for root's service on the other
@@ -28,6 +31,7 @@ set -u
 rounds=${1:-200}
 srv=$RDMX_ADDR_1
 port=7471
+MT="$RDMX_REPO/tests/integration/rdmx-msgtest"
 
 # run_tap NAME CMD...: CMD's TAP lines become results named "NAME: ...",
 # and CMD must exit 0.
@@ -45,7 +49,16 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "export craft: ram:16M" rdmxctl export add craft ram:16M
 	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
 	rdmx_barrier up || rdmx_fail "peer came up"
+	timeout 600 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$MT" recv -p 7483 -S lure -n 1 >"$RDMX_OUT/lure.txt" 2>&1 &
+	lure=$!
+	rdmx_wait_cm_listen 7483 || rdmx_fail "user nobody listens on port 7483"
+	rdmx_barrier lure-up 1800
 	rdmx_barrier blk-done 1800
+	kill "$lure" 2>/dev/null
+	wait "$lure"
+	rdmx_check "the map through user nobody's listener is logged as refused" \
+		sh -c "dmesg | grep -q 'rdmx: refused a block queue from .*was not added by an administrator'"
 	rdmx_poll 30 rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "no queue left on craft" rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "OPEN races logged as malformed" \
@@ -57,6 +70,13 @@ else
 	run_tap blkcraft \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
 		-p "$port" "$srv" craft craftro
+	rdmx_barrier lure-up 1800
+	if d=$(rdmxctl map -p 7483 --timeout 30000 "$srv" craft 2>"$RDMX_OUT/map-lure.err"); then
+		rdmx_fail "a map through user nobody's listener on port 7483 is refused (got $d)"
+		rdmxctl unmap "$d"
+	else
+		rdmx_pass "a map through user nobody's listener on port 7483 is refused"
+	fi
 	rdmx_barrier blk-done 1800
 fi
 
@@ -84,7 +104,6 @@ fi
 # 3. Root listens for service "steal" on IPv4's any-address; user nobody
 # then listens for the same name on IPv6's, port 7481. Node 2's channel,
 # over IPv4, must reach root's endpoint.
-MT="$RDMX_REPO/tests/integration/rdmx-msgtest"
 if [ "$RDMX_NODE" = 1 ]; then
 	timeout 300 "$MT" recv -p 7481 -S steal -n 50 --max-size 4K \
 		>"$RDMX_OUT/steal-owner.txt" 2>&1 &
