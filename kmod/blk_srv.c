@@ -1841,13 +1841,33 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	return 0;
 }
 
+/*
+ * Whether one more queue from @peer stays within rdmx_params.max_blk_queues
+ * and .max_blk_queues_per_host. Under rdmx_exports_mutex, which the
+ * caller holds until the queue is on rdmx_bsqs.
+ */
+static bool rdmx_bsq_within_limits(const struct sockaddr *peer)
+{
+	unsigned int all = 0, host = 0;
+	struct rdmx_bsq *q;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	list_for_each_entry(q, &rdmx_bsqs, node) {
+		all++;
+		host += rdmx_addr_same_host((struct sockaddr *)&q->peer, peer);
+	}
+	return all < READ_ONCE(rdmx_params.max_blk_queues) &&
+	       host < READ_ONCE(rdmx_params.max_blk_queues_per_host);
+}
+
 /**
  * rdmx_blk_srv_connect() - a connect request for the block service
  * @cm_id: the new connection's id
  * @ev: the connect request event
  * @req: its parameters, checked by rdmx_conn_req_parse()
  *
- * Creates the server queue and accepts, or rejects.
+ * Creates the server queue and accepts, or rejects: first of all, before
+ * anything big is allocated, a queue over the limits.
  *
  * Context: rdma_cm's handler for @cm_id.
  * Return: 0; or non-zero when the request was rejected and rdma_cm is to
@@ -1863,11 +1883,27 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	struct rdmx_conn_rej rej;
 	struct rdmx_bsq *q;
 	unsigned int i;
+	bool ok;
 	int ret;
 
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
 		goto reject;
+	memcpy(&q->peer, &cm_id->route.addr.dst_addr, sizeof(q->peer));
+	INIT_LIST_HEAD(&q->node);
+	/* On rdmx_bsqs from here: counted by the next request. */
+	mutex_lock(&rdmx_exports_mutex);
+	ok = rdmx_bsq_within_limits((struct sockaddr *)&q->peer);
+	if (ok)
+		list_add_tail(&q->node, &rdmx_bsqs);
+	mutex_unlock(&rdmx_exports_mutex);
+	if (!ok) {
+		atomic64_inc(&rdmx_refusals.blk_queues);
+		pr_warn_ratelimited("refused a block queue from %pISpc: over max_blk_queues or max_blk_queues_per_host\n",
+				    &q->peer);
+		kfree(q);
+		goto reject;
+	}
 	atomic_inc(&rdmx_bsq_count);
 	q->cm_ctx.kind = RDMX_CM_BLK_SRV;
 	q->cm_id = cm_id;
@@ -1879,11 +1915,9 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 			(u32)q->ibdev->attrs.max_qp_wr / 4);
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
 	q->max_io = rounddown(q->max_io, 4096);
-	memcpy(&q->peer, &cm_id->route.addr.dst_addr, sizeof(q->peer));
 	spin_lock_init(&q->lock);
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->exp_node);
-	INIT_LIST_HEAD(&q->node);
 	INIT_LIST_HEAD(&q->free);
 	INIT_LIST_HEAD(&q->backlog);
 	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
@@ -1921,9 +1955,6 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 				      cm_id->device->attrs.max_qp_init_rd_atom);
 	param.rnr_retry_count = 7;
 	cm_id->context = &q->cm_ctx;
-	mutex_lock(&rdmx_exports_mutex);
-	list_add_tail(&q->node, &rdmx_bsqs);
-	mutex_unlock(&rdmx_exports_mutex);
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
 		cm_id->context = NULL;
@@ -1934,6 +1965,9 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 out_teardown:
 	rdmx_bsq_teardown(q);
 out_free:
+	mutex_lock(&rdmx_exports_mutex);
+	list_del_init(&q->node);
+	mutex_unlock(&rdmx_exports_mutex);
 	rdmx_bsq_free(q);
 reject:
 	rdmx_conn_rej_pack(&rej, reason);

@@ -31,7 +31,16 @@ struct rdmx_params rdmx_params = {
 	.queue_depth = 64,
 	.max_qps = RDMX_SESS_MAX_LANES,
 	.blk_inline_read_max = RDMX_BLK_INLINE_MAX,
+	.max_sessions = 4096,
+	.max_sessions_per_host = 64,
+	.max_blk_queues = 4096,
+	.max_blk_queues_per_host = 1024,
 };
+
+struct rdmx_refusals rdmx_refusals;
+
+/* Serialises admitting a new server session against the limits. */
+static DEFINE_MUTEX(rdmx_sess_admit_mutex);
 
 /* Sessions by id; xa_lock guards lookups against the final put. */
 static DEFINE_XARRAY_ALLOC1(rdmx_sessions);
@@ -2112,6 +2121,31 @@ rdmx_sess_lane_check(struct rdmx_sess *sess, const struct rdmx_conn_params *req)
 }
 
 /*
+ * Whether one more server session from @peer stays within
+ * rdmx_params.max_sessions and .max_sessions_per_host. Under
+ * rdmx_sess_admit_mutex, so that what it counts is what is admitted.
+ */
+static bool rdmx_sess_within_limits(const struct sockaddr *peer)
+{
+	unsigned int all = 0, host = 0;
+	struct rdmx_sess *sess;
+	unsigned long id;
+
+	lockdep_assert_held(&rdmx_sess_admit_mutex);
+	xa_lock(&rdmx_sessions);
+	xa_for_each(&rdmx_sessions, id, sess) {
+		if (!sess->server)
+			continue;
+		all++;
+		host += rdmx_addr_same_host((struct sockaddr *)&sess->peer,
+					    peer);
+	}
+	xa_unlock(&rdmx_sessions);
+	return all < READ_ONCE(rdmx_params.max_sessions) &&
+	       host < READ_ONCE(rdmx_params.max_sessions_per_host);
+}
+
+/*
  * Find the session a request continues, with a reference; or, for lane 0
  * of generation 1, make a new one (*@new_sess). RDMX_REJ_UNKNOWN when
  * the request may go on.
@@ -2153,14 +2187,26 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 	}
 	if (req->generation != 1 || req->qp_index)
 		return RDMX_REJ_STALE;
-	sess = rdmx_sess_alloc(true);
-	if (!sess)
+	/* Admitted under the limits, and published before the next one. */
+	mutex_lock(&rdmx_sess_admit_mutex);
+	if (!rdmx_sess_within_limits((struct sockaddr *)&cm_id->route.addr.dst_addr)) {
+		mutex_unlock(&rdmx_sess_admit_mutex);
+		atomic64_inc(&rdmx_refusals.sessions);
+		pr_warn_ratelimited("refused a session from %pISpc: over max_sessions or max_sessions_per_host\n",
+				    &cm_id->route.addr.dst_addr);
 		return RDMX_REJ_BUSY;
+	}
+	sess = rdmx_sess_alloc(true);
+	if (!sess) {
+		mutex_unlock(&rdmx_sess_admit_mutex);
+		return RDMX_REJ_BUSY;
+	}
 	*new_sess = true;
 	uuid_copy(&sess->uuid, &req->sess_uuid);
 	memcpy(&sess->peer, &cm_id->route.addr.dst_addr, sizeof(sess->peer));
 	memcpy(&sess->local, &cm_id->route.addr.src_addr, sizeof(sess->local));
 	rdmx_sess_publish(sess);
+	mutex_unlock(&rdmx_sess_admit_mutex);
 	if (rdmx_sysfs_sess_add(sess))
 		pr_warn_ratelimited("session %u: no sysfs directory\n",
 				    sess->id);

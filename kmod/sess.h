@@ -83,9 +83,21 @@ struct rdmx_params {
 	unsigned int queue_depth;	/* receive buffers posted per QP */
 	unsigned int max_qps;		/* lanes per session, at most */
 	unsigned int blk_inline_read_max; /* block reads up to this come inline */
+	unsigned int max_sessions;	/* server sessions, at most */
+	unsigned int max_sessions_per_host; /* server sessions of one peer host */
+	unsigned int max_blk_queues;	/* block server queues, at most */
+	unsigned int max_blk_queues_per_host; /* block queues of one peer host */
 };
 
 extern struct rdmx_params rdmx_params;
+
+/* Connection requests refused for the limits above, for sysfs. */
+struct rdmx_refusals {
+	atomic64_t sessions;
+	atomic64_t blk_queues;
+};
+
+extern struct rdmx_refusals rdmx_refusals;
 
 #define RDMX_RESOLVE_TIMEOUT_MS		5000
 #define RDMX_CONNECT_ATTEMPT_MS		8000	/* one connection attempt, at most */

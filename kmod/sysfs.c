@@ -91,6 +91,32 @@ RDMX_PARAM(rdmx_param_queue_depth, queue_depth, queue_depth,
 RDMX_PARAM(rdmx_param_max_qps, max_qps, max_qps, 1, RDMX_SESS_MAX_LANES);
 RDMX_PARAM(rdmx_param_blk_inline_read_max, blk_inline_read_max,
 	   blk_inline_read_max, 0, RDMX_BLK_INLINE_MAX);
+RDMX_PARAM(rdmx_param_max_sessions, max_sessions, max_sessions, 1, 1000000);
+RDMX_PARAM(rdmx_param_max_sessions_per_host, max_sessions_per_host,
+	   max_sessions_per_host, 1, 1000000);
+RDMX_PARAM(rdmx_param_max_blk_queues, max_blk_queues, max_blk_queues, 1,
+	   1000000);
+RDMX_PARAM(rdmx_param_max_blk_queues_per_host, max_blk_queues_per_host,
+	   max_blk_queues_per_host, 1, 1000000);
+
+static ssize_t sessions_refused_show(struct kobject *k,
+				     struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&rdmx_refusals.sessions));
+}
+
+static ssize_t blk_queues_refused_show(struct kobject *k,
+				       struct kobj_attribute *a, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&rdmx_refusals.blk_queues));
+}
+
+static struct kobj_attribute rdmx_attr_sessions_refused =
+	__ATTR_RO(sessions_refused);
+static struct kobj_attribute rdmx_attr_blk_queues_refused =
+	__ATTR_RO(blk_queues_refused);
 
 static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_hb_interval_ms.attr.attr,
@@ -101,6 +127,12 @@ static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_queue_depth.attr.attr,
 	&rdmx_param_max_qps.attr.attr,
 	&rdmx_param_blk_inline_read_max.attr.attr,
+	&rdmx_param_max_sessions.attr.attr,
+	&rdmx_param_max_sessions_per_host.attr.attr,
+	&rdmx_param_max_blk_queues.attr.attr,
+	&rdmx_param_max_blk_queues_per_host.attr.attr,
+	&rdmx_attr_sessions_refused.attr,
+	&rdmx_attr_blk_queues_refused.attr,
 	NULL,
 };
 

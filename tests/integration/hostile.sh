@@ -21,7 +21,10 @@
 #      segments with MORE (a message that grows without growing), a flood
 #      of OPENs acknowledging nothing, and 1000 echo channels whose echoes
 #      the peer never acknowledges; meanwhile another session's ping must
-#      get its echoes (no shared worker waits on the stalled peer).
+#      get its echoes (no shared worker waits on the stalled peer);
+#   5. limits: with max_sessions_per_host at 2, four hostile sessions at
+#      once from node 2 get two admitted and two refused, counted in
+#      sessions_refused.
 #
 # Usage (tests/check's guest-hostile):
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh [ROUNDS]
@@ -150,6 +153,54 @@ fi
 rdmx_barrier msgcraft-done 1800
 rdmx_check "node 1 still answers a ping" \
 	rdmxctl ping -c 3 --timeout 20 "$srv"
+
+# 5. Server sessions per peer host. Node 1 first lets node 2's earlier
+# sessions go (a short loss timeout), then admits two at most.
+# shellcheck disable=SC2317  # called through rdmx_poll
+sessions_from() { # ADDR: node 1's server sessions of that peer host
+	local d n=0
+	for d in /sys/kernel/rdmx/sessions/[0-9]*; do
+		[ -e "$d/role" ] || continue
+		[ "$(cat "$d/role")" = server ] || continue
+		case "$(cat "$d/peer" 2>/dev/null)" in "$1":*) n=$((n + 1)) ;; esac
+	done
+	echo "$n"
+}
+if [ "$RDMX_NODE" = 1 ]; then
+	echo 1000 >/sys/kernel/rdmx/loss_timeout_ms
+	rdmx_check "node 2's earlier sessions are gone" \
+		rdmx_poll 120 sh -c "[ \"\$(ls /sys/kernel/rdmx/sessions | wc -l)\" = 0 ]"
+	refused0=$(cat /sys/kernel/rdmx/sessions_refused)
+	echo 2 >/sys/kernel/rdmx/max_sessions_per_host
+	rdmx_barrier limits-set 600
+	most=0
+	for _ in $(seq 60); do
+		n=$(sessions_from "$RDMX_ADDR_2")
+		[ "$n" -gt "$most" ] && most=$n
+		sleep 0.5
+	done
+	rdmx_barrier limits-tried 600
+	rdmx_check "never more than 2 sessions of node 2 at once (saw $most)" test "$most" -le 2
+	rdmx_check "sessions_refused counted the refusals" \
+		test "$(cat /sys/kernel/rdmx/sessions_refused)" -ge $((refused0 + 2))
+	rdmx_check "the refusals are logged" \
+		sh -c "dmesg | grep -q 'rdmx: refused a session from .*: over max_sessions'"
+	echo 64 >/sys/kernel/rdmx/max_sessions_per_host
+	echo 30000 >/sys/kernel/rdmx/loss_timeout_ms
+else
+	rdmx_barrier limits-set 600
+	pids=()
+	for i in 1 2 3 4; do
+		"$MC" -n 1 -t 20 echo-stall "$srv" >"$RDMX_OUT/limit-$i.txt" 2>&1 &
+		pids+=("$!")
+	done
+	admitted=0
+	for p in "${pids[@]}"; do
+		wait "$p" && admitted=$((admitted + 1))
+	done
+	rdmx_check "of 4 hostile sessions at once, 2 admitted (got $admitted)" test "$admitted" -eq 2
+	rdmx_barrier limits-tried 600
+fi
 rdmx_barrier checked 600
 rdmx_check "rdmx unloads" rmmod rdmx
 rdmx_kmemleak_check hostile
