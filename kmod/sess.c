@@ -684,10 +684,18 @@ int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
 	struct rdmx_txbuf *txb, *tmp;
 	unsigned int nr = 0;
 	LIST_HEAD(segs);
+	bool full;
 	int ret = 0;
 
 	if (WARN_ON_ONCE(idx >= RDMX_SESS_MAX_LANES))
 		return -EINVAL;
+	/* Cheap first: a caller that retries on a full window allocates nothing. */
+	spin_lock(&sess->lock);
+	full = lane->tx_count + max_t(size_t, 1, DIV_ROUND_UP(len, RDMX_SEG_SIZE)) >
+	       RDMX_TX_WINDOW;
+	spin_unlock(&sess->lock);
+	if (full)
+		return -EAGAIN;
 	do {
 		n = min_t(size_t, left, RDMX_SEG_SIZE);
 		txb = rdmx_sess_make_seg(sess, &m, n, left > n, NULL, from);
