@@ -638,8 +638,12 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 	req->reg_wr.wr.wr_cqe = &req->reg_cqe;
 	req->reg_wr.mr = req->mr;
 	req->reg_wr.key = req->mr->rkey;
-	req->reg_wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			     IB_ACCESS_REMOTE_WRITE;
+	/*
+	 * The server only reads what is written and only writes what is
+	 * read: it gets no other right to this memory.
+	 */
+	req->reg_wr.access = rq_data_dir(rq) == WRITE ? IB_ACCESS_REMOTE_READ :
+			     IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	req->cmd.rkey = cpu_to_le32(req->mr->rkey);
 	req->cmd.addr = cpu_to_le64(req->mr->iova);
 	return 0;
@@ -995,6 +999,7 @@ static int rdmx_bcq_established(struct rdmx_bcq *q,
 {
 	struct rdmx_conn_params sent = {
 		.qp_index = q->idx, .nr_qps = q->bd->nr_queues,
+		.queue_depth = q->bd->depth + 1,
 		.features = RDMX_PROTO_F_BLOCK,
 		.generation = q->bd->generation,
 	};
@@ -1260,8 +1265,8 @@ static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
 {
 	if (!rdmx_bdev_set_state(bd, RDMX_BDEV_LIVE, RDMX_BDEV_RECONNECTING))
 		return;
-	pr_warn("rdmxb%u: %s (%d): reconnecting to %pISpc\n", bd->index, why,
-		err, &bd->addr);
+	pr_warn_ratelimited("rdmxb%u: %s (%d): reconnecting to %pISpc\n", bd->index, why,
+			    err, &bd->addr);
 	queue_work(rdmx_bdev_wq, &bd->err_work);
 }
 
@@ -1346,9 +1351,9 @@ static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 	       READ_ONCE(bd->state) != RDMX_BDEV_DELETING &&
 	       time_before(jiffies, deadline)) {
 		if (!logged)
-			pr_info("rdmxb%u: waiting for port %s/%u to come up before disconnecting\n",
-				bd->index, dev_name(&id->device->dev),
-				id->port_num);
+			pr_info_ratelimited("rdmxb%u: waiting for port %s/%u to come up before disconnecting\n",
+					    bd->index, dev_name(&id->device->dev),
+					    id->port_num);
 		logged = true;
 		msleep(100);
 	}
@@ -1358,8 +1363,8 @@ static void rdmx_bdev_err_work(struct work_struct *work)
 {
 	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev, err_work);
 
-	pr_warn("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
-		bd->index, &bd->addr, bd->loss_timeout_ms);
+	pr_warn_ratelimited("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
+			    bd->index, &bd->addr, bd->loss_timeout_ms);
 	bd->down_since = jiffies;
 	blk_mq_quiesce_tagset(&bd->tag_set);
 	bd->quiesced = true;
@@ -1383,8 +1388,8 @@ static void rdmx_bdev_set_size(struct rdmx_bdev *bd)
 	old = get_capacity(bd->disk) << SECTOR_SHIFT;
 	if (bd->size != old &&
 	    set_capacity_and_notify(bd->disk, bd->size >> SECTOR_SHIFT))
-		pr_info("rdmxb%u: export %s resized from %llu to %llu bytes\n",
-			bd->index, bd->name, old, bd->size);
+		pr_info_ratelimited("rdmxb%u: export %s resized from %llu to %llu bytes\n",
+				    bd->index, bd->name, old, bd->size);
 	mutex_unlock(&bd->mutex);
 }
 
@@ -1417,9 +1422,9 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 	if (!ret && rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
 					RDMX_BDEV_LIVE)) {
 		atomic64_inc(&bd->reconnects);
-		pr_info("rdmxb%u: reconnected to %pISpc after %u ms\n",
-			bd->index, &bd->addr,
-			jiffies_to_msecs(jiffies - bd->down_since));
+		pr_info_ratelimited("rdmxb%u: reconnected to %pISpc after %u ms\n",
+				    bd->index, &bd->addr,
+				    jiffies_to_msecs(jiffies - bd->down_since));
 		rdmx_bdev_set_size(bd);
 		bd->quiesced = false;
 		blk_mq_unquiesce_tagset(&bd->tag_set);
@@ -1430,8 +1435,8 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 		       msecs_to_jiffies(bd->loss_timeout_ms))) {
 		if (rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
 					RDMX_BDEV_DEAD)) {
-			pr_err("rdmxb%u: %pISpc lost for %u ms (last error %d): failing I/O\n",
-			       bd->index, &bd->addr, bd->loss_timeout_ms, ret);
+			pr_err_ratelimited("rdmxb%u: %pISpc lost for %u ms (last error %d): failing I/O\n",
+					   bd->index, &bd->addr, bd->loss_timeout_ms, ret);
 			bd->quiesced = false;
 			blk_mq_unquiesce_tagset(&bd->tag_set);
 			blk_mq_kick_requeue_list(bd->disk->queue);
@@ -1790,7 +1795,9 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 
 	lim.max_hw_sectors = min_t(u32, lim.max_hw_sectors,
 				   (lim.max_segments - 1) * (SZ_4K >> SECTOR_SHIFT));
-	if (bd->exp_flags & RDMX_BLK_EXP_FLUSH)
+	/* A read-only disk writes nothing, so it has nothing to flush. */
+	if ((bd->exp_flags & RDMX_BLK_EXP_FLUSH) && !bd->ro &&
+	    !(bd->exp_flags & RDMX_BLK_EXP_RO))
 		features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	if (bd->exp_flags & RDMX_BLK_EXP_DISCARD) {
 		lim.max_hw_discard_sectors = bd->max_io >> SECTOR_SHIFT;

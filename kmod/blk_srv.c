@@ -278,6 +278,8 @@ static struct workqueue_struct *rdmx_blk_wq;
 /* Server queues alive, for unload. */
 static atomic_t rdmx_bsq_count = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(rdmx_bsq_wait);
+/* An export's last queue went (its nr_queues reached 0). */
+static DECLARE_WAIT_QUEUE_HEAD(rdmx_export_idle_wait);
 
 /* ---- wire checks (KUnit tests these) ----------------------------------- */
 
@@ -320,7 +322,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_cmd_parse);
  * opcode, the queue or the inline bytes received, or a key with inline
  * data; -EINVAL for a zero or unaligned length or offset, or a length over
  * the queue's maximum; -ERANGE for an extent that does not lie inside the
- * export; -EROFS for a write to a read-only export or map.
+ * export; -EROFS for a write or a FLUSH on a read-only export or map.
  */
 int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 		      const struct rdmx_blk_limits *lim)
@@ -351,7 +353,8 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 	if (io->op == RDMX_BLK_OP_FLUSH) {
 		if (io->offset || io->length)
 			return -EINVAL;
-		return 0;
+		/* Nothing of a read-only client's to make durable. */
+		return lim->ro ? -EROFS : 0;
 	}
 	if (!io->length || !IS_ALIGNED(io->length, lim->lbs) ||
 	    !IS_ALIGNED(io->offset, lim->lbs) || io->length > lim->max_io)
@@ -438,15 +441,17 @@ static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 	return -EIO;
 }
 
-#define RDMX_EXP_ATTR(_name) \
+#define RDMX_EXP_ATTR_MODE(_name, _mode) \
 	static struct attribute rdmx_exp_attr_##_name = { \
-		.name = #_name, .mode = 0444 }
+		.name = #_name, .mode = _mode }
+#define RDMX_EXP_ATTR(_name) RDMX_EXP_ATTR_MODE(_name, 0444)
 
-RDMX_EXP_ATTR(path);
+/* Where the data lies and who may reach it: for administrators only. */
+RDMX_EXP_ATTR_MODE(path, 0400);
 RDMX_EXP_ATTR(size);
 RDMX_EXP_ATTR(logical_block_size);
 RDMX_EXP_ATTR(read_only);
-RDMX_EXP_ATTR(allow);
+RDMX_EXP_ATTR_MODE(allow, 0400);
 RDMX_EXP_ATTR(uuid);
 RDMX_EXP_ATTR(clients);
 RDMX_EXP_ATTR(reads);
@@ -635,7 +640,11 @@ static int rdmx_export_open(struct rdmx_export *exp,
 		if (file->f_flags & O_DIRECT)
 			exp->bdev = bdev;
 		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
-		if (bdev_write_cache(bdev))
+		/*
+		 * Without direct I/O, writes land in the page cache: a
+		 * volatile cache the client must flush, whatever the disk's.
+		 */
+		if (bdev_write_cache(bdev) || !exp->bdev)
 			exp->flags |= RDMX_BLK_EXP_FLUSH;
 		if (!bdev_max_discard_sectors(bdev))
 			exp->flags &= ~RDMX_BLK_EXP_DISCARD;
@@ -789,6 +798,11 @@ static void rdmx_export_remove(struct rdmx_export *exp)
  * rdmx_ioc_export_del() - RDMX_IOC_EXPORT_DEL
  * @uarg: struct rdmx_export_del
  *
+ * Returns once nothing of the export's runs: with RDMX_EXPORT_DEL_FORCE,
+ * once its queues are torn down, every backing I/O they had in flight
+ * ended. The backing file is let go here, in the caller's context, so a
+ * block device is no longer claimed when the call returns.
+ *
  * Context: process context; needs CAP_SYS_ADMIN.
  * Return: 0 or a negative errno (see the uapi header).
  */
@@ -796,6 +810,7 @@ long rdmx_ioc_export_del(void __user *uarg)
 {
 	struct rdmx_export_del ed;
 	struct rdmx_export *exp;
+	struct file *file;
 	u32 usize;
 	int ret;
 
@@ -814,12 +829,21 @@ long rdmx_ioc_export_del(void __user *uarg)
 	} else if (exp->nr_queues && !(ed.flags & RDMX_EXPORT_DEL_FORCE)) {
 		ret = -EBUSY;
 	} else {
+		kobject_get(&exp->kobj);	/* for the wait below */
 		rdmx_export_remove(exp);
 		ret = 0;
 	}
 	mutex_unlock(&rdmx_exports_mutex);
 	if (ret)
 		return ret;
+	/* Unlisted, it gets no new queue; a fatal signal ends the wait. */
+	if (!wait_event_killable(rdmx_export_idle_wait,
+				 !READ_ONCE(exp->nr_queues))) {
+		file = xchg(&exp->file, NULL);
+		if (file)
+			fput(file);
+	}
+	kobject_put(&exp->kobj);
 	return rdmx_copy_args_out(uarg, &ed, sizeof(ed), usize);
 }
 
@@ -1426,8 +1450,8 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 					       RDMX_BLK_OPEN_INLINE_READ : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
 		if (q->qp_index == 0)
-			pr_info("export %s: mapped by %pISc\n", exp->name,
-				&q->peer);
+			pr_info_ratelimited("export %s: mapped by %pISc\n", exp->name,
+					    &q->peer);
 	}
 out:
 	mutex_unlock(&rdmx_exports_mutex);
@@ -1566,10 +1590,16 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
+		/*
+		 * The QP is in error (a SEND too long for the buffer, say):
+		 * the queue is of no more use, and must not linger.
+		 */
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("block queue %u from %pISpc: receive failed: %s\n",
 					    q->qp_index, &q->peer,
 					    ib_wc_status_msg(wc->status));
+			rdmx_bsq_fail(q, "receive failed");
+		}
 		return;
 	}
 	ib_dma_sync_single_for_cpu(q->ibdev, rb->cmd_dma, sizeof(*rb->cmd),
@@ -1746,10 +1776,12 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	exp = q->exp;
 	if (exp) {
 		list_del_init(&q->exp_node);
-		exp->nr_queues--;
+		/* Its commands, backing I/O included, have all ended. */
+		if (!--exp->nr_queues)
+			wake_up_all(&rdmx_export_idle_wait);
 		if (q->qp_index == 0)
-			pr_info("export %s: %pISc disconnected\n", exp->name,
-				&q->peer);
+			pr_info_ratelimited("export %s: %pISc disconnected\n", exp->name,
+					    &q->peer);
 	}
 	mutex_unlock(&rdmx_exports_mutex);
 
@@ -1910,7 +1942,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	q->ibdev = cm_id->device;
 	q->port = cm_id->port_num;
 	q->qp_index = req->qp_index;
-	/* One receive is kept spare; the client's tags are below the rest. */
+	/* The client's tags are below the depth: a receive is posted for each. */
 	q->depth = min3((u32)req->queue_depth, (u32)RDMX_BSQ_DEPTH_MAX,
 			(u32)q->ibdev->attrs.max_qp_wr / 4);
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);

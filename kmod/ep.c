@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -89,6 +90,8 @@ static struct rdmx_ep *rdmx_ep_alloc(const struct rdmx_ep_ops *ops,
 	INIT_WORK(&ep->notify_work, rdmx_ep_notify_work);
 	xa_init_flags(&ep->mrs, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&ep->events);
+	INIT_LIST_HEAD(&ep->imm_reqs);
+	INIT_WORK(&ep->imm_work, rdmx_rma_imm_work);
 	ep->state = RDMX_EP_NEW;
 	ep->ops = ops;
 	ep->priv = priv;
@@ -118,6 +121,7 @@ void rdmx_ep_kref_release(struct kref *ref)
 	WARN_ON(!list_empty(&ep->acceptq));
 	WARN_ON(!xa_empty(&ep->mrs));
 	WARN_ON(!list_empty(&ep->events));
+	WARN_ON(!list_empty(&ep->imm_reqs));
 	xa_destroy(&ep->mrs);
 	list_for_each_entry(seg, &ep->rxq, node)
 		unread += rdmx_seg_cost(seg);
@@ -521,6 +525,11 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		goto out_unlock;
 	}
 	strscpy(ep->service, service, sizeof(ep->service));
+	/* A user's channels count against its share of the session. */
+	if (test_bit(RDMX_EP_F_USER, &ep->flags) && !capable(CAP_NET_ADMIN)) {
+		ep->uid = current_uid();
+		set_bit(RDMX_EP_F_QUOTA, &ep->flags);
+	}
 	/* Connecting before it is in a session: a session error then sticks. */
 	spin_lock(&ep->lock);
 	ep->state = RDMX_EP_CONNECTING;
@@ -597,6 +606,28 @@ static int rdmx_ep_send_check(struct rdmx_ep *ep)
 	}
 }
 
+/**
+ * rdmx_ep_send_unlock() - let go of an endpoint's send_mutex
+ * @ep: the endpoint
+ *
+ * The immediates of WRITE_IMMs that completed meanwhile only try the
+ * mutex (rdmx_rma_imm_work()); they are kicked here.
+ *
+ * Context: process context, holding @ep->send_mutex.
+ */
+void rdmx_ep_send_unlock(struct rdmx_ep *ep)
+{
+	bool imm;
+
+	mutex_unlock(&ep->send_mutex);
+	spin_lock(&ep->lock);
+	imm = !list_empty(&ep->imm_reqs);
+	spin_unlock(&ep->lock);
+	if (imm)
+		rdmx_rma_imm_kick(ep);
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_ep_send_unlock);
+
 /*
  * rdmx_ep_send(), or with @whole all of the message at once or nothing
  * (-EAGAIN), never waiting for the window (rdmx_sess_send_whole()).
@@ -628,7 +659,7 @@ static int rdmx_ep_send_how(struct rdmx_ep *ep, struct iov_iter *from,
 		spin_unlock(&ep->lock);
 	}
 out:
-	mutex_unlock(&ep->send_mutex);
+	rdmx_ep_send_unlock(ep);
 	return ret;
 }
 
@@ -868,7 +899,7 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 	}
 	wake_up_all(&ep->wait);
 out:
-	mutex_unlock(&ep->send_mutex);
+	rdmx_ep_send_unlock(ep);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdmx_ep_shutdown);
@@ -915,7 +946,7 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		}
 		rdmx_sess_chan_del(ep->sess, ep);
 	}
-	mutex_unlock(&ep->send_mutex);
+	rdmx_ep_send_unlock(ep);
 	mutex_unlock(&ep->mutex);
 
 	/* Its regions' keys die with it; its unread events too. */

@@ -19,8 +19,10 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 
 #include "rdmx.h"
 #include "sess.h"
@@ -150,10 +152,15 @@ bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
  * @ss: the result
  * @any_ok: whether the any-address is acceptable (listening)
  *
- * Context: any context.
+ * rdmx's rdma_cm ids live in the initial network namespace, so an address
+ * is only taken from a process in that namespace: one in another would
+ * reach the initial namespace's addresses and ports through rdmx.
+ *
+ * Context: process context (an ioctl).
  * Return: 0, or -EINVAL for an unknown family, bytes set beyond an IPv4
  * address, a scope on IPv4, or an any-address where one is not allowed;
- * -EAFNOSUPPORT for IPv6 on a kernel without it.
+ * -EAFNOSUPPORT for IPv6 on a kernel without it; -EOPNOTSUPP for a caller
+ * in another network namespace than the initial one.
  */
 int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 			struct sockaddr_storage *ss, bool any_ok)
@@ -161,6 +168,11 @@ int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 	u16 port = ua->port ?: RDMX_DEFAULT_PORT;
 
 	memset(ss, 0, sizeof(*ss));
+	if (!net_eq(current->nsproxy->net_ns, &init_net)) {
+		pr_info_ratelimited("pid %d: refused an address from another network namespace: rdmx works in the initial one only\n",
+				    task_pid_nr(current));
+		return -EOPNOTSUPP;
+	}
 	if (ua->family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
@@ -368,7 +380,7 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 	list_add_tail(&lst->node, &rdmx_listeners);
 	if (rdmx_sysfs_listener_add(lst))
 		pr_warn("listener %pISpc: no sysfs directory\n", &lst->addr);
-	pr_info("listening on %pISpc\n", &lst->addr);
+	pr_info_ratelimited("listening on %pISpc\n", &lst->addr);
 	goto out;
 
 out_unbind:
@@ -385,7 +397,7 @@ static void rdmx_listener_free(struct rdmx_listener *lst)
 	lockdep_assert_held(&rdmx_lst_mutex);
 	list_del(&lst->node);
 	rdmx_listener_unbind(lst);
-	pr_info("stopped listening on %pISpc\n", &lst->addr);
+	pr_info_ratelimited("stopped listening on %pISpc\n", &lst->addr);
 	ida_free(&rdmx_lst_ida, lst->id);
 	rdmx_sysfs_listener_del(lst);	/* frees it */
 }

@@ -33,6 +33,7 @@ static int rdmx_open(struct inode *inode, struct file *file)
 	ep = rdmx_ep_create(NULL, NULL);
 	if (!ep)
 		return -ENOMEM;
+	set_bit(RDMX_EP_F_USER, &ep->flags);
 	file->private_data = ep;
 	return nonseekable_open(inode, file);
 }

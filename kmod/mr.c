@@ -194,17 +194,54 @@ void rdmx_sess_pd_work(struct work_struct *work)
 
 /* ---- local memory -------------------------------------------------------- */
 
+/*
+ * Charge @npages pinned pages to the caller's RLIMIT_MEMLOCK, as
+ * ib_umem_get() does (CAP_IPC_LOCK lifts the limit, not the count).
+ */
+static int rdmx_pin_charge(unsigned long npages, struct mm_struct **mmp)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+	u64 pinned;
+
+	if (!mm)
+		return -EFAULT;
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		pr_info_ratelimited("pid %d: pinning %lu pages goes over RLIMIT_MEMLOCK (%lu pages)\n",
+				    task_pid_nr(current), npages, limit);
+		return -ENOMEM;
+	}
+	mmgrab(mm);
+	*mmp = mm;
+	return 0;
+}
+
+static void rdmx_pin_uncharge(struct mm_struct **mmp, unsigned long npages)
+{
+	if (!*mmp)
+		return;
+	atomic64_sub(npages, &(*mmp)->pinned_vm);
+	mmdrop(*mmp);
+	*mmp = NULL;
+}
+
 /**
  * rdmx_lmem_pin() - pin user memory
  * @lm: filled in
  * @uaddr: user address
  * @len: bytes, not 0
  * @write: the device will write it
- * @longterm: pinned for long (a region): FOLL_LONGTERM, and charged to
- *	RLIMIT_MEMLOCK by the caller
+ * @longterm: pinned for long (a region): FOLL_LONGTERM
+ *
+ * The pages are charged to the caller's RLIMIT_MEMLOCK (its mm's
+ * pinned_vm, as ib_umem_get() does) before they are pinned, until
+ * rdmx_lmem_release(); CAP_IPC_LOCK lifts the limit.
  *
  * Context: process context.
- * Return: 0, -EINVAL, -ENOMEM or -EFAULT.
+ * Return: 0, -EINVAL, -ENOMEM (also over RLIMIT_MEMLOCK), -EINTR or
+ * -EFAULT.
  */
 int rdmx_lmem_pin(struct rdmx_lmem *lm, u64 uaddr, u64 len, bool write,
 		  bool longterm)
@@ -213,8 +250,8 @@ int rdmx_lmem_pin(struct rdmx_lmem *lm, u64 uaddr, u64 len, bool write,
 			   (longterm ? FOLL_LONGTERM : 0);
 	unsigned long start = uaddr & PAGE_MASK;
 	unsigned long done = 0;
+	int n, ret;
 	u64 end;
-	int n;
 
 	memset(lm, 0, sizeof(*lm));
 	if (!len || check_add_overflow(uaddr, len, &end) ||
@@ -225,29 +262,38 @@ int rdmx_lmem_pin(struct rdmx_lmem *lm, u64 uaddr, u64 len, bool write,
 	lm->npages = (PAGE_ALIGN(end) - start) >> PAGE_SHIFT;
 	lm->user = true;
 	lm->dirty = write;
+	ret = rdmx_pin_charge(lm->npages, &lm->mm);
+	if (ret)
+		return ret;
 	lm->pages = kvmalloc_array(lm->npages, sizeof(*lm->pages), GFP_KERNEL);
-	if (!lm->pages)
-		return -ENOMEM;
+	if (!lm->pages) {
+		ret = -ENOMEM;
+		goto out_uncharge;
+	}
 	while (done < lm->npages) {
 		n = pin_user_pages_fast(start + (done << PAGE_SHIFT),
 					min_t(unsigned long, lm->npages - done,
 					      INT_MAX / sizeof(void *)),
 					gup, lm->pages + done);
 		if (n <= 0) {
-			unpin_user_pages(lm->pages, done);
-			kvfree(lm->pages);
-			lm->pages = NULL;
-			return n ?: -EFAULT;
+			ret = n ?: -EFAULT;
+			goto out_unpin;
 		}
 		done += n;
 		if (fatal_signal_pending(current)) {
-			unpin_user_pages(lm->pages, done);
-			kvfree(lm->pages);
-			lm->pages = NULL;
-			return -EINTR;
+			ret = -EINTR;
+			goto out_unpin;
 		}
 	}
 	return 0;
+
+out_unpin:
+	unpin_user_pages(lm->pages, done);
+	kvfree(lm->pages);
+	lm->pages = NULL;
+out_uncharge:
+	rdmx_pin_uncharge(&lm->mm, lm->npages);
+	return ret;
 }
 
 /**
@@ -291,12 +337,14 @@ int rdmx_lmem_kernel(struct rdmx_lmem *lm, void *buf, size_t len)
  */
 void rdmx_lmem_release(struct rdmx_lmem *lm)
 {
-	if (!lm->pages)
-		return;
-	if (lm->user)
-		unpin_user_pages_dirty_lock(lm->pages, lm->npages, lm->dirty);
-	kvfree(lm->pages);
-	lm->pages = NULL;
+	if (lm->pages) {
+		if (lm->user)
+			unpin_user_pages_dirty_lock(lm->pages, lm->npages,
+						    lm->dirty);
+		kvfree(lm->pages);
+		lm->pages = NULL;
+	}
+	rdmx_pin_uncharge(&lm->mm, lm->npages);
 }
 
 /**
@@ -489,38 +537,11 @@ static int rdmx_mr_reg_chunk(struct rdmx_mr *mr, struct rdmx_lmem *lm,
 	return 0;
 }
 
-static void rdmx_mr_unaccount(struct rdmx_mr *mr)
-{
-	if (!mr->mm)
-		return;
-	atomic64_sub(mr->npages, &mr->mm->pinned_vm);
-	mmdrop(mr->mm);
-	mr->mm = NULL;
-}
-
-/* Charge pinned pages to RLIMIT_MEMLOCK, as ib_umem_get() does. */
-static int rdmx_mr_account(struct rdmx_mr *mr, unsigned long npages)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
-	u64 pinned;
-
-	pinned = atomic64_add_return(npages, &mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(npages, &mm->pinned_vm);
-		return -ENOMEM;
-	}
-	mmgrab(mm);
-	mr->mm = mm;
-	mr->npages = npages;
-	return 0;
-}
-
 static void rdmx_mr_free(struct rdmx_mr *mr, struct rdmx_lmem *lm)
 {
 	rdmx_mr_release_ib(mr);
 	rdmx_lmem_release(lm);
-	rdmx_mr_unaccount(mr);
+	rdmx_pin_uncharge(&mr->mm, mr->npages);
 	kfree(mr->keys);
 	kfree(mr);
 }
@@ -565,11 +586,6 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	init_completion(&mr->done);
 	mr->first_off = lmem->offset;
 	mr->length = lmem->len;
-	if (lmem->user) {
-		ret = rdmx_mr_account(mr, lmem->npages);
-		if (ret)
-			goto out_free;
-	}
 	/*
 	 * Reserve the id (lookups see nothing there) and publish the region
 	 * only once it is whole: a DEREG racing with this finds no
@@ -622,9 +638,12 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 		if (ret)
 			goto out_unlock;
 	}
+	/* The region takes over the pages, and their charge (lmem->mm). */
 	mr->pages = lmem->pages;
 	mr->npages = lmem->npages;
+	mr->mm = lmem->mm;
 	lmem->pages = NULL;
+	lmem->mm = NULL;
 	list_add_tail(&mr->sess_node, &sess->mrs);
 	mutex_unlock(&sess->mr_mutex);
 

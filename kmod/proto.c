@@ -180,8 +180,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rep_pack);
  * @req: what we asked for
  * @p: filled in on success
  *
- * An acceptor may grant less than asked (fewer QPs, fewer features), never
- * more, and must answer for the generation we asked for.
+ * An acceptor may grant less than asked (fewer QPs, a shallower queue,
+ * fewer features), never more, and must answer for the generation we
+ * asked for.
  *
  * Context: any context.
  * Return: 0, or -EPROTO when the reply is malformed, from another protocol
@@ -212,6 +213,7 @@ int rdmx_conn_rep_parse(const void *pdata, size_t len,
 	uuid_copy(&p->sess_uuid, &req->sess_uuid);
 
 	if (!rdmx_params_ok(p) || p->nr_qps > req->nr_qps ||
+	    p->queue_depth > req->queue_depth ||
 	    !p->features || (p->features & ~req->features) ||
 	    p->generation != req->generation)
 		return -EPROTO;

@@ -196,45 +196,89 @@ static void rdmx_rma_req_finish(struct rdmx_rma_req *req)
 	wake_up_interruptible_poll(&ep->wait, EPOLLPRI);
 }
 
-/* Send a WRITE_IMM's immediate, in process context. */
-static void rdmx_rma_imm_work(struct work_struct *work)
+/* Send a WRITE_IMM's immediate; under @ep->send_mutex. */
+static int rdmx_rma_imm_send(struct rdmx_ep *ep, struct rdmx_rma_req *req)
 {
-	struct rdmx_rma_req *req = container_of(work, struct rdmx_rma_req,
-						work);
-	struct rdmx_ep *ep = req->ep;
 	struct rdmx_imm imm = { .imm = cpu_to_le32(req->imm) };
-	int ret;
 
-	mutex_lock(&ep->send_mutex);
+	lockdep_assert_held(&ep->send_mutex);
 	switch (READ_ONCE(ep->state)) {
 	case RDMX_EP_CONNECTED:
 	case RDMX_EP_CLOSED:
-		ret = ep->shut_sent ? -EPIPE : 0;
+		if (ep->shut_sent)
+			return -EPIPE;
 		break;
 	case RDMX_EP_ERROR:
-		ret = -READ_ONCE(ep->error);
-		break;
+		return -READ_ONCE(ep->error);
 	default:
-		ret = -EPIPE;
-		break;
+		return -EPIPE;
 	}
 	/* Queued beyond the window: an immediate is small and bounded. */
-	if (!ret)
-		ret = rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_IMMED,
-					 ep->rchan, &imm, sizeof(imm), NULL,
-					 false, false);
-	mutex_unlock(&ep->send_mutex);
-	req->status = ret;
-	rdmx_rma_req_finish(req);
+	return rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_IMMED,
+				  ep->rchan, &imm, sizeof(imm), NULL, false,
+				  false);
+}
+
+/**
+ * rdmx_rma_imm_work() - send the immediates of an endpoint's WRITE_IMMs
+ * @work: the endpoint's @imm_work
+ *
+ * In the order their writes completed, one endpoint at a time. It only
+ * tries @send_mutex: a sender may hold it while it waits for the peer's
+ * window, and a worker that waited too would hold up every other
+ * endpoint's immediates behind one peer. The holder kicks the work again
+ * when it lets go (rdmx_ep_send_unlock()). Drops the reference
+ * rdmx_rma_imm_kick() took.
+ *
+ * Context: process context (rdmx_imm_wq).
+ */
+void rdmx_rma_imm_work(struct work_struct *work)
+{
+	struct rdmx_ep *ep = container_of(work, struct rdmx_ep, imm_work);
+	struct rdmx_rma_req *req;
+
+	while (mutex_trylock(&ep->send_mutex)) {
+		spin_lock(&ep->lock);
+		req = list_first_entry_or_null(&ep->imm_reqs,
+					       struct rdmx_rma_req, node);
+		if (req)
+			list_del_init(&req->node);
+		spin_unlock(&ep->lock);
+		if (req)
+			req->status = rdmx_rma_imm_send(ep, req);
+		mutex_unlock(&ep->send_mutex);
+		if (!req)
+			break;
+		rdmx_rma_req_finish(req);
+	}
+	kref_put(&ep->ref, rdmx_ep_kref_release);
+}
+
+/**
+ * rdmx_rma_imm_kick() - have an endpoint's waiting immediates sent
+ * @ep: the endpoint; the caller holds a reference
+ *
+ * Context: any context.
+ */
+void rdmx_rma_imm_kick(struct rdmx_ep *ep)
+{
+	kref_get(&ep->ref);
+	if (!queue_work(rdmx_imm_wq, &ep->imm_work))
+		kref_put(&ep->ref, rdmx_ep_kref_release);	/* not the last */
 }
 
 static void rdmx_rma_req_put(struct rdmx_rma_req *req)
 {
+	struct rdmx_ep *ep = req->ep;
+
 	if (!atomic_dec_and_test(&req->pending))
 		return;
 	if (req->opcode == RDMX_RMA_WRITE_IMM && !req->status) {
-		/* Ordered: immediates go out in the order writes completed. */
-		queue_work(rdmx_imm_wq, &req->work);
+		/* Immediates go out in the order their writes completed. */
+		spin_lock(&ep->lock);
+		list_add_tail(&req->node, &ep->imm_reqs);
+		spin_unlock(&ep->lock);
+		rdmx_rma_imm_kick(ep);
 		return;
 	}
 	rdmx_rma_req_finish(req);
@@ -564,10 +608,10 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 	req->batch = batch;
 	req->opcode = opcode;
 	req->imm = imm;
-	req->lmem = *lmem;
+	req->lmem = *lmem;	/* takes over the pages and their charge */
 	lmem->pages = NULL;
+	lmem->mm = NULL;
 	req->event.user_data = user_data;
-	INIT_WORK(&req->work, rdmx_rma_imm_work);
 	INIT_LIST_HEAD(&req->node);
 	atomic_set(&req->pending, 1);	/* dropped below, after posting */
 	if (batch)

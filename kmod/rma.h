@@ -113,8 +113,11 @@ struct rdmx_mr {
  * @len: bytes
  * @user: pinned from userspace (unpinned when done)
  * @dirty: written by the device (READ): mark the pages dirty
+ * @mm: user memory: the mm whose pinned_vm counts @npages (uncharged when
+ *	released)
  */
 struct rdmx_lmem {
+	struct mm_struct *mm;
 	struct page **pages;
 	unsigned long npages;
 	unsigned int offset;
@@ -135,9 +138,9 @@ struct rdmx_rma_batch;
  * @pending: pieces not completed yet, plus one while posting
  * @lmem: local memory: READ's destination, WRITE's source, an atomic's
  *	8-byte result word (written by the device)
- * @work: sends a WRITE_IMM's immediate from process context
  * @event: what an asynchronous operation reports
- * @node: on @ep->events once complete (asynchronous)
+ * @node: on @ep->imm_reqs while its immediate waits to be sent (WRITE_IMM),
+ *	then on @ep->events once complete (asynchronous)
  */
 struct rdmx_rma_req {
 	struct rdmx_ep *ep;
@@ -147,7 +150,6 @@ struct rdmx_rma_req {
 	int status;
 	atomic_t pending;
 	struct rdmx_lmem lmem;
-	struct work_struct work;
 	struct rdmx_event event;
 	struct list_head node;
 };
@@ -223,6 +225,8 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		    u64 off, struct rdmx_lmem *lmem, u64 compare_add, u64 swap,
 		    u64 user_data, struct rdmx_rma_req **reqp);
 void rdmx_rma_req_free(struct rdmx_rma_req *req);
+void rdmx_rma_imm_work(struct work_struct *work);
+void rdmx_rma_imm_kick(struct rdmx_ep *ep);
 int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 			unsigned int room, bool nonblock);
 void rdmx_ep_events_free(struct rdmx_ep *ep);

@@ -1190,6 +1190,21 @@ static unsigned int rdmx_sess_pick_lane(struct rdmx_sess *sess, bool *open)
 	return lane;
 }
 
+/* The channels @uid opened on @sess (RDMX_EP_F_QUOTA). Under its lock. */
+static unsigned int rdmx_sess_user_chans(struct rdmx_sess *sess, kuid_t uid)
+{
+	unsigned int n = 0;
+	struct rdmx_ep *ep;
+	unsigned long id;
+
+	lockdep_assert_held(&sess->lock);
+	xa_for_each(&sess->chans, id, ep)
+		if (test_bit(RDMX_EP_F_QUOTA, &ep->flags) &&
+		    uid_eq(ep->uid, uid))
+			n++;
+	return n;
+}
+
 /**
  * rdmx_sess_chan_add() - give a channel endpoint an id in a session
  * @sess: the session
@@ -1199,7 +1214,8 @@ static unsigned int rdmx_sess_pick_lane(struct rdmx_sess *sess, bool *open)
  *
  * Context: process context.
  * Return: 0; -EAGAIN when the session is closing (connect again); -EBUSY
- * with RDMX_SESS_MAX_CHANS channels open, or out of ids; -ENOMEM.
+ * with RDMX_SESS_MAX_CHANS channels open, with RDMX_SESS_USER_CHANS of
+ * @ep's user open (RDMX_EP_F_QUOTA), or out of ids; -ENOMEM.
  */
 int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane)
 {
@@ -1213,7 +1229,9 @@ int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane)
 		return -EAGAIN;
 	}
 	/* A peer cannot make this side hold channels without end. */
-	if (sess->nr_chans >= RDMX_SESS_MAX_CHANS) {
+	if (sess->nr_chans >= RDMX_SESS_MAX_CHANS ||
+	    (test_bit(RDMX_EP_F_QUOTA, &ep->flags) &&
+	     rdmx_sess_user_chans(sess, ep->uid) >= RDMX_SESS_USER_CHANS)) {
 		spin_unlock(&sess->lock);
 		return -EBUSY;
 	}
@@ -1721,6 +1739,8 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	current_conn = lane->conn == conn;
 	conn->state = RDMX_CONN_DEAD;
 	spin_unlock(&sess->lock);
+	/* The CM handler may still be building it: let it finish. */
+	wait_event(sess->wait, !READ_ONCE(conn->ib_busy));
 
 	if (conn->qp) {
 		/*
@@ -1897,13 +1917,33 @@ static void rdmx_lanes_work(struct work_struct *work)
 }
 
 /* Client side CM events. */
+/*
+ * The client's connection learns its device: build on it. A teardown
+ * (an attempt that timed out, say) may start meanwhile: it marks the
+ * connection DEAD and waits for @ib_busy to clear before it destroys
+ * what is built here (rdma_destroy_id() would wait for this handler only
+ * after that).
+ */
 static int rdmx_cm_addr_resolved(struct rdmx_conn *conn)
 {
+	struct rdmx_sess *sess = conn->sess;
+	bool dead;
 	int ret;
 
+	spin_lock(&sess->lock);
+	dead = conn->state == RDMX_CONN_DEAD;
+	WRITE_ONCE(conn->ib_busy, !dead);
+	spin_unlock(&sess->lock);
+	if (dead)
+		return -ECONNABORTED;
 	ret = rdmx_conn_create_ib(conn);
-	if (ret)
-		return ret;
+	spin_lock(&sess->lock);
+	WRITE_ONCE(conn->ib_busy, false);
+	dead = conn->state == RDMX_CONN_DEAD;
+	spin_unlock(&sess->lock);
+	wake_up_all(&sess->wait);
+	if (ret || dead)
+		return ret ?: -ECONNABORTED;
 	return rdma_resolve_route(conn->cm_id, RDMX_RESOLVE_TIMEOUT_MS);
 }
 
@@ -2317,7 +2357,16 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	sess->nr_conns++;
 	sess->nr_lanes = max(sess->nr_lanes, req.qp_index + 1U);
 	conn->state = RDMX_CONN_CONNECTING;
+	conn->started = jiffies;
 	spin_unlock(&sess->lock);
+	/*
+	 * A client that never speaks on what it connected holds a QP and
+	 * its rings: the attempt times out here as on the client (for
+	 * another lane, rdmx_lanes_check_attempts() from the heartbeat).
+	 */
+	if (!req.qp_index)
+		rdmx_sess_queue(sess, &sess->hb_work,
+				msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
 
 	rdmx_conn_params(conn, &rep_p);
 	rep_p.features = conn->features;
@@ -2363,7 +2412,7 @@ reject:
 
 /* ---- timers ------------------------------------------------------------- */
 
-/* Client: a lane's connection attempt that hangs fails the incarnation. */
+/* A lane's connection attempt that hangs fails the incarnation. */
 static void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
 {
 	unsigned long limit = msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS);
@@ -2376,9 +2425,10 @@ static void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
 		if (!conn || conn->state == RDMX_CONN_LIVE ||
 		    time_before(jiffies, conn->started + limit))
 			continue;
-		pr_info_ratelimited("session %u: no answer from %pISpc for QP %u in %u ms\n",
-				    sess->id, &sess->peer, i,
-				    RDMX_CONNECT_ATTEMPT_MS);
+		pr_info_ratelimited("session %u: %s %pISpc for QP %u in %u ms\n",
+				    sess->id, sess->server ?
+				    "nothing received from" : "no answer from",
+				    &sess->peer, i, RDMX_CONNECT_ATTEMPT_MS);
 		rdmx_conn_fail(conn, -ETIMEDOUT);
 	}
 }
@@ -2396,8 +2446,7 @@ static void rdmx_hb_work(struct work_struct *work)
 	if (sess->state == RDMX_SESS_CONNECTED && conn &&
 	    conn->state == RDMX_CONN_LIVE) {
 		again = true;
-		if (!sess->server)
-			rdmx_lanes_check_attempts(sess);
+		rdmx_lanes_check_attempts(sess);
 		if (time_after(jiffies, sess->last_rx + interval)) {
 			sess->hb_missed++;
 			if (sess->hb_missed > rdmx_params.hb_miss_max) {
@@ -2415,13 +2464,16 @@ static void rdmx_hb_work(struct work_struct *work)
 			}
 		}
 	} else if (sess->state == RDMX_SESS_CONNECTING && conn &&
-		   conn->state != RDMX_CONN_LIVE && !sess->server) {
+		   conn->state != RDMX_CONN_LIVE) {
 		unsigned long limit = conn->started +
 				      msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS);
 
 		if (time_after_eq(jiffies, limit)) {
-			pr_info_ratelimited("session %u: no answer from %pISpc in %u ms\n",
-					    sess->id, &sess->peer,
+			/* The server's: a half-open connection. */
+			pr_info_ratelimited("session %u: %s %pISpc in %u ms\n",
+					    sess->id, sess->server ?
+					    "nothing received from" :
+					    "no answer from", &sess->peer,
 					    RDMX_CONNECT_ATTEMPT_MS);
 			rdmx_conn_fail(conn, -ETIMEDOUT);
 		} else {
@@ -2724,7 +2776,8 @@ int rdmx_sess_init(void)
 	rdmx_wq = alloc_workqueue("rdmx", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!rdmx_wq)
 		return -ENOMEM;
-	rdmx_imm_wq = alloc_ordered_workqueue("rdmx_imm", WQ_MEM_RECLAIM);
+	rdmx_imm_wq = alloc_workqueue("rdmx_imm", WQ_MEM_RECLAIM | WQ_UNBOUND,
+				      0);
 	if (!rdmx_imm_wq) {
 		destroy_workqueue(rdmx_wq);
 		return -ENOMEM;

@@ -21,7 +21,11 @@
  *
  * Locking (outermost first):
  *   ep->mutex            listen, connect and recv on one endpoint
- *   ep->send_mutex       send and shutdown on one endpoint
+ *   ep->send_mutex       send and shutdown on one endpoint; may be held
+ *                        while a send waits for the peer's window, so
+ *                        work items only try it (the immediates of
+ *                        WRITE_IMM), and whoever holds it lets go through
+ *                        rdmx_ep_send_unlock(), which kicks them again
  *   sess->mr_mutex       registering and deregistering a region, which
  *                        posts under sess->mutex
  *   rdmx_sess_mutex      (global) finding or creating a client session
@@ -111,6 +115,11 @@ extern struct rdmx_refusals rdmx_refusals;
 #define RDMX_TX_WINDOW			256	/* sequenced SENDs kept for retransmit */
 #define RDMX_SESS_MAX_CHANS		1024	/* open channels per session */
 /*
+ * Channels one local user (without CAP_NET_ADMIN) may open on a session,
+ * which every user of the two hosts shares: no one takes them all.
+ */
+#define RDMX_SESS_USER_CHANS		(RDMX_SESS_MAX_CHANS / 4)
+/*
  * What a lane may hold past the window: control messages (OPEN, OPEN_REP,
  * SHUT, IMMED) are queued without waiting for it, but not without bound:
  * room for an open and a close of every channel, and as many immediates
@@ -198,6 +207,8 @@ struct rdmx_txbuf {
  * @rx: receive buffers, @depth of them
  * @ctrl: control buffers, RDMX_CTRL_BUFS
  * @ctrl_free: control buffers not posted
+ * @ib_busy: the CM handler is building its PD, CQ, QP and buffers
+ *	(rdmx_cm_addr_resolved()); a teardown waits for that first
  * @established: rdma_cm reported it ESTABLISHED: only then is it
  *	disconnected (iWARP's CM frees its id under a disconnect that waits
  *	for a connect still in progress)
@@ -229,6 +240,7 @@ struct rdmx_conn {
 	struct rdmx_txbuf *ctrl[RDMX_CTRL_BUFS];
 	struct list_head ctrl_free;
 	bool established;
+	bool ib_busy;
 	int err;
 	struct work_struct teardown_work;
 	unsigned long started;
@@ -475,6 +487,10 @@ struct rdmx_listener {
  * @events: completed asynchronous operations (struct rdmx_rma_req)
  * @nr_events: on @events
  * @rma_async: asynchronous operations started and not yet read as events
+ * @uid: with RDMX_EP_F_QUOTA, the user that opened the channel
+ * @imm_reqs: WRITE_IMMs whose data is placed, in completion order, waiting
+ *	for their immediates to be sent (struct rdmx_rma_req)
+ * @imm_work: sends them (rdmx_imm_wq), never waiting for @send_mutex
  * @msgs_tx: counters
  * @msgs_rx: counters
  * @bytes_tx: counters
@@ -514,6 +530,9 @@ struct rdmx_ep {
 	struct list_head events;
 	unsigned int nr_events;
 	unsigned int rma_async;
+	kuid_t uid;
+	struct list_head imm_reqs;
+	struct work_struct imm_work;
 	u64 msgs_tx;
 	u64 msgs_rx;
 	u64 bytes_tx;
@@ -521,6 +540,8 @@ struct rdmx_ep {
 };
 
 #define RDMX_EP_F_RELEASED	0	/* rdmx_ep_release() ran */
+#define RDMX_EP_F_USER		1	/* a /dev/rdmx file's endpoint */
+#define RDMX_EP_F_QUOTA		2	/* opened by @uid: RDMX_SESS_USER_CHANS */
 
 /* sess.c */
 int rdmx_sess_init(void);
@@ -586,6 +607,7 @@ bool rdmx_ep_accept_room(struct rdmx_ep *lep);
 int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep);
 void rdmx_ep_kref_release(struct kref *ref);
 void rdmx_ep_notify(struct rdmx_ep *ep);
+void rdmx_ep_send_unlock(struct rdmx_ep *ep);
 ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep);
 int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,
 		   struct rdmx_ep **out);

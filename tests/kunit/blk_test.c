@@ -81,7 +81,7 @@ static const struct rdmx_blk_case rdmx_blk_cases[] = {
 	  0 },
 	{ "flush", RDMX_BLK_OP_FLUSH, 0, 3, 0, 0, 0, false, 0 },
 	{ "flush on a read-only export", RDMX_BLK_OP_FLUSH, 0, 3, 0, 0, 0, true,
-	  0 },
+	  -EROFS },
 	{ "discard", RDMX_BLK_OP_DISCARD, 0, 4, 0, 65536, 0, false, 0 },
 	{ "write zeroes, FUA", RDMX_BLK_OP_WRITE_ZEROES, RDMX_BLK_CMD_FUA, 4, 0,
 	  512, 0, false, 0 },

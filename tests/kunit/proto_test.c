@@ -235,6 +235,8 @@ static const struct rdmx_rep_case rdmx_rep_cases[] = {
 	  { REP_AT(features), 4, RDMX_PROTO_F_MSG | RDMX_PROTO_F_BLOCK }, 0, -EPROTO },
 	{ "no features", { REP_AT(features), 4, 0 }, 0, -EPROTO },
 	{ "queue depth 0", { REP_AT(queue_depth), 2, 0 }, 0, -EPROTO },
+	{ "a smaller queue depth", { REP_AT(queue_depth), 2, 64 }, 0, 0 },
+	{ "a deeper queue than asked", { REP_AT(queue_depth), 2, 129 }, 0, -EPROTO },
 	{ "message size too small", { REP_AT(max_msg_size), 4, 512 }, 0, -EPROTO },
 	{ "another generation", { REP_AT(generation), 8, 7 }, 0, -EPROTO },
 };

@@ -576,12 +576,151 @@ static void rdmx_rma_stale_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, 42U);
 }
 
+struct rdmx_kunit_async {
+	struct work_struct work;
+	struct rdmx_ep *ep;
+	struct rdmx_kop op;
+	int ret;
+	struct completion done;
+};
+
+static void rdmx_kunit_async_work(struct work_struct *work)
+{
+	struct rdmx_kunit_async *a = container_of(work, struct rdmx_kunit_async,
+						  work);
+
+	a->ret = rdmx_ep_rma(a->ep, &a->op, 1);
+	if (a->ret == 1)
+		a->ret = a->op.status;
+	complete_all(&a->done);	/* waited for more than once */
+}
+
+static void rdmx_kunit_async_imm(struct rdmx_kunit_async *a,
+				 struct rdmx_ep *ep, struct rdmx_rma_fixture *r,
+				 void *local, u64 off, u32 imm)
+{
+	a->ep = ep;
+	a->op = (struct rdmx_kop) {
+		.opcode = RDMX_RMA_WRITE_IMM,
+		.local = local,
+		.token = r->token,
+		.token_len = r->token_len,
+		.remote_offset = off,
+		.length = 64,
+		.imm = imm,
+	};
+	a->ret = -EINPROGRESS;
+	init_completion(&a->done);
+	INIT_WORK(&a->work, rdmx_kunit_async_work);
+	queue_work(system_unbound_wq, &a->work);
+}
+
+/* The immediate @ep receives next, within 10 s, or a negative errno. */
+static s64 rdmx_kunit_recv_imm(struct rdmx_ep *ep, void *buf)
+{
+	struct kvec kv = { .iov_base = buf, .iov_len = 16 };
+	struct iov_iter it;
+	ssize_t ret;
+	int i = 0;
+	bool imm;
+	u32 v;
+
+	do {
+		iov_iter_kvec(&it, ITER_DEST, &kv, 1, 16);
+		ret = rdmx_ep_recvmsg(ep, &it, true, &imm, &v);
+		if (ret != -EAGAIN)
+			break;
+		msleep(20);
+	} while (++i < 500);
+	if (ret < 0)
+		return ret;
+	return imm ? v : -EBADMSG;
+}
+
+/*
+ * One channel's sender holding its send mutex (as one waiting for a peer
+ * that grants no window does) holds up that channel's immediates only:
+ * another channel's WRITE_IMM completes meanwhile, and the first one's
+ * immediate follows once the sender lets go.
+ */
+static void rdmx_rma_imm_stall_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	struct rdmx_kunit_async *a, *b;
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons(RDMX_KUNIT_PORT),
+	};
+	char ibname[IB_DEVICE_NAME_MAX];
+	struct rdmx_ep *cep2, *sep2;
+	int i, ret;
+
+	/* Not kunit's: an operation that never ends keeps its memory. */
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!a || !b) {
+		kfree(a);
+		kfree(b);
+		KUNIT_FAIL(test, "out of memory");
+		return;
+	}
+	sin.sin_addr.s_addr = rdmx_kunit_rdma_addr(ibname, sizeof(ibname));
+	cep2 = rdmx_ep_create(NULL, NULL);
+	ret = cep2 ? rdmx_ep_connect(cep2, (struct sockaddr *)&sin,
+				     RDMX_KUNIT_SERVICE, 20000) : -ENOMEM;
+	sep2 = ret ? ERR_PTR(ret) : rdmx_ep_accept(f->lep, true);
+	if (IS_ERR(sep2)) {
+		if (cep2)
+			rdmx_ep_release(cep2);
+		kfree(a);
+		kfree(b);
+		KUNIT_FAIL(test, "second channel: %pe", sep2);
+		return;
+	}
+
+	rdmx_kunit_fill(r, 0);
+	memset(f->tx, 0xa1, 64);
+	memset(f->tx + 64, 0xb2, 64);
+	mutex_lock(&f->cep->send_mutex);
+	rdmx_kunit_async_imm(a, f->cep, r, f->tx, 0, 0xa1);
+	/* Its data placed, its immediate waits for the mutex. */
+	for (i = 0; i < 100 && READ_ONCE(r->mem[5 + 63]) != 0xa1; i++)
+		msleep(50);
+	msleep(200);
+	rdmx_kunit_async_imm(b, cep2, r, f->tx + 64, 4096, 0xb2);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      wait_for_completion_timeout(&b->done, 10 * HZ),
+			      "another channel's WRITE_IMM waited for this one's sender");
+	KUNIT_EXPECT_EQ(test, b->ret, 0);
+	KUNIT_EXPECT_FALSE(test, completion_done(&a->done));
+	rdmx_ep_send_unlock(f->cep);
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      wait_for_completion_timeout(&a->done, 10 * HZ),
+			      "the held channel's WRITE_IMM after its sender let go");
+	if (!wait_for_completion_timeout(&a->done, 60 * HZ) ||
+	    !wait_for_completion_timeout(&b->done, 60 * HZ)) {
+		KUNIT_FAIL(test, "WRITE_IMMs never ended (%d, %d): left behind",
+			   a->ret, b->ret);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_recv_imm(f->sep, f->rx), 0xa1LL);
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_recv_imm(sep2, f->rx), 0xb2LL);
+	KUNIT_EXPECT_EQ(test, r->mem[5 + 4096 + 63], 0xb2);
+	rdmx_ep_release(sep2);
+	rdmx_ep_release(cep2);
+	kfree(a);
+	kfree(b);
+}
+
 static struct kunit_case rdmx_rma_cases[] = {
 	KUNIT_CASE_SLOW(rdmx_rma_rw_test),
 	KUNIT_CASE(rdmx_rma_features_test),
 	KUNIT_CASE(rdmx_rma_checks_test),
 	KUNIT_CASE(rdmx_rma_atomic_test),
 	KUNIT_CASE_SLOW(rdmx_rma_write_imm_test),
+	KUNIT_CASE_SLOW(rdmx_rma_imm_stall_test),
 	KUNIT_CASE_SLOW(rdmx_rma_stale_test),
 	{}
 };
