@@ -11,6 +11,7 @@
 #   make deb             Debian packages (rdmx-dkms, rdmxctl, rdmx-dev)
 #   make check           every test (host tests, then debug-kernel guests);
 #                        FULL=1 KERNELS=all before a release
+#   make fuzz            the ioctl and wire fuzzers, DURATION s each (3600)
 #   make demo            two soft-RoCE guests running rdmx
 #   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
 #   make kernel          build (or reuse) the debug and perf test kernels
@@ -40,13 +41,14 @@ MSGTEST := tests/integration/rdmx-msgtest
 RMATEST := tests/integration/rdmx-rmatest
 BLKCRAFT := tests/integration/rdmx-blkcraft
 MSGCRAFT := tests/integration/rdmx-msgcraft
+IOCTLFUZZ := tests/integration/rdmx-ioctlfuzz
 MANPAGES := $(wildcard userspace-tools/man/*.8)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
 KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
 
 .PHONY: all modules rdmxctl tools test-tools clean install modules_install \
-	check demo kernel guest-modules checkpatch help bench deb kernelrelease
+	check fuzz demo kernel guest-modules checkpatch help bench deb kernelrelease
 
 all: modules rdmxctl
 
@@ -57,7 +59,8 @@ rdmxctl: $(RDMXCTL)
 
 tools: $(RDMXCTL) test-tools
 
-test-tools: $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT) $(MSGCRAFT)
+test-tools: $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) $(BLKCRAFT) $(MSGCRAFT) \
+	$(IOCTLFUZZ)
 
 $(RDMXCTL): $(RDMXCTL_SRCS) $(RDMXCTL_HDRS)
 	$(CC) $(USER_CFLAGS) -o $@ $(RDMXCTL_SRCS)
@@ -71,13 +74,17 @@ $(ABUSE) $(FAILNTH): %: %.c uapi/linux/rdmx.h
 $(MSGTEST) $(RMATEST): %: %.c $(TESTLIB) uapi/linux/rdmx.h
 	$(CC) $(USER_CFLAGS) -o $@ $< $(filter %.c,$(TESTLIB))
 
-# A block-service client made by hand over librdmacm and libibverbs.
-$(BLKCRAFT): %: %.c
-	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+# The ioctl fuzzer races threads.
+$(IOCTLFUZZ): %: %.c $(TESTLIB) uapi/linux/rdmx.h
+	$(CC) $(USER_CFLAGS) -pthread -o $@ $< $(filter %.c,$(TESTLIB))
 
-# A message-service peer made by hand over librdmacm and libibverbs.
-$(MSGCRAFT): %: %.c uapi/linux/rdmx.h
-	$(CC) $(USER_CFLAGS) -o $@ $< -lrdmacm -libverbs
+# Peers made by hand over librdmacm and libibverbs (a block-service client,
+# a message-service peer); they share tests/integration/craftlib.c, and
+# testlib.c's PRNG for their fuzzers.
+CRAFTLIB := tests/integration/craftlib.c tests/integration/craftlib.h
+$(BLKCRAFT) $(MSGCRAFT): %: %.c $(CRAFTLIB) $(TESTLIB) uapi/linux/rdmx.h
+	$(CC) $(USER_CFLAGS) -o $@ $< $(filter %.c,$(CRAFTLIB) $(TESTLIB)) \
+		-lrdmacm -libverbs
 
 # Build the modules for one test-kernel flavour in .build/FLAVOUR, so that
 # debug and perf builds (and the in-place build above) never share objects.
@@ -91,7 +98,7 @@ guest-modules:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	rm -rf .build $(RDMXCTL) $(ABUSE) $(FAILNTH) $(MSGTEST) $(RMATEST) \
-		$(BLKCRAFT) $(MSGCRAFT)
+		$(BLKCRAFT) $(MSGCRAFT) $(IOCTLFUZZ)
 
 # DESTDIR stages an install for packaging (whose postinst runs depmod);
 # without it the module goes to /lib/modules/KVER/extra and depmod runs.
@@ -120,6 +127,11 @@ install: modules_install $(RDMXCTL)
 check:
 	tests/check
 
+# The ioctl and wire fuzzers, DURATION seconds each (in debug guests).
+DURATION ?= 3600
+fuzz:
+	RDMX_CHECK_ONLY=guest-fuzz RDMX_FUZZ_SECS=$(DURATION) tests/check
+
 demo:
 	tests/demo
 
@@ -140,4 +152,4 @@ deb:
 	tests/host/deb.sh --build-only
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,17p' Makefile

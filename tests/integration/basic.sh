@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One guest, debug kernel: KUnit suites, rdmxctl against the live module,
-# bad ioctls, devices coming and going under a loaded rdmx, and load/unload
+# bad ioctls, the ioctl fuzzer (30 s as root, 30 s as user nobody),
+# devices coming and going under a loaded rdmx, and load/unload
 # loops with and without RDMA devices. Run by tests/check through
 #   tests/vm/run --nodes 1 tests/integration/basic.sh
 set -u
@@ -232,10 +233,17 @@ test_fault_injection() {
 	rdmx_check "$dev still tracked after the fault sweep" wait_tracked tracked "$dev"
 }
 
+# The ioctl fuzzer, briefly: 30 s as root and 30 s as user nobody (make
+# fuzz runs it for long).
+test_ioctl_fuzz() {
+	"$RDMX_REPO/tests/integration/ioctl-fuzz.sh" 30 || rdmx_failed=1
+}
+
 test_kunit
 test_fault_injection
 test_rdmxctl
 test_abuse
+test_ioctl_fuzz
 test_devices_come_and_go
 test_tracepoints
 test_load_unload

@@ -268,23 +268,6 @@ fi
 
 # ----------------------------------------------------------- node 1: exports
 
-# setup_nullb N MIB [ATTR=VALUE...]: a memory-backed null_blk of MIB MiB
-# with 512-byte blocks and the given configfs attributes, /dev/nullbN.
-setup_nullb() {
-	local n=nullb$1 d=/sys/kernel/config/nullb/nullb$1 a
-
-	modprobe null_blk nr_devices=0 || return 1
-	mkdir "$d" || return 1
-	echo "$2" >"$d/size" && echo 1 >"$d/memory_backed" &&
-		echo 512 >"$d/blocksize" || return 1
-	shift 2
-	for a in "$@"; do
-		echo "${a#*=}" >"$d/${a%%=*}" || return 1
-	done
-	echo 1 >"$d/power" || return 1
-	rdmx_poll 10 test -b "/dev/$n"
-}
-
 # readd_exports: after a restart, node 1's exports as they were.
 # shellcheck disable=SC2317  # called through rdmx_check
 readd_exports() {
@@ -305,14 +288,14 @@ if [ "$RDMX_NODE" = 1 ]; then
 		truncate -s 64M /mnt/blk/disk.img
 	rdmx_check "export file: a 64 MiB file on tmpfs" \
 		rdmxctl export add file /mnt/blk/disk.img
-	if setup_nullb 0 64; then
+	if rdmx_nullb 0 64; then
 		rdmx_check "export nullb: /dev/nullb0 (memory_backed, via configfs)" \
 			rdmxctl export add nullb /dev/nullb0
 	else
 		rdmx_fail "null_blk nullb0 made through configfs"
 	fi
 	# Section 1c's slow device: one request at a time, 500 ms each.
-	if setup_nullb 1 16 irqmode=2 completion_nsec=500000000 \
+	if rdmx_nullb 1 16 irqmode=2 completion_nsec=500000000 \
 		hw_queue_depth=1 submit_queues=1; then
 		rdmx_check "export slow: /dev/nullb1 (one request at a time, 500 ms each)" \
 			rdmxctl export add slow /dev/nullb1
@@ -383,7 +366,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		d=${dev[$e]}
 		[ -n "$d" ] || continue
 		# Every size on ram; a small and a large one elsewhere (TCG is
-		# slow). Quick: one size each, 512 B to 1 MiB across them.
+		# slow). Quick: one size each, 512 B to 256 KiB across them.
 		lbs=512 size=$((64 * mib))
 		case "$mode.$e" in
 		full.ram) bss="512 4k 64k 1M" ;;
@@ -393,7 +376,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		quick.ram) bss="512" ;;
 		quick.file) bss="256k" ;;
 		quick.nullb) bss="4k" ;;
-		quick.lbs4k) bss="1M" ;;
+		quick.lbs4k) bss="64k" ;;
 		esac
 		[ "$e" = lbs4k ] && lbs=4096 size=$((16 * mib))
 		rdmx_check "$e: $d is a block device" test -b "$d"

@@ -24,14 +24,30 @@
 #      get its echoes (no shared worker waits on the stalled peer);
 #   5. limits: with max_sessions_per_host at 2, four hostile sessions at
 #      once from node 2 get two admitted and two refused, counted in
-#      sessions_refused.
+#      sessions_refused;
+#   6. pinned memory is charged to the user: under a small RLIMIT_MEMLOCK
+#      an unprivileged user's one-sided read of 1 MiB is refused (ENOMEM),
+#      one of 64 KiB is not, and root's (CAP_IPC_LOCK) is not either;
+#   7. export del --force under writes to a slow export returns once no
+#      I/O of it runs, its device no longer claimed: it exports again;
+#   8. user nobody holds at most 256 of a session's channels, root more;
+#   9. a process in another network namespace is refused (EOPNOTSUPP).
 #
-# Usage (tests/check's guest-hostile):
-#   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh [ROUNDS]
+# and, in 1 and 4, the wire fuzz of both protocols (rdmx-blkcraft and
+# rdmx-msgcraft -F: mutated frames, reconnecting as the server drops them,
+# then the server must still serve a well-formed client), FUZZ_SECS each.
+#
+# Usage (tests/check's guest-hostile; make fuzz runs it with a long
+# FUZZ_SECS):
+#   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh \
+#       [ROUNDS [FUZZ_SECS [SEED]]]
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
 rounds=${1:-200}
+# The wire fuzz: how long each of the two runs, and its seed.
+fuzz_secs=${2:-60}
+seed=${3:-$(date +%s)}
 srv=$RDMX_ADDR_1
 port=7471
 MT="$RDMX_REPO/tests/integration/rdmx-msgtest"
@@ -51,12 +67,18 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
 	rdmx_check "export craft: ram:16M" rdmxctl export add craft ram:16M
 	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
+	rdmx_check "user nobody cannot read an export's path or allow-list" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		sh -c '! cat /sys/kernel/rdmx/exports/craft/path && ! cat /sys/kernel/rdmx/exports/craft/allow'
+	rdmx_check "user nobody reads an export's size" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		cat /sys/kernel/rdmx/exports/craft/size
 	rdmx_barrier up || rdmx_fail "peer came up"
 	timeout 600 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
-		"$MT" recv -p 7483 -S lure -n 1 >"$RDMX_OUT/lure.txt" 2>&1 &
+		"$MT" recv -p 7483 -S lure -n 1 --idle-timeout 0 >"$RDMX_OUT/lure.txt" 2>&1 &
 	lure=$!
 	rdmx_wait_cm_listen 7483 || rdmx_fail "user nobody listens on port 7483"
-	rdmx_barrier lure-up 1800
+	rdmx_barrier lure-up $((1800 + fuzz_secs))
 	rdmx_barrier blk-done 1800
 	kill "$lure" 2>/dev/null
 	wait "$lure"
@@ -73,7 +95,11 @@ else
 	run_tap blkcraft \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
 		-p "$port" "$srv" craft craftro
-	rdmx_barrier lure-up 1800
+	run_tap blkcraft-fuzz \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -F "$seed" -n 100000 \
+		-d "$fuzz_secs" -p "$port" "$srv" craft craftro
+	grep 'fuzz seed' "$RDMX_OUT/blkcraft-fuzz.txt"
+	rdmx_barrier lure-up $((1800 + fuzz_secs))
 	if d=$(rdmxctl map -p 7483 --timeout 30000 "$srv" craft 2>"$RDMX_OUT/map-lure.err"); then
 		rdmx_fail "a map through user nobody's listener on port 7483 is refused (got $d)"
 		rdmxctl unmap "$d"
@@ -135,6 +161,7 @@ fi
 # 4. The hostile message peer, from node 2; node 1 only serves.
 MC="$RDMX_REPO/tests/integration/rdmx-msgcraft"
 if [ "$RDMX_NODE" = 2 ]; then
+	run_tap msgcraft-silent "$MC" -t 30 silent "$srv"
 	run_tap msgcraft-zero-segs "$MC" -n 20000 -t 20 zero-segs "$srv"
 	run_tap msgcraft-open-flood "$MC" -n 10000 -t 10 open-flood "$srv"
 	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
@@ -149,8 +176,14 @@ if [ "$RDMX_NODE" = 2 ]; then
 	wait "$stall"
 	rdmx_check "msgcraft-echo-stall exits 0" test "$?" -eq 0
 	rdmx_tap_absorb "msgcraft-echo-stall: " "$RDMX_OUT/msgcraft-echo-stall.txt"
+	run_tap msgcraft-fuzz "$MC" -F "$seed" -n 100000 -d "$fuzz_secs" "$srv"
+	grep 'fuzz seed' "$RDMX_OUT/msgcraft-fuzz.txt"
 fi
-rdmx_barrier msgcraft-done 1800
+rdmx_barrier msgcraft-done $((1800 + fuzz_secs))
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "the half-open connection is logged" \
+		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: nothing received from $RDMX_ADDR_2'"
+fi
 rdmx_check "node 1 still answers a ping" \
 	rdmxctl ping -c 3 --timeout 20 "$srv"
 
@@ -201,6 +234,115 @@ else
 	rdmx_check "of 4 hostile sessions at once, 2 admitted (got $admitted)" test "$admitted" -eq 2
 	rdmx_barrier limits-tried 600
 fi
+
+# 6. Pinned memory is charged to the user: an unprivileged user under a
+# 256 KiB RLIMIT_MEMLOCK reads 64 KiB of node 1's memory but not 1 MiB
+# (the local buffer of a one-sided operation is pinned for it); root,
+# with CAP_IPC_LOCK, reads 1 MiB under the same limit.
+if [ "$RDMX_NODE" = 1 ]; then
+	timeout 300 rdmxctl mr serve -p 7492 --size 4M --count 3 \
+		>"$RDMX_OUT/memlock-serve.txt" 2>&1 &
+	mrsrv=$!
+	rdmx_wait_cm_listen 7492 || rdmx_fail "rdmxctl mr serve listens on 7492"
+	rdmx_barrier memlock-up 600
+	rdmx_barrier memlock-done 600
+	wait "$mrsrv"
+	rdmx_check "rdmxctl mr serve: 3 channels served" test $? -eq 0
+else
+	rdmx_barrier memlock-up 600
+	as_nobody_memlock() { # KIB CMD...
+		local kib=$1
+
+		shift
+		sh -c 'ulimit -l "$0" && exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"' \
+			"$kib" "$@"
+	}
+	as_nobody_memlock 256 timeout 120 rdmxctl rma -p 7492 "$srv" read 0 1048576 -o /tmp/memlock.bin \
+		>"$RDMX_OUT/memlock-1m.txt" 2>&1
+	rc=$?
+	cat "$RDMX_OUT/memlock-1m.txt"
+	rdmx_check "user nobody, 256 KiB RLIMIT_MEMLOCK: a 1 MiB read is refused (exit $rc)" \
+		test "$rc" -ne 0 -a "$rc" -ne 124
+	rdmx_check "user nobody: the refusal says out of memory (ENOMEM)" \
+		grep -qi 'cannot allocate memory\|ENOMEM' "$RDMX_OUT/memlock-1m.txt"
+	rdmx_check "the refusal is logged: over RLIMIT_MEMLOCK" \
+		sh -c "dmesg | grep -q 'rdmx: pid [0-9]*: pinning [0-9]* pages goes over RLIMIT_MEMLOCK'"
+	rdmx_check "user nobody, 256 KiB RLIMIT_MEMLOCK: a 64 KiB read" \
+		as_nobody_memlock 256 timeout 120 rdmxctl rma -p 7492 "$srv" read 0 65536 -o /tmp/memlock.bin
+	rdmx_check "root (CAP_IPC_LOCK), 256 KiB RLIMIT_MEMLOCK: a 1 MiB read" \
+		sh -c 'ulimit -l 256 && exec timeout 120 rdmxctl rma -p 7492 "$0" read 0 1048576 -o /tmp/memlock-root.bin' "$srv"
+	rdmx_barrier memlock-done 600
+fi
+
+# 7. A forced export delete waits for the backing store: node 2 writes to
+# a slow export (a null_blk that takes 500 ms a request); node 1 deletes it
+# with --force under that I/O, and can export the device again at once
+# (its claim went with the delete, not after the writes in flight).
+if [ "$RDMX_NODE" = 1 ]; then
+	if rdmx_nullb 0 16 irqmode=2 completion_nsec=500000000 \
+		hw_queue_depth=1 submit_queues=1; then
+		rdmx_check "export slowdel: /dev/nullb0 (500 ms a request)" \
+			rdmxctl export add slowdel /dev/nullb0
+	else
+		rdmx_fail "null_blk nullb0 made through configfs"
+	fi
+	rdmx_barrier slowdel-up 600
+	rdmx_barrier slowdel-writing 600
+	rdmx_poll 30 rdmx_export_json slowdel "j[0]['writes'] >= 1"
+	rdmx_check "export del --force slowdel under I/O" rdmxctl export del --force slowdel
+	rdmx_check "the device exports again at once (no claim left)" \
+		rdmxctl export add slowdel2 /dev/nullb0
+	rdmx_check "export del slowdel2" rdmxctl export del slowdel2
+	rdmx_barrier slowdel-done 600
+else
+	rdmx_barrier slowdel-up 600
+	if d=$(rdmxctl map -p "$port" --loss-timeout 3000 "$srv" slowdel); then
+		rdmx_pass "map slowdel: $d"
+		dd if=/dev/zero of="$d" bs=4k count=40 oflag=direct \
+			>"$RDMX_OUT/slowdel-dd.txt" 2>&1 &
+		ddp=$!
+	else
+		rdmx_fail "map slowdel"
+		d=
+	fi
+	rdmx_barrier slowdel-writing 600
+	rdmx_barrier slowdel-done 600
+	if [ -n "$d" ]; then
+		wait "$ddp"
+		rdmx_check "unmap $d" rdmxctl unmap --force "$d"
+	fi
+fi
+
+# 8. A session is shared by every user of the two hosts: user nobody may
+# hold 256 of its 1024 channels, root (CAP_NET_ADMIN) more.
+if [ "$RDMX_NODE" = 2 ]; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		timeout 300 "$MT" hold -p "$port" -S rdmx.echo -n 300 "$srv" \
+		>"$RDMX_OUT/hold-nobody.txt" 2>&1
+	cat "$RDMX_OUT/hold-nobody.txt"
+	rdmx_check "user nobody holds 256 channels of the session, not more (EBUSY)" \
+		grep -q '^rdmx-msgtest: 256 of 300 channels open; the next: Device or resource busy' \
+		"$RDMX_OUT/hold-nobody.txt"
+	rdmx_check "root holds 300 channels of the session" \
+		timeout 300 "$MT" hold -p "$port" -S rdmx.echo -n 300 "$srv"
+fi
+
+# 9. Another network namespace: rdmx's ids live in the initial one, so a
+# process elsewhere is refused every call that takes an address.
+if [ "$RDMX_NODE" = 2 ]; then
+	unshare -n timeout 60 rdmxctl ping -c 1 "$srv" >"$RDMX_OUT/netns.txt" 2>&1
+	rc=$?
+	cat "$RDMX_OUT/netns.txt"
+	rdmx_check "from another network namespace, rdmxctl ping fails (exit $rc)" \
+		test "$rc" -ne 0 -a "$rc" -ne 124
+	rdmx_check "from another network namespace: Operation not supported (EOPNOTSUPP)" \
+		grep -qi 'not supported' "$RDMX_OUT/netns.txt"
+	rdmx_check "the refusal is logged" \
+		sh -c "dmesg | grep -q 'rdmx: pid [0-9]*: refused an address from another network namespace'"
+	rdmx_check "from the initial namespace, rdmxctl ping works" \
+		timeout 60 rdmxctl ping -c 1 "$srv"
+fi
+
 rdmx_barrier checked 600
 rdmx_check "rdmx unloads" rmmod rdmx
 rdmx_kmemleak_check hostile

@@ -8,10 +8,52 @@
  * consumer-defined reject for a connect request of another protocol.
  *
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]
+ *                      HOST EXPORT RO_EXPORT
  * EXPORT is a writable export of HOST, RO_EXPORT a read-only one; a few
  * blocks of EXPORT are overwritten. -r sets how often a race is driven
  * (default 50), -R runs only the races and the final check. Prints
  * "ok N - ..." / "not ok N - ..." lines and exits 1 on any failure.
+ *
+ * -F SEED runs the wire fuzz instead. Each connection (a block queue,
+ * queue depth 9, receives with room for an inline READ's data) OPENs
+ * EXPORT, or one time in five RO_EXPORT read-only, asking for inline
+ * reads half the time and events one time in five. Then MSGS commands (-n,
+ * default 10000), or what -d SECONDS allow, one at a time: each a valid
+ * command of a random opcode (READ and WRITE inline or through the memory
+ * window, FLUSH, DISCARD, WRITE_ZEROES) with a random tag and extent.
+ * PERCENT commands in a hundred (-m, default 10) are hostile: now and then
+ * a second OPEN, and mutated one to three times, in up to five rounds
+ * until the mirror below says that the server must end the connection: a
+ * field (opcode, flags, reserved0, tag, offset, length, rkey, addr, a byte
+ * of name) set to a value worth trying, or the command cut short,
+ * extended (its length following or not), or some of its bytes replaced
+ * or flipped. The others are valid, moved once or twice to an edge the
+ * server must answer, with status 0 or an error, and so keep the
+ * connection: the extent at the export's start or end, the largest
+ * transfer (max_io, the whole window, a page inline), the data at any
+ * address of the window, odd ones too, FUA, garbage in the key and
+ * address of a command that moves no data, an extent refused with EINVAL
+ * or ERANGE, the first or the last tag (an edge the mirror says would end
+ * the connection is undone). Which commands are hostile is drawn from a
+ * stream of its own (craftlib.c); the rest of the randomness is
+ * splitmix64 seeded with mix2(SEED, command number) (testlib.h). Each
+ * command's reaction is counted: a disconnect, an error status, status 0,
+ * or silence (nothing in 10 s: the connection is dropped); a mirror of
+ * rdmx_blk_cmd_parse(), rdmx_bsq_open() and rdmx_blk_io_check() says
+ * which it must be, and what differs, a status that is not the one the
+ * checks give, a protocol error answered, a valid command disconnected, a
+ * response of the wrong tag or size, is an anomaly, noted with the
+ * command in hex. A connection the server ended is made again, and OPENs
+ * again; one attempt in ten first sends a connect request whose private
+ * data is fuzzed, judged against rdmx_conn_req_parse() and the listener's
+ * dispatch (a session such a request opens is closed at once). A window
+ * still bound when a connection goes is freed before its QP (see
+ * conn_close()). Then the counts, "rdmx-blkcraft: fuzz
+ * seed S: N frames, R reconnects, T s (F/s)", and the check whose TAP
+ * line decides the exit status: a new queue OPENs EXPORT and READs its
+ * first block (0: it does, 1: it does not, 2: the fuzz could not run: no
+ * device, no listener, or an OPEN of EXPORT refused at the start).
  *
  * The wire format is mirrored by hand from kmod/proto.h and
  * kmod/blk_proto.h: every field little-endian, sizes checked below.
@@ -31,37 +73,19 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/types.h>
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
-/*
- * The kernel's __printf(), which userspace has to define itself; split
- * across two lines, as checkpatch would otherwise flag its __attribute__.
- */
-#define __printf(fmt, args)	__attribute__(\
-	(format(printf, fmt, args)))
+#include "craftlib.h"
+#include "testlib.h"
 
-#define BIT(n)			(1U << (n))
-
-#define PROTO_MAGIC		0x52dc
-#define PROTO_MAJOR		1
-#define PROTO_MINOR		0
-#define PROTO_F_BLOCK		BIT(2)
-#define REJ_BAD_MAGIC		1
-#define REJ_VERSION		2
 /* IB_CM_REJ_CONSUMER_DEFINED, as rdma_cm reports it in the event status */
 #define CM_REJ_CONSUMER		28
 
@@ -71,8 +95,12 @@
 #define BLK_OP_FLUSH		4
 #define BLK_OP_DISCARD		5
 #define BLK_OP_WRITE_ZEROES	6
+#define BLK_CMD_FUA		BIT(0)
 #define BLK_CMD_INLINE		BIT(1)
 #define BLK_OPEN_RO		BIT(0)
+#define BLK_OPEN_EVENTS		BIT(1)
+#define BLK_OPEN_INLINE_READ	BIT(2)
+#define BLK_TAG_EVENT		0xffffffffU
 #define BLK_EXP_RO		BIT(0)
 #define BLK_INLINE_MAX		4096
 #define BLK_MAX_IO		(1024 * 1024)
@@ -82,46 +110,6 @@
 #define NR_RECV			16
 #define DATA_LEN		(64 * 1024)
 #define TIMEOUT_MS		30000
-
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-/* kmod/proto.h: struct rdmx_conn_req, _rep, _rej */
-struct conn_req {
-	__u8 cma_version;
-	__u8 ip_version;
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 queue_depth;
-	__le32 features;
-	__le32 max_msg_size;
-	__le16 qp_index;
-	__le16 nr_qps;
-	__le32 reserved0;
-	__u8 sess_uuid[16];
-	__le64 generation;
-	__u8 reserved[8];
-};
-
-struct conn_rep {
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 queue_depth;
-	__le16 nr_qps;
-	__le32 features;
-	__le32 max_msg_size;
-	__le64 generation;
-	__u8 reserved[8];
-};
-
-struct conn_rej {
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 reason;
-	__u8 reserved[10];
-};
 
 /* kmod/blk_proto.h: struct rdmx_blk_cmd, _rsp */
 struct blk_cmd {
@@ -148,11 +136,6 @@ struct blk_rsp {
 	__u8 reserved[16];
 };
 
-static_assert(sizeof(struct conn_req) == 56, "rdmx_conn_req");
-static_assert(offsetof(struct conn_req, sess_uuid) == 24, "rdmx_conn_req");
-static_assert(offsetof(struct conn_req, generation) == 40, "rdmx_conn_req");
-static_assert(sizeof(struct conn_rep) == 32, "rdmx_conn_rep");
-static_assert(sizeof(struct conn_rej) == 16, "rdmx_conn_rej");
 static_assert(sizeof(struct blk_cmd) == 96, "rdmx_blk_cmd");
 static_assert(offsetof(struct blk_cmd, addr) == 24, "rdmx_blk_cmd");
 static_assert(sizeof(struct blk_rsp) == 64, "rdmx_blk_rsp");
@@ -169,19 +152,14 @@ enum { WR_SEND = NR_RECV, WR_BIND };
 #define WC_WITH_INV		(IBV_WC_WITH_INV | BIT(2))
 
 /*
- * One connection: a buffer registered once, holding the receive slots, the
- * command (with its inline data after it) and the data a READ lands in.
+ * One connection: a buffer registered once, holding the data a READ lands
+ * in, the command (with its inline data after it) and the receive slots.
  */
 struct conn {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
+	struct craft_conn c;		/* c.rx: NR_RECV receive slots */
 	struct ibv_mw *mw;
 	__u32 mw_rkey;
-	__u8 *buf;
-	struct blk_rsp *rsps;		/* NR_RECV receive slots */
+	bool mw_bound;			/* the fuzz: bound, not invalidated */
 	struct blk_cmd *cmd;		/* followed by up to 4 KiB inline */
 	__u8 *data;			/* DATA_LEN, what a READ fills */
 	/* granted in the accept */
@@ -192,6 +170,7 @@ struct conn {
 	__u32 lbs;
 	__u32 max_io;
 	__u32 exp_flags;
+	__u32 open_flags;		/* granted */
 	/* what the completions and events said */
 	struct blk_rsp got[NR_RECV];
 	__u32 got_inv[NR_RECV];		/* the key invalidated, or 0 */
@@ -205,43 +184,7 @@ struct conn {
 };
 
 static const char *host, *port = "7471", *exp_rw, *exp_ro;
-static struct addrinfo *dst;
 static bool have_mw;
-static int n_tests, n_failed;
-
-static __printf(2, 3) void report(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!ok)
-		n_failed++;
-	printf("%sok %d - ", ok ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void skip(const char *what, const char *why)
-{
-	n_tests++;
-	printf("ok %d - %s # SKIP %s\n", n_tests, what, why);
-	fflush(stdout);
-}
-
-static __printf(1, 2) void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /* The statuses a block server answers with, by name. */
 static const char *status_name(int s)
@@ -264,173 +207,87 @@ static const char *status_name(int s)
 	return buf;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* ---- rdma_cm ------------------------------------------------------------ */
 
-/*
- * Wait for the next CM event on @c within @ms; its type in *@type, its
- * status in *@status, and up to @len bytes of its private data in @pdata.
- * Returns 0, or -1 on timeout or error.
- */
 static int cm_next(struct conn *c, int ms, enum rdma_cm_event_type *type,
 		   int *status, void *pdata, size_t len)
 {
-	struct pollfd pfd = { .fd = c->ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0 || rdma_get_cm_event(c->ch, &ev))
-		return -1;
-	*type = ev->event;
-	if (status)
-		*status = ev->status;
-	if (pdata) {
-		memset(pdata, 0, len);
-		if (ev->param.conn.private_data)
-			memcpy(pdata, ev->param.conn.private_data,
-			       ev->param.conn.private_data_len < len ?
-			       ev->param.conn.private_data_len : len);
-	}
-	rdma_ack_cm_event(ev);
-	return 0;
+	return craft_cm_next(&c->c, ms, type, status, pdata, len);
 }
 
-static int cm_expect(struct conn *c, enum rdma_cm_event_type want)
-{
-	enum rdma_cm_event_type type;
-
-	if (cm_next(c, TIMEOUT_MS, &type, NULL, NULL, 0))
-		return -1;
-	if (type != want) {
-		note("expected %s, got %s", rdma_event_str(want),
-		     rdma_event_str(type));
-		return -1;
-	}
-	return 0;
-}
-
+/*
+ * The window goes after the disconnect (the QP is in error: nothing
+ * arrives through it any more), before the QP and the memory it is bound
+ * to. A type 2 window still bound (the server ended the connection before
+ * its answer invalidated the key) holds a reference on its QP in
+ * soft-RoCE (rxe_do_bind_mw()), and destroying that QP first waits out
+ * __rxe_cleanup()'s 50 s timeout, and warns, before it gives up.
+ */
 static void conn_close(struct conn *c)
 {
-	if (c->id && c->id->qp) {
-		rdma_disconnect(c->id);
-		rdma_destroy_qp(c->id);
-	}
+	craft_disconnect(&c->c);
 	if (c->mw)
 		ibv_dealloc_mw(c->mw);
-	if (c->mr)
-		ibv_dereg_mr(c->mr);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
-	if (c->ch)
-		rdma_destroy_event_channel(c->ch);
-	free(c->buf);
+	craft_close(&c->c);
 	memset(c, 0, sizeof(*c));
 }
 
 static int post_recv(struct conn *c, unsigned int slot)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)&c->rsps[slot],
-		.length = sizeof(struct blk_rsp),
-		.lkey = c->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
+	return craft_post_recv(&c->c, slot);
+}
 
-	return ibv_post_recv(c->id->qp, &wr, &bad);
+/* Receive slot @slot: a response, and an inline READ's data after it. */
+static struct blk_rsp *rsp_slot(struct conn *c, unsigned int slot)
+{
+	return (struct blk_rsp *)(c->c.rx + slot * c->c.a.recv_size);
+}
+
+/*
+ * Resolve, build the QP and its buffers, post the receives, of @rsp_size
+ * bytes each (a response, or one and an inline READ's data).
+ */
+static int conn_setup_rsp(struct conn *c, size_t rsp_size)
+{
+	const struct craft_conn_attr a = {
+		.lead = DATA_LEN + 2 * BLK_INLINE_MAX,
+		.nr_recv = NR_RECV,
+		.recv_size = rsp_size,
+		.max_send_wr = 16,
+		.cqe = 64,
+		.access = IBV_ACCESS_LOCAL_WRITE |
+			  (have_mw ? IBV_ACCESS_MW_BIND : 0),
+	};
+
+	memset(c, 0, sizeof(*c));
+	if (craft_setup(&c->c, &a))
+		return -1;
+	c->data = c->c.lead;
+	c->cmd = (struct blk_cmd *)(c->c.lead + DATA_LEN);
+	if (have_mw) {
+		c->mw = ibv_alloc_mw(c->c.pd, IBV_MW_TYPE_2);
+		if (!c->mw)
+			return -1;
+		c->mw_rkey = c->mw->rkey;
+	}
+	return 0;
 }
 
 /* Resolve, build the QP and its buffers, post the receives. */
 static int conn_setup(struct conn *c)
 {
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 16, .max_recv_wr = NR_RECV,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
-	};
-	size_t len = NR_RECV * sizeof(struct blk_rsp) + 2 * BLK_INLINE_MAX + DATA_LEN;
-	int access = IBV_ACCESS_LOCAL_WRITE;
-	unsigned int i;
-
-	memset(c, 0, sizeof(*c));
-	c->ch = rdma_create_event_channel();
-	if (!c->ch || rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP))
-		return -1;
-	if (rdma_resolve_addr(c->id, NULL, dst->ai_addr, 5000) ||
-	    cm_expect(c, RDMA_CM_EVENT_ADDR_RESOLVED) ||
-	    rdma_resolve_route(c->id, 5000) ||
-	    cm_expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
-		return -1;
-	c->pd = ibv_alloc_pd(c->id->verbs);
-	c->cq = ibv_create_cq(c->id->verbs, 64, NULL, NULL, 0);
-	if (!c->pd || !c->cq)
-		return -1;
-	qa.send_cq = c->cq;
-	qa.recv_cq = c->cq;
-	if (rdma_create_qp(c->id, c->pd, &qa))
-		return -1;
-	if (posix_memalign((void **)&c->buf, 4096, len))
-		return -1;
-	memset(c->buf, 0, len);
-	c->data = c->buf;
-	c->cmd = (struct blk_cmd *)(c->buf + DATA_LEN);
-	c->rsps = (struct blk_rsp *)(c->buf + DATA_LEN + 2 * BLK_INLINE_MAX);
-	if (have_mw)
-		access |= IBV_ACCESS_MW_BIND;
-	c->mr = ibv_reg_mr(c->pd, c->buf, len, access);
-	if (!c->mr)
-		return -1;
-	if (have_mw) {
-		c->mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
-		if (!c->mw)
-			return -1;
-		c->mw_rkey = c->mw->rkey;
-	}
-	for (i = 0; i < NR_RECV; i++)
-		if (post_recv(c, i))
-			return -1;
-	return 0;
+	return conn_setup_rsp(c, sizeof(struct blk_rsp));
 }
 
 static void req_pack(struct conn_req *req, __u16 magic, __u8 major)
 {
-	memset(req, 0, sizeof(*req));
-	req->magic = htole16(magic);
-	req->major = major;
-	req->minor = PROTO_MINOR;
-	req->queue_depth = htole16(CLT_DEPTH);
-	req->features = htole32(PROTO_F_BLOCK);
-	req->max_msg_size = htole32(BLK_MAX_IO);
-	req->qp_index = htole16(0);
-	req->nr_qps = htole16(1);
-	if (getrandom(req->sess_uuid, sizeof(req->sess_uuid), 0) < 0)
-		memset(req->sess_uuid, 0x5a, sizeof(req->sess_uuid));
-	req->generation = htole64(1);
+	craft_req_pack(req, magic, major, CLT_DEPTH, PROTO_F_BLOCK, BLK_MAX_IO);
 }
 
+/* No flow control: the block service has its tags instead. */
 static int conn_send_req(struct conn *c, const struct conn_req *req)
 {
-	struct rdma_conn_param cp = {
-		.private_data = req,
-		.private_data_len = sizeof(*req),
-		.responder_resources = 1,
-		.initiator_depth = 1,
-		.retry_count = 7,
-		.rnr_retry_count = 7,
-	};
-
-	return rdma_connect(c->id, &cp);
+	return craft_connect(&c->c, req, sizeof(*req), false);
 }
 
 /* Connect as a block queue; checks what the accept grants. */
@@ -480,7 +337,7 @@ static void pump(struct conn *c)
 	struct ibv_wc wc[16];
 	int i, n;
 
-	while ((n = ibv_poll_cq(c->cq, 16, wc)) > 0) {
+	while ((n = craft_poll(&c->c, wc, 16, 0)) > 0) {
 		for (i = 0; i < n; i++) {
 			struct ibv_wc *w = &wc[i];
 
@@ -501,7 +358,7 @@ static void pump(struct conn *c)
 			} else if (w->wr_id == WR_BIND) {
 				c->bound = true;
 			} else if (c->nr_got < NR_RECV) {
-				c->got[c->nr_got] = c->rsps[w->wr_id];
+				c->got[c->nr_got] = *rsp_slot(c, w->wr_id);
 				c->got_len[c->nr_got] = w->byte_len;
 				c->got_inv[c->nr_got] = w->wc_flags & WC_WITH_INV ?
 							w->invalidated_rkey : 0;
@@ -543,23 +400,16 @@ static int pump_until(struct conn *c, bool *flag)
 static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
 {
 	struct ibv_sge sge[2];
-	struct ibv_send_wr wr[2], *bad;
 	unsigned int i, want = c->sends_done + n;
 	long long end = now_ms() + TIMEOUT_MS;
 
 	assert(n <= 2);
-	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
 		sge[i].addr = (uintptr_t)(c->cmd + (each ? i : 0));
 		sge[i].length = len;
-		sge[i].lkey = c->mr->lkey;
-		wr[i].wr_id = WR_SEND;
-		wr[i].sg_list = &sge[i];
-		wr[i].num_sge = 1;
-		wr[i].opcode = IBV_WR_SEND;
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+		sge[i].lkey = c->c.mr->lkey;
 	}
-	if (ibv_post_send(c->id->qp, wr, &bad))
+	if (craft_post_sends(&c->c, WR_SEND, sge, n))
 		return -1;
 	while (c->sends_done < want) {
 		pump(c);
@@ -575,8 +425,11 @@ static int send_cmd(struct conn *c, size_t len)
 	return send_cmd_n(c, len, 1, false);
 }
 
-/* Bind the memory window over the data buffer with a fresh key. */
-static int mw_bind(struct conn *c)
+/*
+ * Bind the memory window over the data buffer with a fresh key, for the
+ * server's RDMA WRITE (@access IBV_ACCESS_REMOTE_WRITE), READ, or both.
+ */
+static int mw_bind_for(struct conn *c, unsigned int access)
 {
 	struct ibv_send_wr wr = {
 		.wr_id = WR_BIND,
@@ -585,17 +438,17 @@ static int mw_bind(struct conn *c)
 			.mw = c->mw,
 			.rkey = ibv_inc_rkey(c->mw_rkey),
 			.bind_info = {
-				.mr = c->mr,
+				.mr = c->c.mr,
 				.addr = (uintptr_t)c->data,
 				.length = DATA_LEN,
-				.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+				.mw_access_flags = access,
 			},
 		},
 	};
 	struct ibv_send_wr *bad;
 
 	c->bound = false;
-	if (ibv_post_send(c->id->qp, &wr, &bad) || pump_until(c, &c->bound)) {
+	if (ibv_post_send(c->c.id->qp, &wr, &bad) || pump_until(c, &c->bound)) {
 		note("binding a memory window failed (status %d)", c->wc_err);
 		return -1;
 	}
@@ -603,6 +456,12 @@ static int mw_bind(struct conn *c)
 	c->mw_rkey = wr.bind_mw.rkey;
 	c->mw->rkey = c->mw_rkey;
 	return 0;
+}
+
+/* Bind the memory window over the data buffer, for a READ's data. */
+static int mw_bind(struct conn *c)
+{
+	return mw_bind_for(c, IBV_ACCESS_REMOTE_WRITE);
 }
 
 /*
@@ -613,7 +472,7 @@ static int mw_bind(struct conn *c)
 static int mw_renew(struct conn *c)
 {
 	ibv_dealloc_mw(c->mw);
-	c->mw = ibv_alloc_mw(c->pd, IBV_MW_TYPE_2);
+	c->mw = ibv_alloc_mw(c->c.pd, IBV_MW_TYPE_2);
 	if (!c->mw)
 		return -1;
 	c->mw_rkey = c->mw->rkey;
@@ -707,6 +566,7 @@ static int blk_open(struct conn *c, const char *name, __u32 flags)
 		c->lbs = le32toh(rsp.lbs);
 		c->max_io = le32toh(rsp.max_io);
 		c->exp_flags = le32toh(rsp.export_flags);
+		c->open_flags = le32toh(rsp.open_flags);
 	}
 	return st;
 }
@@ -790,8 +650,8 @@ static void expect_status(int got, int want, const char *what)
  */
 static int reject_status(const struct conn *c)
 {
-	if (c->id->verbs &&
-	    c->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+	if (c->c.id->verbs &&
+	    c->c.id->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
 		return -ECONNRESET;
 	return CM_REJ_CONSUMER;
 }
@@ -863,7 +723,7 @@ static void case_open_and_ro(void)
 			      "read-only export: READ");
 	else
 		skip("read-only export: READ", "no memory windows on this device");
-	expect_status(blk_io(&c, BLK_OP_FLUSH, 5, 0, 0), 0,
+	expect_status(blk_io(&c, BLK_OP_FLUSH, 5, 0, 0), EROFS,
 		      "read-only export: FLUSH");
 out:
 	conn_close(&c);
@@ -1198,49 +1058,991 @@ static void case_still_serves(void)
 	conn_close(&c);
 }
 
-/* Memory windows of type 2 exist on the device that reaches @dst. */
+/* Memory windows of type 2 exist on the device that reaches HOST. */
 static bool probe_mw(void)
 {
 	struct ibv_device_attr attr = {};
+	struct rdma_cm_id *id;
 	struct conn c;
 	bool ok;
 
-	if (conn_setup(&c) && !c.id) {
+	if (conn_setup(&c) && !c.c.id) {
 		conn_close(&c);
 		return false;
 	}
-	ok = c.id->verbs && !ibv_query_device(c.id->verbs, &attr) &&
+	id = c.c.id;
+	ok = id->verbs && !ibv_query_device(id->verbs, &attr) &&
 	     attr.max_mw > 0 &&
 	     (attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 	note("device %s: max_mw %d, type 2B windows %s",
-	     c.id->verbs ? ibv_get_device_name(c.id->verbs->device) : "?",
-	     c.id->verbs ? attr.max_mw : 0, ok ? "yes" : "no");
+	     id->verbs ? ibv_get_device_name(id->verbs->device) : "?",
+	     id->verbs ? attr.max_mw : 0, ok ? "yes" : "no");
 	conn_close(&c);
 	return ok;
+}
+
+/* ---- wire fuzz ---------------------------------------------------------- */
+
+/* The fuzz's receives: a response, and an inline READ's data after it. */
+#define FZ_RSP_SLOT		(sizeof(struct blk_rsp) + BLK_INLINE_MAX)
+/* A command neither answered nor disconnected in this long is silent. */
+#define FZ_ANSWER_MS		10000
+/* The answer to a fuzzed connect request within. */
+#define FZ_CM_MS		10000
+/* Percent of connection attempts that send a fuzzed connect request first. */
+#define FZ_CM_PERCENT		10
+/* No connection for this long: the server is gone, the fuzz stops. */
+#define FZ_GIVE_UP_MS		60000
+/* Surprising commands shown in hex, at most. */
+#define FZ_HEX_NOTES		5
+/* Salt of the PRNG stream of connection attempts. */
+#define FZ_SALT_CONN		0x636f6e6e65637473ULL
+/* fz_expect(): the connection must end; fz_wait(): how it did not answer */
+#define FZ_ENDS			(-1)
+#define FZ_GONE			(-1)
+#define FZ_SILENT		(-2)
+
+struct fz {
+	struct craft_fuzz f;
+	unsigned long long attempts;	/* connection attempts */
+	unsigned long long events;	/* event responses (no command's) */
+	unsigned int hex_notes;
+};
+
+/* What a connection attempt came to. */
+enum fz_dial {
+	FZ_LIVE,	/* connected, and the export OPEN */
+	FZ_AGAIN,	/* refused or lost: try again */
+	FZ_BUSY,	/* refused BUSY: try again after a pause */
+	FZ_NOBODY,	/* no rdmx listener, no answer at all */
+	FZ_HOST,	/* this host failed */
+	FZ_NOEXPORT,	/* the OPEN was refused: no export to fuzz */
+};
+
+static const struct {
+	__u8 op;
+	__u8 weight;
+} fz_ops[] = {
+	{ BLK_OP_READ, 28 }, { BLK_OP_WRITE, 28 }, { BLK_OP_FLUSH, 10 },
+	{ BLK_OP_DISCARD, 12 }, { BLK_OP_WRITE_ZEROES, 18 },
+	{ BLK_OP_OPEN, 4 },
+};
+
+/*
+ * The command's fields; the extent, which the server answers rather than
+ * disconnects over, is picked three times as often as the others.
+ */
+static const struct {
+	const char *name;
+	unsigned char off, size, weight;
+} fz_cmd_fields[] = {
+	{ "opcode", offsetof(struct blk_cmd, opcode), 1, 1 },
+	{ "flags", offsetof(struct blk_cmd, flags), 1, 1 },
+	{ "reserved0", offsetof(struct blk_cmd, reserved0), 2, 1 },
+	{ "tag", offsetof(struct blk_cmd, tag), 4, 1 },
+	{ "offset", offsetof(struct blk_cmd, offset), 8, 3 },
+	{ "length", offsetof(struct blk_cmd, length), 4, 3 },
+	{ "rkey", offsetof(struct blk_cmd, rkey), 4, 1 },
+	{ "addr", offsetof(struct blk_cmd, addr), 8, 1 },
+	{ "name", offsetof(struct blk_cmd, name), 64, 1 },
+};
+
+/*
+ * A block queue's connect request, its private data fuzzed, on a
+ * connection of its own; the answer is counted and judged. A session it
+ * opened by chance (the features changed) is closed at once.
+ */
+static void fz_cm_fuzz(struct fz *z, __u64 *r)
+{
+	enum rdma_cm_event_type type = RDMA_CM_EVENT_CONNECT_ERROR;
+	union {
+		struct conn_rep rep;
+		struct conn_rej rej;
+	} u;
+	struct conn_req req;
+	__u8 len = sizeof(req);
+	char what[256];
+	bool answered;
+	struct conn c;
+	int reason;
+
+	req_pack(&req, PROTO_MAGIC, PROTO_MAJOR);
+	craft_fuzz_req(r, &req, &len, what, sizeof(what));
+	/* What a CM that pads private data hands the server. */
+	memset((__u8 *)&req + len, 0, sizeof(req) - len);
+	if (conn_setup_rsp(&c, FZ_RSP_SLOT)) {
+		conn_close(&c);
+		return;
+	}
+	z->f.cm_fuzzed++;
+	if (craft_connect(&c.c, len ? &req : NULL, len, false)) {
+		/* librdmacm would not send it */
+		z->f.cm_other++;
+		conn_close(&c);
+		return;
+	}
+	answered = !cm_next(&c, FZ_CM_MS, &type, NULL, &u, sizeof(u));
+	reason = craft_fuzz_req_answer(&z->f, type, &u.rej, answered);
+	craft_fuzz_req_judge(&z->f, &req, len, answered, type, reason, what);
+	if (answered && type == RDMA_CM_EVENT_ESTABLISHED &&
+	    (le32toh(u.rep.features) & PROTO_F_MSG))
+		craft_sess_close(&c.c, c.cmd);
+	conn_close(&c);
+}
+
+/*
+ * Connect as a block queue (after a fuzzed connect request, now and then)
+ * and OPEN an export: EXPORT, or one time in five RO_EXPORT read-only,
+ * asking for inline reads half the time and for events one time in five.
+ * The check afterwards (@check) fuzzes no request, and OPENs EXPORT
+ * asking for inline reads.
+ */
+static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
+{
+	__u64 r = mix2(z->f.seed ^ FZ_SALT_CONN, z->attempts++);
+	enum rdma_cm_event_type type;
+	union {
+		struct conn_rep rep;
+		struct conn_rej rej;
+	} u;
+	struct conn_req req;
+	const char *name;
+	int status = 0, st;
+	__u32 flags;
+	bool ro;
+
+	if (!check && craft_chance(&r, FZ_CM_PERCENT))
+		fz_cm_fuzz(z, &r);
+	if (conn_setup_rsp(c, FZ_RSP_SLOT)) {
+		complain("connection setup to %s:%s failed: %m", host, port);
+		return FZ_HOST;
+	}
+	req_pack(&req, PROTO_MAGIC, PROTO_MAJOR);
+	if (conn_send_req(c, &req)) {
+		complain("rdma_connect to %s:%s: %m", host, port);
+		return FZ_HOST;
+	}
+	if (cm_next(c, TIMEOUT_MS, &type, &status, &u, sizeof(u))) {
+		complain("no answer from %s:%s in %d s", host, port,
+			 TIMEOUT_MS / 1000);
+		return FZ_NOBODY;
+	}
+	if (type == RDMA_CM_EVENT_REJECTED) {
+		if (le16toh(u.rej.magic) != PROTO_MAGIC) {
+			complain("%s:%s: refused (status %d), no rdmx listener?",
+				 host, port, status);
+			return FZ_NOBODY;
+		}
+		if (le16toh(u.rej.reason) == REJ_BUSY) {
+			z->f.busy++;
+			return FZ_BUSY;
+		}
+		craft_fuzz_anomaly(&z->f, "refused a valid block queue: %s",
+				   craft_rej_str(le16toh(u.rej.reason)));
+		return FZ_AGAIN;
+	}
+	if (type != RDMA_CM_EVENT_ESTABLISHED) {
+		note("fuzz: connect: %s, status %d", rdma_event_str(type),
+		     status);
+		return FZ_AGAIN;
+	}
+	c->depth = le16toh(u.rep.queue_depth);
+	c->max_msg = le32toh(u.rep.max_msg_size);
+	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
+	    le32toh(u.rep.features) != PROTO_F_BLOCK ||
+	    le16toh(u.rep.nr_qps) != 1 || c->depth < 2 ||
+	    c->depth > CLT_DEPTH || !c->max_msg || c->max_msg > BLK_MAX_IO ||
+	    le64toh(u.rep.generation) != 1) {
+		craft_fuzz_anomaly(&z->f, "accept: features %#x qps %u depth %u max_msg %u",
+				   le32toh(u.rep.features),
+				   le16toh(u.rep.nr_qps), c->depth, c->max_msg);
+		return FZ_AGAIN;
+	}
+	ro = !check && craft_chance(&r, 20);
+	flags = ro ? BLK_OPEN_RO : 0;
+	if (check || craft_chance(&r, 50))
+		flags |= BLK_OPEN_INLINE_READ;
+	if (!check && craft_chance(&r, 20))
+		flags |= BLK_OPEN_EVENTS;
+	name = ro ? exp_ro : exp_rw;
+	st = blk_open(c, name, flags);
+	if (st < 0) {
+		craft_fuzz_anomaly(&z->f, "a valid OPEN %s: no answer (%s)", name,
+				   c->disconnected || c->flushed ?
+				   "disconnected" : "timed out");
+		return FZ_AGAIN;
+	}
+	if (st) {
+		complain("OPEN %s: %s", name, status_name(st));
+		return FZ_NOEXPORT;
+	}
+	if (c->size < 16 * (__u64)c->lbs || (c->lbs != 512 && c->lbs != 4096) ||
+	    c->max_io < c->lbs || c->max_io > c->max_msg) {
+		complain("OPEN %s: size %llu, lbs %u, max_io %u: not fuzzed",
+			 name, (unsigned long long)c->size, c->lbs, c->max_io);
+		return FZ_NOEXPORT;
+	}
+	z->f.connects++;
+	return FZ_LIVE;
+}
+
+/* An extent of @nb blocks, aligned, inside the export. */
+static __u64 fz_offset(const struct conn *c, __u64 *r, __u32 nb)
+{
+	__u64 blocks = c->size / c->lbs;
+
+	return (__u64)craft_below(r, blocks - nb + 1) * c->lbs;
+}
+
+/*
+ * A valid command of a random opcode in c->cmd, with its inline data;
+ * returns its length. *@mw: it moves its data through the memory window,
+ * which the caller binds and names in it. A second OPEN, a protocol error
+ * whatever its fields, only for a @hostile frame.
+ */
+static size_t fz_build(struct conn *c, __u64 *r, bool *mw, bool hostile)
+{
+	bool inline_read = c->open_flags & BLK_OPEN_INLINE_READ;
+	unsigned int i, w = craft_below(r, 100);
+	__u32 lbs = c->lbs, tag = craft_below(r, c->depth), max_b, nb;
+	__u64 blocks = c->size / lbs;
+	size_t len = sizeof(*c->cmd);
+	__u8 op;
+
+	*mw = false;
+	for (i = 0; i < ARRAY_SIZE(fz_ops) - 1 && w >= fz_ops[i].weight; i++)
+		w -= fz_ops[i].weight;
+	op = fz_ops[i].op;
+	if (op == BLK_OP_OPEN && !hostile)
+		op = fz_ops[craft_below(r, ARRAY_SIZE(fz_ops) - 1)].op;
+	if (op == BLK_OP_READ && !have_mw && !inline_read)
+		op = BLK_OP_FLUSH;
+	switch (op) {
+	case BLK_OP_READ:
+	case BLK_OP_WRITE:
+		*mw = have_mw && (op == BLK_OP_READ ?
+				  !inline_read || craft_chance(r, 50) :
+				  craft_chance(r, 30));
+		max_b = (*mw ? DATA_LEN : BLK_INLINE_MAX) / lbs;
+		if (max_b > c->max_io / lbs)
+			max_b = c->max_io / lbs;
+		nb = 1 + craft_below(r, max_b);
+		cmd_fill(c, op, tag, fz_offset(c, r, nb), nb * lbs);
+		if (!*mw) {
+			c->cmd->flags = BLK_CMD_INLINE;
+			if (op == BLK_OP_WRITE) {
+				for (i = 0; i < nb * lbs; i++)
+					((__u8 *)(c->cmd + 1))[i] = craft_rand(r);
+				len += nb * lbs;
+			}
+		}
+		if (op == BLK_OP_WRITE && craft_chance(r, 20))
+			c->cmd->flags |= BLK_CMD_FUA;
+		break;
+	case BLK_OP_DISCARD:
+	case BLK_OP_WRITE_ZEROES:
+		max_b = c->max_io / lbs;
+		if (max_b > blocks)
+			max_b = blocks;
+		if (max_b > 256)
+			max_b = 256;
+		nb = 1 + craft_below(r, max_b);
+		cmd_fill(c, op, tag, fz_offset(c, r, nb), nb * lbs);
+		if (op == BLK_OP_WRITE_ZEROES && craft_chance(r, 20))
+			c->cmd->flags = BLK_CMD_FUA;
+		break;
+	case BLK_OP_OPEN:	/* a second one */
+		cmd_fill(c, op, tag, 0, 0);
+		memcpy(c->cmd->name, exp_rw,
+		       strnlen(exp_rw, sizeof(c->cmd->name)));
+		break;
+	default:
+		cmd_fill(c, BLK_OP_FLUSH, tag, 0, 0);
+		break;
+	}
+	return len;
+}
+
+/* A value worth trying for field @k of the command, near what it holds. */
+static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
+		     __u64 cur, size_t len)
+{
+	__u64 top = ~0ULL & ~(__u64)(c->lbs - 1);
+	__u32 lbs = c->lbs;
+
+	switch (fz_cmd_fields[k].off) {
+	case offsetof(struct blk_cmd, opcode): {
+		const __u64 v[] = { 1, 2, 3, 4, 5, 6, 0, BLK_OP_WRITE_ZEROES + 1 };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	case offsetof(struct blk_cmd, flags):
+		return cur ^ BIT(craft_below(r, 8));
+	case offsetof(struct blk_cmd, reserved0):
+		return BIT(craft_below(r, 16));
+	case offsetof(struct blk_cmd, tag): {
+		const __u64 v[] = { c->depth - 1, c->depth, c->depth + 1,
+				    0xffffffff, BLK_TAG_EVENT - 1 };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	case offsetof(struct blk_cmd, offset): {
+		const __u64 v[] = { c->size, c->size - lbs, c->size + lbs,
+				    cur + 1, cur + lbs / 2, top, top - lbs };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	case offsetof(struct blk_cmd, length): {
+		const __u64 v[] = { 0, 1, lbs - 1, lbs + 1, c->max_io,
+				    c->max_io + lbs, BLK_INLINE_MAX + lbs,
+				    0xffffffff & top,
+				    len - sizeof(struct blk_cmd) };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	case offsetof(struct blk_cmd, rkey): {
+		const __u64 v[] = { 0, c->mw_rkey ^ 1, c->mw_rkey + 0x100,
+				    c->c.mr->rkey };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	default: {	/* addr */
+		__u64 data = (uintptr_t)c->data;
+		const __u64 v[] = { 0, cur + 1, cur - 1, data + DATA_LEN,
+				    data + DATA_LEN - lbs };
+
+		return v[craft_below(r, ARRAY_SIZE(v))];
+	}
+	}
+}
+
+/*
+ * Mutate the command (@len bytes with its inline data, room for two
+ * pages) one to three times: a field set to a value worth trying, or its
+ * bytes cut, extended, replaced or flipped. Returns the new length; @what
+ * says what was done.
+ */
+static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
+			size_t size)
+{
+	unsigned int i, n = craft_chance(r, 75) ? 1 : craft_chance(r, 80) ? 2 : 3;
+	static const char *const mangles[] = {
+		[CRAFT_TRUNCATE] = "cut to", [CRAFT_EXTEND] = "extended to",
+		[CRAFT_RANDOM_BYTES] = "bytes replaced,",
+		[CRAFT_BIT_FLIPS] = "bits flipped,",
+	};
+	__u8 *b = (__u8 *)c->cmd;
+	char one[96];
+	size_t at = 0;
+
+	*what = 0;
+	for (i = 0; i < n && at < size; i++) {
+		unsigned int k, w = craft_below(r, 13), off, bytes;
+		__u64 v;
+
+		k = 0;
+		while (k < ARRAY_SIZE(fz_cmd_fields) - 1 && w >= fz_cmd_fields[k].weight)
+			w -= fz_cmd_fields[k++].weight;
+		off = fz_cmd_fields[k].off;
+		bytes = fz_cmd_fields[k].size;
+		if (craft_chance(r, 85) && len >= sizeof(*c->cmd)) {
+			if (bytes > 8) {	/* the name */
+				b[off + craft_below(r, bytes)] =
+					1 + craft_below(r, 255);
+				snprintf(one, sizeof(one), "a byte of name set");
+			} else {
+				v = craft_get_le(b + off, bytes);
+				v = craft_chance(r, 60) ?
+				    fz_near(c, r, k, v, len) :
+				    craft_interesting(r, v, bytes);
+				craft_put_le(b + off, v, bytes);
+				snprintf(one, sizeof(one), "%s %#llx",
+					 fz_cmd_fields[k].name,
+					 (unsigned long long)v);
+			}
+		} else {
+			enum craft_mangle how = craft_below(r, CRAFT_NR_MANGLES);
+			bool follow = craft_chance(r, 50);
+
+			len = craft_mangle(r, b, len, 2 * BLK_INLINE_MAX, how);
+			/* The length names the inline bytes there are now. */
+			if (follow && len >= sizeof(*c->cmd))
+				c->cmd->length = htole32(len - sizeof(*c->cmd));
+			snprintf(one, sizeof(one), "%s %zu bytes%s", mangles[how],
+				 len, follow && len >= sizeof(*c->cmd) ?
+				 ", length too" : "");
+		}
+		at += snprintf(what + at, size - at, "%s%s", i ? "; " : "", one);
+	}
+	return len;
+}
+
+/*
+ * The largest transfer the command's opcode can make, set in it: max_io
+ * (within the export) for DISCARD and WRITE_ZEROES, the whole window
+ * through the memory window, a page inline. Returns the new length.
+ */
+static size_t fz_edge_max(struct conn *c, __u64 *r, size_t len, char *one,
+			  size_t size)
+{
+	struct blk_cmd *cmd = c->cmd;
+	bool inl = cmd->flags & BLK_CMD_INLINE;
+	__u32 lbs = c->lbs, max = c->max_io, i;
+	__u8 *inline_data = (__u8 *)(cmd + 1);
+	__u64 off;
+
+	if (max > c->size)
+		max = c->size;
+	if (cmd->opcode == BLK_OP_DISCARD ||
+	    cmd->opcode == BLK_OP_WRITE_ZEROES) {
+		max -= max % lbs;
+		off = craft_chance(r, 50) ? 0 : c->size - max;
+	} else {
+		if (max > (inl ? BLK_INLINE_MAX : DATA_LEN))
+			max = inl ? BLK_INLINE_MAX : DATA_LEN;
+		max -= max % lbs;
+		off = fz_offset(c, r, max / lbs);
+		if (!inl)
+			cmd->addr = htole64((uintptr_t)c->data);
+	}
+	if (cmd->opcode == BLK_OP_WRITE && inl) {
+		for (i = le32toh(cmd->length); i < max; i++)
+			inline_data[i] = craft_rand(r);
+		len = sizeof(*cmd) + max;
+	}
+	cmd->length = htole32(max);
+	cmd->offset = htole64(off);
+	snprintf(one, size, "the largest: %u bytes at %#llx", max,
+		 (unsigned long long)off);
+	return len;
+}
+
+/*
+ * An extent the server refuses with a status, the connection kept: past
+ * the export's end or across it, an end that overflows, an unaligned
+ * offset or length, none, or more than max_io; a FLUSH with an extent.
+ */
+static void fz_edge_refused(struct conn *c, __u64 *r, char *one, size_t size)
+{
+	struct blk_cmd *cmd = c->cmd;
+	__u32 lbs = c->lbs, length = le32toh(cmd->length);
+	bool inl = cmd->flags & BLK_CMD_INLINE;
+	__u64 off = le64toh(cmd->offset);
+
+	if (cmd->opcode == BLK_OP_FLUSH) {
+		if (craft_chance(r, 50))
+			cmd->offset = htole64(lbs);
+		else
+			cmd->length = htole32(lbs);
+		snprintf(one, size, "refused: a FLUSH with an extent");
+		return;
+	}
+	switch (craft_below(r, 6)) {
+	case 0:
+		off = c->size;
+		break;
+	case 1:
+		off = c->size - lbs;
+		if (length <= lbs && !inl)
+			length = 2 * lbs;
+		break;
+	case 2:
+		off = ~0ULL & ~(__u64)(lbs - 1);
+		break;
+	case 3:
+		off += lbs / 2;
+		break;
+	case 4:
+		/* An inline WRITE's length is its data's: not changed. */
+		if (!(inl && cmd->opcode == BLK_OP_WRITE))
+			length = 0;
+		break;
+	default:
+		if (!inl)
+			length = c->max_io + lbs;
+		else if (cmd->opcode == BLK_OP_READ)
+			length = lbs - 1;
+		break;
+	}
+	cmd->offset = htole64(off);
+	cmd->length = htole32(length);
+	snprintf(one, size, "refused: offset %#llx length %u",
+		 (unsigned long long)off, length);
+}
+
+/*
+ * Move the command in c->cmd (@len bytes with its inline data, room for
+ * two pages) to an edge that the server must still answer, once or
+ * twice: the extent at the export's start or end, the largest transfer,
+ * the data at any address of the window (odd ones too) or flush with its
+ * end, FUA, garbage in the key and address that FLUSH, DISCARD and
+ * WRITE_ZEROES do not use, an extent refused with a status (EINVAL,
+ * ERANGE), the first or the last tag. Returns the new length; @what says
+ * what was done.
+ */
+static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
+		      size_t size)
+{
+	struct blk_cmd *cmd = c->cmd;
+	__u8 op = cmd->opcode;
+	bool inl = cmd->flags & BLK_CMD_INLINE;
+	bool win = (op == BLK_OP_READ || op == BLK_OP_WRITE) && !inl;
+	unsigned int i, k, n = craft_chance(r, 70) ? 1 : 2;
+	__u32 length, room, x, tag;
+	char one[96];
+	size_t at;
+	__u64 off;
+
+	at = snprintf(what, size, "edge: ");
+	for (i = 0; i < n && at < size; i++) {
+		length = le32toh(cmd->length);
+		k = craft_below(r, 8);
+		if (k == 0 && op != BLK_OP_FLUSH && length <= c->size) {
+			off = craft_chance(r, 50) ? 0 : c->size - length;
+			off -= off % c->lbs;
+			cmd->offset = htole64(off);
+			snprintf(one, sizeof(one), "offset %#llx (the %s)",
+				 (unsigned long long)off, off ? "end" : "start");
+		} else if (k == 1 && op != BLK_OP_FLUSH) {
+			len = fz_edge_max(c, r, len, one, sizeof(one));
+		} else if (k == 2 && win && length <= DATA_LEN) {
+			/* Flush with the window's end, or anywhere in it. */
+			room = DATA_LEN - length;
+			x = craft_chance(r, 50) ? room :
+			    craft_below(r, room + 1) | 1;
+			if (x > room)
+				x = room;
+			cmd->addr = htole64((uintptr_t)c->data + x);
+			snprintf(one, sizeof(one), "the window + %u", x);
+		} else if (k == 3 && (op == BLK_OP_WRITE ||
+				      op == BLK_OP_WRITE_ZEROES)) {
+			cmd->flags ^= BLK_CMD_FUA;
+			snprintf(one, sizeof(one), "FUA %s",
+				 cmd->flags & BLK_CMD_FUA ? "set" : "cleared");
+		} else if (k == 4 && !inl && !win) {
+			cmd->rkey = htole32(craft_rand(r));
+			cmd->addr = htole64(craft_rand(r));
+			snprintf(one, sizeof(one), "rkey %#x addr %#llx, unused",
+				 le32toh(cmd->rkey),
+				 (unsigned long long)le64toh(cmd->addr));
+		} else if (k == 5 || k == 6) {
+			fz_edge_refused(c, r, one, sizeof(one));
+		} else {
+			tag = craft_chance(r, 50) ? 0 : c->depth - 1;
+			cmd->tag = htole32(tag);
+			snprintf(one, sizeof(one), "tag %u", tag);
+		}
+		at += snprintf(what + at, size - at, "%s%s", i ? "; " : "", one);
+	}
+	return len;
+}
+
+/*
+ * What the server must answer the command in c->cmd (@len bytes, with its
+ * inline data): a status, as rdmx_blk_cmd_parse(), rdmx_bsq_open() and
+ * rdmx_blk_io_check() have it, or FZ_ENDS (a protocol error, data the
+ * server cannot move: a key or an extent outside the window, or a status
+ * whose SEND with invalidate names a key this side cannot invalidate), in
+ * which case the connection ends. *@why is the rule.
+ */
+static int fz_expect(const struct conn *c, size_t len, const char **why)
+{
+	const struct blk_cmd *cmd = c->cmd;
+	bool ro = (c->open_flags & BLK_OPEN_RO) || (c->exp_flags & BLK_EXP_RO);
+	__u32 tag, length, rkey, inline_len, i;
+	__u64 off, addr, data = (uintptr_t)c->data;
+	__u8 op, flags;
+	int st = 0;
+
+	*why = "a malformed command header";
+	if (len < sizeof(*cmd))
+		return FZ_ENDS;
+	*why = "more than the server's receive holds";
+	if (len > sizeof(*cmd) + BLK_INLINE_MAX)
+		return FZ_ENDS;
+	op = cmd->opcode;
+	flags = cmd->flags;
+	tag = le32toh(cmd->tag);
+	off = le64toh(cmd->offset);
+	length = le32toh(cmd->length);
+	rkey = le32toh(cmd->rkey);
+	addr = le64toh(cmd->addr);
+	inline_len = len - sizeof(*cmd);
+	*why = "a malformed command header";
+	if (op < BLK_OP_OPEN || op > BLK_OP_WRITE_ZEROES ||
+	    (flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE)) || cmd->reserved0)
+		return FZ_ENDS;
+	for (i = 0; op != BLK_OP_OPEN && i < sizeof(cmd->name); i++)
+		if (cmd->name[i])
+			return FZ_ENDS;
+	*why = "a tag out of range";
+	if (tag >= c->depth)
+		return FZ_ENDS;
+	*why = "a second OPEN";
+	if (op == BLK_OP_OPEN)
+		return FZ_ENDS;
+	*why = "inline bytes or flags that do not fit";
+	if (flags & BLK_CMD_INLINE) {
+		if (length > BLK_INLINE_MAX || rkey || addr)
+			return FZ_ENDS;
+		if (op == BLK_OP_WRITE) {
+			if (length != inline_len)
+				return FZ_ENDS;
+		} else if (op != BLK_OP_READ ||
+			   !(c->open_flags & BLK_OPEN_INLINE_READ) || inline_len) {
+			return FZ_ENDS;
+		}
+	} else if (inline_len) {
+		return FZ_ENDS;
+	}
+	if ((flags & BLK_CMD_FUA) && op != BLK_OP_WRITE &&
+	    op != BLK_OP_WRITE_ZEROES)
+		return FZ_ENDS;
+	/* Answered with a status: a positive errno, as on the wire. */
+	*why = "an extent the export refuses";
+	if (op == BLK_OP_FLUSH)
+		st = off || length ? EINVAL : ro ? EROFS : 0;
+	else if (!length || length % c->lbs || off % c->lbs ||
+		 length > c->max_io)
+		st = EINVAL;
+	else if (off > c->size || length > c->size - off)
+		st = ERANGE;
+	else if (ro && op != BLK_OP_READ)
+		st = EROFS;
+	/*
+	 * The answer to a READ or WRITE through a key invalidates that key,
+	 * refused or not: a key that is not the window's, bound, fails on
+	 * this side, and the connection with it.
+	 */
+	if (st && (op == BLK_OP_READ || op == BLK_OP_WRITE) &&
+	    !(flags & BLK_CMD_INLINE) &&
+	    (!c->mw_bound || rkey != c->mw_rkey)) {
+		*why = "a status whose invalidate names no live key";
+		return FZ_ENDS;
+	}
+	if (st || op == BLK_OP_FLUSH)
+		return st;
+	*why = "data outside the window";
+	if ((op == BLK_OP_READ || op == BLK_OP_WRITE) &&
+	    !(flags & BLK_CMD_INLINE) &&
+	    (!c->mw_bound || rkey != c->mw_rkey || addr < data ||
+	     addr - data > DATA_LEN || length > DATA_LEN - (addr - data)))
+		return FZ_ENDS;
+	*why = "a valid command";
+	return 0;
+}
+
+/*
+ * Pump until a response (events apart), a disconnect or @ms. Returns its
+ * status, FZ_GONE or FZ_SILENT; *@rsp, *@inv, *@len are the response's,
+ * the key its completion invalidated and its length.
+ */
+static int fz_wait(struct fz *z, struct conn *c, int ms, struct blk_rsp *rsp,
+		   __u32 *inv, __u32 *len)
+{
+	long long end = now_ms() + ms;
+
+	for (;;) {
+		pump(c);
+		while (c->nr_got) {
+			*rsp = c->got[0];
+			*inv = c->got_inv[0];
+			*len = c->got_len[0];
+			c->nr_got--;
+			memmove(&c->got[0], &c->got[1],
+				c->nr_got * sizeof(c->got[0]));
+			memmove(&c->got_inv[0], &c->got_inv[1],
+				c->nr_got * sizeof(c->got_inv[0]));
+			memmove(&c->got_len[0], &c->got_len[1],
+				c->nr_got * sizeof(c->got_len[0]));
+			if (le32toh(rsp->tag) != BLK_TAG_EVENT)
+				return le32toh(rsp->status);
+			z->events++;
+		}
+		if (c->disconnected || c->flushed || c->wc_err)
+			return FZ_GONE;
+		if (now_ms() > end)
+			return FZ_SILENT;
+		usleep(100);
+	}
+}
+
+/*
+ * Command @i (of seed z->f.seed): built, then hostile (mutated, in rounds,
+ * until the server must end the connection) or moved to an edge the
+ * server must answer (and undone, should the mirror say otherwise); sent,
+ * judged.
+ */
+static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
+{
+	static __u8 built[2 * BLK_INLINE_MAX];
+	bool hostile = craft_fuzz_hostile(&z->f, i), undone = false;
+	__u64 r = mix2(z->f.seed, i);
+	__u32 inv = 0, got_len = 0, want_len;
+	const struct blk_cmd *cmd = c->cmd;
+	char what[256], one[256];
+	unsigned int round;
+	size_t len, at, built_len;
+	struct blk_rsp rsp;
+	const char *why;
+	int want, st;
+	bool mw, odd;
+
+	len = fz_build(c, &r, &mw, hostile);
+	if (mw) {
+		/* A window still bound is replaced: binding it again fails. */
+		if ((c->mw_bound && mw_renew(c)) ||
+		    mw_bind_for(c, IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ))
+			return false;
+		c->mw_bound = true;
+		c->cmd->rkey = htole32(c->mw_rkey);
+		c->cmd->addr = htole64((uintptr_t)c->data);
+	}
+	if (hostile) {
+		*what = 0;
+		for (round = 0; round < CRAFT_MUTATE_ROUNDS; round++) {
+			len = fz_mutate(c, &r, len, one, sizeof(one));
+			at = strlen(what);
+			snprintf(what + at, sizeof(what) - at, "%s%s",
+				 round ? "; " : "", one);
+			want = fz_expect(c, len, &why);
+			if (want == FZ_ENDS)
+				break;
+		}
+	} else {
+		memcpy(built, c->cmd, len);
+		built_len = len;
+		len = fz_edge(c, &r, len, what, sizeof(what));
+		want = fz_expect(c, len, &why);
+		if (want == FZ_ENDS) {
+			/* Not an edge the server must answer: as built. */
+			undone = true;
+			len = built_len;
+			memcpy(c->cmd, built, len);
+			snprintf(what, sizeof(what), "valid, as built");
+			want = fz_expect(c, len, &why);
+		}
+	}
+	if (send_cmd(c, len) && !c->wc_err && !c->disconnected && !c->flushed) {
+		note("fuzz: command %llu (%s): the SEND did not complete",
+		     i, what);
+		return false;
+	}
+	z->f.frames++;
+	if (hostile) {
+		z->f.hostile++;
+	} else {
+		z->f.edgy++;
+		z->f.edgy_undone += undone;
+	}
+	/* A SEND that failed: the server's QP went into error first. */
+	st = c->wc_err ? FZ_GONE : fz_wait(z, c, FZ_ANSWER_MS, &rsp, &inv,
+					   &got_len);
+	if (st == FZ_GONE) {
+		z->f.disconnects++;
+		odd = want != FZ_ENDS;
+		if (odd)
+			craft_fuzz_anomaly(&z->f, "command %llu (%s), %s: disconnected, not %s",
+					   i, what, why, status_name(want));
+	} else if (st == FZ_SILENT) {
+		z->f.silent++;
+		odd = true;
+		note("fuzz: command %llu (%s), %s: no answer in %d s, connection dropped",
+		     i, what, why, FZ_ANSWER_MS / 1000);
+	} else {
+		if (st)
+			z->f.err_replies++;
+		else
+			z->f.ok_replies++;
+		want_len = sizeof(rsp);
+		if (!st && cmd->opcode == BLK_OP_READ &&
+		    (cmd->flags & BLK_CMD_INLINE))
+			want_len += le32toh(cmd->length);
+		odd = want != st || le32toh(rsp.tag) != le32toh(cmd->tag) ||
+		      got_len != want_len;
+		if (want != st)
+			craft_fuzz_anomaly(&z->f, "command %llu (%s), %s: answered %s, not %s",
+					   i, what, why, status_name(st),
+					   want == FZ_ENDS ? "disconnected" :
+					   status_name(want));
+		else if (odd)
+			craft_fuzz_anomaly(&z->f, "command %llu: tag %u, %u bytes; not tag %u, %u",
+					   i, le32toh(rsp.tag), got_len,
+					   le32toh(cmd->tag), want_len);
+		/* The window is free again once its key was invalidated. */
+		if (c->mw_bound && inv == c->mw_rkey)
+			c->mw_bound = false;
+	}
+	if (odd && z->hex_notes++ < FZ_HEX_NOTES)
+		craft_note_hex("fuzz: that command", cmd, len);
+	return st >= 0;
+}
+
+/*
+ * After the fuzz: a new queue OPENs EXPORT and READs its first block, into
+ * the memory window, or inline without one (a FLUSH when neither is
+ * possible). 0 when it does; 1 when it does not; 2 when this host could
+ * not try.
+ */
+static int fz_alive(struct fz *z)
+{
+	long long end = now_ms() + FZ_GIVE_UP_MS;
+	const char *why = "no connection";
+	__u32 inv, got_len;
+	struct blk_rsp rsp;
+	enum fz_dial d;
+	struct conn c;
+	int st = -1;
+
+	for (;;) {
+		d = fz_connect(z, &c, true);
+		if (d == FZ_LIVE)
+			break;
+		conn_close(&c);
+		if (d == FZ_HOST)
+			return 2;
+		if (d == FZ_NOEXPORT) {
+			why = "OPEN refused";
+			goto out;
+		}
+		if (now_ms() > end)
+			goto out;
+		if (d == FZ_BUSY)
+			usleep(200 * 1000);
+	}
+	why = "no answer";
+	if (have_mw) {
+		st = blk_io(&c, BLK_OP_READ, 1, 0, c.lbs);
+	} else if (c.open_flags & BLK_OPEN_INLINE_READ) {
+		cmd_fill(&c, BLK_OP_READ, 1, 0, c.lbs);
+		c.cmd->flags = BLK_CMD_INLINE;
+		if (!send_cmd(&c, sizeof(*c.cmd)))
+			st = fz_wait(z, &c, TIMEOUT_MS, &rsp, &inv, &got_len);
+		if (st == 0 && (le32toh(rsp.tag) != 1 ||
+				got_len != sizeof(rsp) + c.lbs)) {
+			why = "a wrong answer";
+			st = -1;
+		}
+	} else {
+		note("after the fuzz: no memory windows, no inline reads: a FLUSH, not a READ");
+		st = blk_io(&c, BLK_OP_FLUSH, 1, 0, 0);
+	}
+out:
+	if (st >= 0)
+		report(st == 0, "after the fuzz: a new queue of %s reads its first block (%s)",
+		       exp_rw, status_name(st));
+	else
+		report(false, "after the fuzz: a new queue of %s reads its first block (%s)",
+		       exp_rw, why);
+	conn_close(&c);
+	return st == 0 ? 0 : 1;
+}
+
+/*
+ * The wire fuzz: @count commands, or as many as @secs (0: no limit)
+ * allow, @hostile_pct percent of them hostile, reconnecting (and OPENing
+ * again) as needed; then the summary and the check that the server still
+ * serves.
+ */
+static int mode_fuzz(unsigned long long seed, unsigned long count,
+		     unsigned long secs, unsigned int hostile_pct)
+{
+	static struct fz z;
+	long long deadline = secs ? now_ms() + secs * 1000LL : 0;
+	unsigned long long i = 0;
+	bool live = false;
+	long long lost = 0;
+	enum fz_dial d;
+	struct conn c;
+
+	memset(&z, 0, sizeof(z));
+	memset(&c, 0, sizeof(c));
+	z.f.seed = seed;
+	z.f.hostile_pct = hostile_pct;
+	z.f.start_ms = now_ms();
+	while (i < count && (!deadline || now_ms() < deadline)) {
+		if (!live) {
+			d = fz_connect(&z, &c, false);
+			if (d == FZ_LIVE) {
+				live = true;
+				lost = 0;
+				continue;
+			}
+			conn_close(&c);
+			/* Nothing ran: this host, nobody there, no export. */
+			if ((d == FZ_HOST || d == FZ_NOBODY ||
+			     d == FZ_NOEXPORT) && !z.f.connects)
+				return 2;
+			if (!lost)
+				lost = now_ms();
+			if (now_ms() - lost > FZ_GIVE_UP_MS) {
+				note("fuzz: no connection for %d s: stopped",
+				     FZ_GIVE_UP_MS / 1000);
+				break;
+			}
+			/* A pause, longer for BUSY: the server tears down. */
+			usleep(d == FZ_BUSY ? 20 * 1000 : 2 * 1000);
+			continue;
+		}
+		live = fz_frame(&z, &c, i++);
+		if (!live)
+			conn_close(&c);
+	}
+	if (live)
+		conn_close(&c);
+	if (z.events)
+		note("fuzz: %llu events (responses to no command)", z.events);
+	craft_fuzz_summary(&z.f);
+	return fz_alive(&z);
 }
 
 static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]\n"
+		"                     HOST EXPORT RO_EXPORT\n"
 		"  Sends crafted commands to the rdmx block server at HOST:PORT\n"
 		"  (default 7471): EXPORT is a writable export (a few of its blocks\n"
 		"  are overwritten), RO_EXPORT a read-only one. Prints TAP lines.\n"
-		"  -r ROUNDS  connections per race driven (default 50)\n"
-		"  -R         only the races, then a check that EXPORT still serves\n");
+		"  -r ROUNDS   connections per race driven (default 50)\n"
+		"  -R          only the races, then a check that EXPORT still serves\n"
+		"  -F SEED     the wire fuzz instead: MSGS (default 10000) valid\n"
+		"              commands of random opcodes, with a PRNG seeded by SEED,\n"
+		"              each either mutated (fields, truncation, extension,\n"
+		"              bytes) until the server must drop the queue, or moved\n"
+		"              to an edge the server must answer (extents at the ends,\n"
+		"              the largest, refused ones, odd window addresses, tags),\n"
+		"              on queues that OPEN EXPORT (or RO_EXPORT) and reconnect\n"
+		"              as the server drops them, one connect request in ten\n"
+		"              with fuzzed private data; EXPORT is written all over.\n"
+		"              Then a new queue must READ EXPORT: exit 0 if it does,\n"
+		"              1 if not\n"
+		"  -n MSGS     commands the fuzz sends\n"
+		"  -d SECONDS  the fuzz stops after SECONDS, if MSGS are not sent yet\n"
+		"  -m PERCENT  how many commands in a hundred are mutated until the\n"
+		"              server must drop the queue (default 10); the others\n"
+		"              are valid, at the edges, and the queue stays\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	unsigned int open_rounds = 50;
-	bool races_only = false;
+	unsigned long count = 10000, fuzz_secs = 0;
+	unsigned int open_rounds = 50, hostile_pct = CRAFT_HOSTILE_PCT;
+	unsigned long long seed = 0;
+	bool races_only = false, fuzz = false;
 	enum violation v;
 	char *endp;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "hp:r:R")) != -1) {
+	craft_prog = "rdmx-blkcraft";
+	while ((opt = getopt(argc, argv, "d:F:hm:n:p:r:R")) != -1) {
 		switch (opt) {
+		case 'm':
+			if (!craft_parse_percent(optarg, &hostile_pct))
+				return 2;
+			break;
 		case 'p':
 			port = optarg;
 			break;
@@ -1254,6 +2056,34 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			races_only = true;
+			break;
+		case 'F':
+			errno = 0;
+			seed = strtoull(optarg, &endp, 0);
+			if (errno || *endp || !*optarg) {
+				fprintf(stderr, "rdmx-blkcraft: -F: a number, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			fuzz = true;
+			break;
+		case 'n':
+			errno = 0;
+			count = strtoul(optarg, &endp, 10);
+			if (errno || *endp || !count || count > 100000000) {
+				fprintf(stderr, "rdmx-blkcraft: -n: 1 to 100000000, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			errno = 0;
+			fuzz_secs = strtoul(optarg, &endp, 10);
+			if (errno || *endp || !fuzz_secs || fuzz_secs > 86400) {
+				fprintf(stderr, "rdmx-blkcraft: -d: 1 to 86400, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -1270,14 +2100,21 @@ int main(int argc, char **argv)
 	host = argv[optind];
 	exp_rw = argv[optind + 1];
 	exp_ro = argv[optind + 2];
-	ret = getaddrinfo(host, port, &hints, &dst);
-	if (ret) {
-		fprintf(stderr, "rdmx-blkcraft: %s:%s: %s\n", host, port,
-			gai_strerror(ret));
+	if (craft_target(host, port))
 		return 2;
-	}
 	have_mw = probe_mw();
 
+	if (fuzz) {
+		note("fuzz: SEED %llu, MSGS %lu, SECONDS %lu, to %s:%s, exports %s and %s",
+		     seed, count, fuzz_secs, host, port, exp_rw, exp_ro);
+		note("fuzz: HOSTILE %u%%: commands mutated until the queue must be dropped",
+		     hostile_pct);
+		ret = mode_fuzz(seed, count, fuzz_secs, hostile_pct);
+		craft_target_free();
+		if (ret != 2)
+			printf("# %d tests, %d failed\n", n_tests, n_failed);
+		return ret;
+	}
 	if (!races_only) {
 		case_reject("connect request with a bad magic", 0x1234,
 			    PROTO_MAJOR, REJ_BAD_MAGIC);
@@ -1293,7 +2130,7 @@ int main(int argc, char **argv)
 	case_open_race(open_rounds);
 	case_still_serves();
 
-	freeaddrinfo(dst);
+	craft_target_free();
 	printf("# %d tests, %d failed\n", n_tests, n_failed);
 	return n_failed ? 1 : 0;
 }

@@ -20,8 +20,15 @@
  *             granting credits or posting a receive after the first ones,
  *             then hold for SECONDS. The checks (memory, splats) are the
  *             calling script's: this tool reports what it saw.
+ * silent      connect and send nothing at all, not even the ACK that makes
+ *             the connection live: the server must end this half-open
+ *             connection within SECONDS.
+ *
+ * fuzz        (-F SEED instead of a MODE) the wire fuzz, below.
  *
  * Usage: rdmx-msgcraft [-p PORT] [-n COUNT] [-t SECONDS] MODE HOST
+ *        rdmx-msgcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]
+ *                      HOST
  * Prints "ok N - ..." / "not ok N - ..." lines and "# ..." notes; exits
  * 0 when every line is ok, 1 when one is not, 2 when the tool could not
  * run (usage, no RDMA device, no route, no answer from HOST:PORT).
@@ -47,6 +54,51 @@
  * at most its queue depth of messages, so the server can grant it credits
  * (which ride on those messages) only so often. open-flood sends what the
  * credits allow and stops once none have come for 2 s.
+ *
+ * The wire fuzz (-F SEED) connects as a new session, goes live as above
+ * and sends MSGS frames (-n, default 10000), or what -d SECONDS allow:
+ * each a valid message of a random type (DATA, OPEN, SHUT, OPEN_REP,
+ * IMMED, ACK, HEARTBEAT, HEARTBEAT_ACK), built from the session's state.
+ * PERCENT frames in a hundred (-m, default 10) are hostile: now and then a
+ * CLOSE, and mutated one to three times, in up to five rounds until the
+ * mirror below says that the server must end the connection (or the
+ * session): a header field (type, flags, credits, seq, ack, len, chan,
+ * reserved) or a payload field (an OPEN's channel, reserved word or
+ * service name; an OPEN_REP's channel, status or reserved bytes) set to a
+ * value worth trying, or the frame cut short, extended, or some of its
+ * bytes replaced or flipped. The others are valid, moved once or twice to
+ * an edge the server must take, and so keep the connection: a grant of
+ * none or of some of the buffers owed, an ack anywhere from the last one
+ * sent to what arrived, a duplicate sequence number up to 2^31 - 1 back, a
+ * DATA of 0, 1, 1024 bytes or a whole segment (RDMX_SEG_SIZE), MORE set or
+ * cleared, an IMMED of 0 or ~0, a channel nobody has, an OPEN of a service
+ * name of 63 bytes or of one, an OPEN_REP that refuses (an edge the mirror
+ * says the server need not take is undone). Which frames are hostile is
+ * drawn from a stream of its own (craftlib.c); the rest of the randomness
+ * is splitmix64 seeded with mix2(SEED, frame number) (testlib.h), so frame
+ * N of a seed is made alike whatever came before, as far as the session's
+ * state allows. After each frame the fuzz waits until the server has
+ * taken it (granted back the credit it used) or ended the connection, and
+ * counts the reaction: a disconnect, an error reply (an OPEN refused), a
+ * normal reply, or silence (nothing in 5 s: the connection is dropped). A
+ * mirror of rdmx_msg_hdr_parse(), of rdmx_sess_rx()'s checks and of the
+ * payload parsers says which it must be; a server that takes a frame it
+ * must refuse, or ends the connection on one it must take, is an anomaly,
+ * noted with the frame in hex.
+ *
+ * A connection the server ended is made again as the kernel client
+ * reconnects: the session's uuid, the next generation; refused BUSY, it
+ * is tried again after a pause; refused STALE (after a CLOSE), a new
+ * session begins. Sequence numbers carry over, set right by the server's
+ * first acknowledgment on the new connection. One connection attempt in
+ * ten first sends a connect request whose private data is fuzzed (fields,
+ * bytes, length) and judges the answer against rdmx_conn_req_parse() and
+ * the listener's dispatch; a session such a request opens is closed at
+ * once (ACK, CLOSE), one it continues is left to the server. Then the
+ * counts and "rdmx-msgcraft: fuzz seed S: N frames, R reconnects, T s
+ * (F/s)"; and the check whose TAP line decides the exit status: a new
+ * session opens an echo channel and gets a ping echoed (0: it does, 1:
+ * it does not, 2: this host could not run the fuzz).
  */
 /* __u64 is unsigned long long, printed with %llu, on every architecture. */
 #define __SANE_USERSPACE_TYPES__
@@ -55,8 +107,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,31 +114,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/types.h>
 #include <linux/rdmx.h>
-#include <infiniband/verbs.h>
-#include <rdma/rdma_cma.h>
 
-/*
- * The kernel's __printf(), which userspace has to define itself; split
- * across two lines, as checkpatch would otherwise flag its __attribute__.
- */
-#define __printf(fmt, args)	__attribute__(\
-	(format(printf, fmt, args)))
+#include "craftlib.h"
+#include "testlib.h"
 
-#define BIT(n)			(1U << (n))
-
-/* kmod/proto.h */
-#define PROTO_MAGIC		0x52dc
-#define PROTO_MAJOR		1
-#define PROTO_MINOR		0
-#define PROTO_F_MSG		BIT(0)
-#define PROTO_MAX_QUEUE_DEPTH	4096
-#define CREDITS_RESERVED	1
-
+/* kmod/proto.h (the connection data is in craftlib.h) */
 enum {
 	MSG_DATA = 1,
 	MSG_ACK = 2,
@@ -105,10 +139,8 @@ enum {
 #define MSG_F_MORE		BIT(0)
 #define OPEN_OK			0
 #define OPEN_NR_STATUS		3
-#define REJ_NR_REASONS		9
 
-/* kmod/sess.h */
-#define SEG_SIZE		(32 * 1024 - 256)	/* RDMX_SEG_SIZE */
+/* kmod/sess.h (RDMX_SEG_SIZE is SEG_SIZE in craftlib.h) */
 #define TX_WINDOW		256			/* RDMX_TX_WINDOW */
 
 /*
@@ -121,6 +153,8 @@ enum {
 /* Send slots, and the send queue: more than the credits can ever allow. */
 #define SQ_DEPTH		128
 #define TX_SLOT			2048
+/* After them, the wire fuzz's slot: a frame of up to a whole segment. */
+#define FZ_SLOT			RX_SLOT
 #define ECHO_LEN		1000
 /*
  * A bare ACK when this many reposted buffers are owed, as the kernel's
@@ -137,46 +171,6 @@ enum {
 #define FLOOD_CREDIT_WAIT_MS	2000
 /* Anomalies in what the server sends: the first few are shown. */
 #define ANOMALY_NOTES		5
-
-#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
-
-/* kmod/proto.h: struct rdmx_conn_req, _rep, _rej */
-struct conn_req {
-	__u8 cma_version;
-	__u8 ip_version;
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 queue_depth;
-	__le32 features;
-	__le32 max_msg_size;
-	__le16 qp_index;
-	__le16 nr_qps;
-	__le32 reserved0;
-	__u8 sess_uuid[16];
-	__le64 generation;
-	__u8 reserved[8];
-};
-
-struct conn_rep {
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 queue_depth;
-	__le16 nr_qps;
-	__le32 features;
-	__le32 max_msg_size;
-	__le64 generation;
-	__u8 reserved[8];
-};
-
-struct conn_rej {
-	__le16 magic;
-	__u8 major;
-	__u8 minor;
-	__le16 reason;
-	__u8 reserved[10];
-};
 
 /* kmod/proto.h: struct rdmx_msg_hdr, rdmx_chan_open, rdmx_chan_open_rep */
 struct msg_hdr {
@@ -202,11 +196,6 @@ struct chan_open_rep {
 	__u8 reserved[8];
 };
 
-static_assert(sizeof(struct conn_req) == 56, "rdmx_conn_req");
-static_assert(offsetof(struct conn_req, sess_uuid) == 24, "rdmx_conn_req");
-static_assert(offsetof(struct conn_req, generation) == 40, "rdmx_conn_req");
-static_assert(sizeof(struct conn_rep) == 32, "rdmx_conn_rep");
-static_assert(sizeof(struct conn_rej) == 16, "rdmx_conn_rej");
 static_assert(sizeof(struct msg_hdr) == 24, "rdmx_msg_hdr");
 static_assert(offsetof(struct msg_hdr, chan) == 16, "rdmx_msg_hdr");
 static_assert(sizeof(struct chan_open) == 72, "rdmx_chan_open");
@@ -221,6 +210,7 @@ struct chan {
 	__u32 rchan;		/* the server's id, from its OPEN_REP */
 	__u32 status;		/* its OPEN_REP's status */
 	bool replied;
+	bool open;		/* fuzz: OPEN sent, and neither refused nor shut */
 	unsigned int echoed;	/* complete messages received on it */
 };
 
@@ -229,14 +219,8 @@ struct chan {
  * requests have ids from CLT_DEPTH up; receives are their slot's number.
  */
 struct peer {
-	struct rdma_event_channel *ch;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	__u8 *buf;
-	__u8 *rx;			/* CLT_DEPTH receive slots of RX_SLOT */
-	__u8 *tx;			/* SQ_DEPTH send slots of TX_SLOT */
+	/* c.rx: CLT_DEPTH receive slots of RX_SLOT; c.tx: SQ_DEPTH of TX_SLOT */
+	struct craft_conn c;
 	/* granted in the accept */
 	__u32 depth;			/* the server's receive buffers */
 	__u32 max_msg;
@@ -263,61 +247,30 @@ struct peer {
 	unsigned long long data_bytes;
 	unsigned int nr_ack, nr_hb, nr_shut, nr_close, nr_other;
 	unsigned long long credits_got;
+	unsigned int nr_refused;	/* OPEN_REPs that refuse */
+	__u32 data_sum;			/* FNV-1a of the DATA payloads */
 	unsigned int anomalies;
 	/* the connection's end */
 	bool disconnected;
 	bool flushed;
 	int wc_err;			/* a failed send's status */
 	long long gone_ms;		/* when the connection was seen to go */
+	/* the wire fuzz's peer (see "wire fuzz" below) */
+	bool fuzz;			/* lenient where its own frames explain it */
+	bool synced;			/* the server's first message came */
+	unsigned int nr_dup;		/* sequenced messages received again */
+	struct craft_fuzz *fz;		/* where its anomalies are counted */
 };
 
 static const char *host, *port = "7471";
-static struct addrinfo *dst;
-static int n_tests, n_failed;
-
-static __printf(2, 3) void report(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	n_tests++;
-	if (!ok)
-		n_failed++;
-	printf("%sok %d - ", ok ? "" : "not ", n_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static __printf(1, 2) void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static __printf(1, 2) void complain(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "rdmx-msgcraft: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
 
 /* Something the server sent breaks the protocol: counted, first few shown. */
 static __printf(2, 3) void anomaly(struct peer *p, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (p->fz)
+		p->fz->anomalies++;
 	if (p->anomalies++ >= ANOMALY_NOTES)
 		return;
 	printf("# server: ");
@@ -326,14 +279,6 @@ static __printf(2, 3) void anomaly(struct peer *p, const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* Sequence numbers wrap: RFC 1982 arithmetic, as rdmx_seq_before(). */
@@ -350,83 +295,16 @@ static bool type_sequenced(__u8 type)
 
 /* ---- rdma_cm ------------------------------------------------------------ */
 
-/*
- * Wait for the next CM event on @p within @ms; its type in *@type, its
- * status in *@status, and up to @len bytes of its private data in @pdata.
- * Returns 0, or -1 on timeout or error.
- */
-static int cm_next(struct peer *p, int ms, enum rdma_cm_event_type *type,
-		   int *status, void *pdata, size_t len)
-{
-	struct pollfd pfd = { .fd = p->ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-
-	if (poll(&pfd, 1, ms) <= 0 || rdma_get_cm_event(p->ch, &ev))
-		return -1;
-	*type = ev->event;
-	if (status)
-		*status = ev->status;
-	if (pdata) {
-		memset(pdata, 0, len);
-		if (ev->param.conn.private_data)
-			memcpy(pdata, ev->param.conn.private_data,
-			       ev->param.conn.private_data_len < len ?
-			       ev->param.conn.private_data_len : len);
-	}
-	rdma_ack_cm_event(ev);
-	return 0;
-}
-
-/* 0 when the next event is @want; else a note and -1. */
-static int cm_expect(struct peer *p, enum rdma_cm_event_type want)
-{
-	enum rdma_cm_event_type type;
-	int status = 0;
-
-	if (cm_next(p, TIMEOUT_MS, &type, &status, NULL, 0)) {
-		complain("%s:%s: no %s", host, port, rdma_event_str(want));
-		return -1;
-	}
-	if (type != want) {
-		complain("%s:%s: expected %s, got %s (status %d)", host, port,
-			 rdma_event_str(want), rdma_event_str(type), status);
-		return -1;
-	}
-	return 0;
-}
-
 static void peer_close(struct peer *p)
 {
-	if (p->id && p->id->qp) {
-		rdma_disconnect(p->id);
-		rdma_destroy_qp(p->id);
-	}
-	if (p->mr)
-		ibv_dereg_mr(p->mr);
-	if (p->cq)
-		ibv_destroy_cq(p->cq);
-	if (p->pd)
-		ibv_dealloc_pd(p->pd);
-	if (p->id)
-		rdma_destroy_id(p->id);
-	if (p->ch)
-		rdma_destroy_event_channel(p->ch);
-	free(p->buf);
+	craft_close(&p->c);
 	free(p->chans);
 	memset(p, 0, sizeof(*p));
 }
 
 static int post_recv(struct peer *p, unsigned int slot)
 {
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(p->rx + slot * RX_SLOT),
-		.length = RX_SLOT,
-		.lkey = p->mr->lkey,
-	};
-	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-
-	return ibv_post_recv(p->id->qp, &wr, &bad);
+	return craft_post_recv(&p->c, slot);
 }
 
 /*
@@ -436,71 +314,17 @@ static int post_recv(struct peer *p, unsigned int slot)
  */
 static int peer_setup(struct peer *p)
 {
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = CLT_DEPTH,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
+	static const struct craft_conn_attr a = {
+		.nr_recv = CLT_DEPTH,
+		.recv_size = RX_SLOT,
+		.send_size = SQ_DEPTH * TX_SLOT + FZ_SLOT,
+		.max_send_wr = SQ_DEPTH,
+		.cqe = CLT_DEPTH + SQ_DEPTH + 8,
+		.access = IBV_ACCESS_LOCAL_WRITE,
+		.complain = true,
 	};
-	size_t len = CLT_DEPTH * RX_SLOT + SQ_DEPTH * TX_SLOT;
-	unsigned int i;
 
-	p->ch = rdma_create_event_channel();
-	if (!p->ch) {
-		complain("no rdma_cm event channel: %m (no RDMA device?)");
-		return -1;
-	}
-	if (rdma_create_id(p->ch, &p->id, NULL, RDMA_PS_TCP)) {
-		complain("rdma_create_id: %m");
-		return -1;
-	}
-	if (rdma_resolve_addr(p->id, NULL, dst->ai_addr, 5000)) {
-		complain("cannot resolve %s:%s to an RDMA device: %m (no RDMA device?)",
-			 host, port);
-		return -1;
-	}
-	if (cm_expect(p, RDMA_CM_EVENT_ADDR_RESOLVED))
-		return -1;
-	if (rdma_resolve_route(p->id, 5000)) {
-		complain("no route to %s:%s: %m", host, port);
-		return -1;
-	}
-	if (cm_expect(p, RDMA_CM_EVENT_ROUTE_RESOLVED))
-		return -1;
-	p->pd = ibv_alloc_pd(p->id->verbs);
-	p->cq = ibv_create_cq(p->id->verbs, CLT_DEPTH + SQ_DEPTH + 8, NULL,
-			      NULL, 0);
-	if (!p->pd || !p->cq) {
-		complain("%s: protection domain or completion queue: %m",
-			 ibv_get_device_name(p->id->verbs->device));
-		return -1;
-	}
-	qa.send_cq = p->cq;
-	qa.recv_cq = p->cq;
-	if (rdma_create_qp(p->id, p->pd, &qa)) {
-		complain("%s: queue pair: %m",
-			 ibv_get_device_name(p->id->verbs->device));
-		return -1;
-	}
-	if (posix_memalign((void **)&p->buf, 4096, len)) {
-		complain("out of memory");
-		return -1;
-	}
-	memset(p->buf, 0, len);
-	p->rx = p->buf;
-	p->tx = p->buf + CLT_DEPTH * RX_SLOT;
-	p->mr = ibv_reg_mr(p->pd, p->buf, len, IBV_ACCESS_LOCAL_WRITE);
-	if (!p->mr) {
-		complain("memory registration: %m");
-		return -1;
-	}
-	for (i = 0; i < CLT_DEPTH; i++) {
-		if (post_recv(p, i)) {
-			complain("posting receive %u: %m", i);
-			return -1;
-		}
-	}
-	return 0;
+	return craft_setup(&p->c, &a);
 }
 
 /* ---- messages ----------------------------------------------------------- */
@@ -516,10 +340,25 @@ static void peer_mark_gone(struct peer *p)
 		p->gone_ms = now_ms();
 }
 
-/* One message from the server, in receive slot @slot: checked and counted. */
+/* FNV-1a of @len bytes at @p, on from @h. */
+static __u32 fnv1a(__u32 h, const void *p, size_t len)
+{
+	const __u8 *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 16777619U;
+	return h;
+}
+
+/*
+ * One message from the server, in receive slot @slot: checked and counted.
+ * The fuzz's peer is lenient where its own frames explain what it sees: the
+ * server's sequence resumed after a reconnect (duplicates, the first ack of
+ * a connection), and channel ids its mutations made up.
+ */
 static void rx_handle(struct peer *p, unsigned int slot, __u32 byte_len)
 {
-	const struct msg_hdr *h = (const void *)(p->rx + slot * RX_SLOT);
+	const struct msg_hdr *h = (const void *)(p->c.rx + slot * RX_SLOT);
 	const void *payload = h + 1;
 	__u32 seq, ack, len, id;
 	__u16 credits;
@@ -551,17 +390,44 @@ static void rx_handle(struct peer *p, unsigned int slot, __u32 byte_len)
 		p->avail += credits;
 	}
 	p->credits_got += credits;
-	/* An ack is believable between the oldest unacknowledged and the next. */
-	if (seq_before(ack, p->snd_una) || seq_before(p->snd_nxt, ack))
-		anomaly(p, "ack %u outside [%u, %u]", ack, p->snd_una, p->snd_nxt);
-	else
+	if (p->fuzz && !p->synced) {
+		/*
+		 * The first message of a connection tells where the server's
+		 * receiving stands: what this side sent on the last one and
+		 * the server did not take is not sent again here.
+		 */
+		if (seq_before(ack, p->snd_una))
+			anomaly(p, "first ack %u, before %u acknowledged earlier",
+				ack, p->snd_una);
 		p->snd_una = ack;
+		p->snd_nxt = ack;
+	} else if (seq_before(ack, p->snd_una) || seq_before(p->snd_nxt, ack)) {
+		/* An ack is believable between the oldest unacknowledged and the next. */
+		anomaly(p, "ack %u outside [%u, %u]", ack, p->snd_una, p->snd_nxt);
+		if (p->fuzz && seq_before(p->snd_nxt, ack)) {
+			p->snd_una = ack;
+			p->snd_nxt = ack;
+		}
+	} else {
+		p->snd_una = ack;
+	}
+	p->synced = true;
 
 	if (type_sequenced(h->type)) {
+		if (p->fuzz && seq_before(seq, p->rcv_nxt)) {
+			/*
+			 * Sent again on a new connection, or acknowledged
+			 * ahead of time by a fuzzed ack: dropped.
+			 */
+			p->nr_dup++;
+			return;
+		}
 		if (seq != p->rcv_nxt) {
 			anomaly(p, "type %u with seq %u, expected %u", h->type,
 				seq, p->rcv_nxt);
-			return;
+			if (!p->fuzz)
+				return;
+			p->rcv_nxt = seq;
 		}
 		p->rcv_nxt++;
 	} else if (seq || id || len) {
@@ -580,26 +446,38 @@ static void rx_handle(struct peer *p, unsigned int slot, __u32 byte_len)
 		if (len != sizeof(*rep) || st >= OPEN_NR_STATUS ||
 		    (st == OPEN_OK ? !rchan : rchan) ||
 		    memcmp(rep->reserved, zero, sizeof(zero)) ||
-		    !id || id > p->nr_chans) {
+		    (!p->fuzz && (!id || id > p->nr_chans))) {
 			anomaly(p, "OPEN_REP for chan %u: len %u, chan %u, status %u",
 				id, len, rchan, st);
 			break;
 		}
+		if (!id || id > p->nr_chans) {
+			/* The fuzz's: an id a mutated OPEN named. */
+			p->nr_open_rep++;
+			p->nr_open_ok += st == OPEN_OK;
+			p->nr_refused += st != OPEN_OK;
+			break;
+		}
 		c = &p->chans[id - 1];
-		if (c->replied) {
+		if (c->replied && !p->fuzz) {
 			anomaly(p, "a second OPEN_REP for chan %u", id);
 			break;
 		}
 		c->replied = true;
 		c->rchan = rchan;
 		c->status = st;
+		c->open = st == OPEN_OK;
 		p->nr_open_rep++;
 		p->nr_open_ok += st == OPEN_OK;
+		p->nr_refused += st != OPEN_OK;
 		break;
 	}
 	case MSG_DATA:
 		p->nr_segs++;
 		p->data_bytes += len;
+		p->data_sum = fnv1a(p->data_sum, payload, len);
+		if (p->fuzz && (!id || id > p->nr_chans))
+			break;
 		if (!id || id > p->nr_chans) {
 			anomaly(p, "DATA for chan %u, which this peer never opened",
 				id);
@@ -619,6 +497,8 @@ static void rx_handle(struct peer *p, unsigned int slot, __u32 byte_len)
 		break;
 	case MSG_SHUT:
 		p->nr_shut++;
+		if (id && id <= p->nr_chans)
+			p->chans[id - 1].open = false;
 		break;
 	case MSG_CLOSE:
 		p->nr_close++;
@@ -640,6 +520,30 @@ static bool can_send(const struct peer *p, bool control)
 	       p->avail > (control ? 0 : CREDITS_RESERVED);
 }
 
+/* The send slot the next SEND goes out of. */
+static __u8 *tx_slot(const struct peer *p)
+{
+	return p->c.tx + (p->tx_posted % SQ_DEPTH) * TX_SLOT;
+}
+
+/* Post @len bytes at @addr, in the buffer: a credit, a send slot. */
+static int post_from(struct peer *p, const void *addr, __u32 len)
+{
+	if (craft_post_send(&p->c, CLT_DEPTH + p->tx_posted % SQ_DEPTH,
+			    addr, len))
+		return -1;
+	p->avail--;
+	p->tx_posted++;
+	return 0;
+}
+
+/* Post the first @len bytes of the next send slot. */
+static int post_slot(struct peer *p, __u32 len)
+{
+	assert(len <= TX_SLOT);
+	return post_from(p, tx_slot(p), len);
+}
+
 /*
  * Post one message; the caller checked can_send(). A sequenced type
  * takes the next sequence number. While this peer behaves, the message
@@ -650,21 +554,7 @@ static bool can_send(const struct peer *p, bool control)
 static int send_msg(struct peer *p, __u8 type, __u8 flags, __u32 chan,
 		    const void *payload, __u32 len)
 {
-	unsigned int slot = p->tx_posted % SQ_DEPTH;
-	struct msg_hdr *h = (void *)(p->tx + slot * TX_SLOT);
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)h,
-		.length = sizeof(*h) + len,
-		.lkey = p->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = CLT_DEPTH + slot,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	};
-	struct ibv_send_wr *bad;
+	struct msg_hdr *h = (void *)tx_slot(p);
 	__u32 grant = 0, ack = p->ack_sent;
 
 	assert(sizeof(*h) + len <= TX_SLOT);
@@ -682,12 +572,10 @@ static int send_msg(struct peer *p, __u8 type, __u8 flags, __u32 chan,
 	h->chan = htole32(chan);
 	if (len)
 		memcpy(h + 1, payload, len);
-	if (ibv_post_send(p->id->qp, &wr, &bad))
+	if (post_slot(p, sizeof(*h) + len))
 		return -1;
 	p->rx_owed -= grant;
 	p->ack_sent = ack;
-	p->avail--;
-	p->tx_posted++;
 	if (type_sequenced(type))
 		p->snd_nxt++;
 	return 0;
@@ -737,7 +625,7 @@ static void reap(struct peer *p)
 	struct ibv_wc wc[16];
 	int i, n;
 
-	while ((n = ibv_poll_cq(p->cq, ARRAY_SIZE(wc), wc)) > 0) {
+	while ((n = craft_poll(&p->c, wc, ARRAY_SIZE(wc), 0)) > 0) {
 		for (i = 0; i < n; i++) {
 			struct ibv_wc *w = &wc[i];
 
@@ -771,7 +659,7 @@ static void reap(struct peer *p)
 			}
 		}
 	}
-	while (!cm_next(p, 0, &type, NULL, NULL, 0)) {
+	while (!craft_cm_next(&p->c, 0, &type, NULL, NULL, 0)) {
 		if (type == RDMA_CM_EVENT_DISCONNECTED ||
 		    type == RDMA_CM_EVENT_DEVICE_REMOVAL) {
 			p->disconnected = true;
@@ -893,23 +781,18 @@ static const char *gone_how(const struct peer *p)
 
 /* ---- the session -------------------------------------------------------- */
 
+/* A random session uuid: RFC 4122 version 4, as uuid_gen() makes them. */
+static void uuid_v4(__u8 *uuid)
+{
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+}
+
 static void req_pack(struct conn_req *req)
 {
-	memset(req, 0, sizeof(*req));
-	req->magic = htole16(PROTO_MAGIC);
-	req->major = PROTO_MAJOR;
-	req->minor = PROTO_MINOR;
-	req->queue_depth = htole16(CLT_DEPTH);
-	req->features = htole32(PROTO_F_MSG);
-	req->max_msg_size = htole32(SEG_SIZE);
-	req->qp_index = htole16(0);
-	req->nr_qps = htole16(1);
-	if (getrandom(req->sess_uuid, sizeof(req->sess_uuid), 0) < 0)
-		memset(req->sess_uuid, 0x5a, sizeof(req->sess_uuid));
-	/* RFC 4122 version 4, as uuid_gen() makes them. */
-	req->sess_uuid[6] = (req->sess_uuid[6] & 0x0f) | 0x40;
-	req->sess_uuid[8] = (req->sess_uuid[8] & 0x3f) | 0x80;
-	req->generation = htole64(1);
+	craft_req_pack(req, PROTO_MAGIC, PROTO_MAJOR, CLT_DEPTH, PROTO_F_MSG,
+		       SEG_SIZE);
+	uuid_v4(req->sess_uuid);
 }
 
 static bool rep_reserved_zero(const struct conn_rep *rep)
@@ -929,20 +812,12 @@ static bool rep_reserved_zero(const struct conn_rep *rep)
  * first message that arrives). Returns 0; 1 when the server answered
  * wrongly (a failed test line); 2 when this host could not get there.
  */
-static int peer_connect(struct peer *p, unsigned int nr_chans)
+/*
+ * Connect as a new session; with @live, go live as a client does (a bare
+ * ACK first), else stay silent.
+ */
+static int peer_connect_how(struct peer *p, unsigned int nr_chans, bool live)
 {
-	/*
-	 * As rdmx_cm_route_resolved(), but for the RDMA READ depths: the
-	 * kernel offers min(16, the device's), which the server bounds by
-	 * its own; the message service reads nothing, so 1 does.
-	 */
-	struct rdma_conn_param cp = {
-		.responder_resources = 1,
-		.initiator_depth = 1,
-		.flow_control = 1,
-		.retry_count = 7,
-		.rnr_retry_count = 7,
-	};
 	enum rdma_cm_event_type type;
 	union {
 		struct conn_rep rep;
@@ -961,13 +836,17 @@ static int peer_connect(struct peer *p, unsigned int nr_chans)
 	if (peer_setup(p))
 		return 2;
 	req_pack(&req);
-	cp.private_data = &req;
-	cp.private_data_len = sizeof(req);
-	if (rdma_connect(p->id, &cp)) {
+	/*
+	 * As rdmx_cm_route_resolved(), with flow control, but for the RDMA
+	 * READ depths: the kernel offers min(16, the device's), which the
+	 * server bounds by its own; the message service reads nothing, so 1
+	 * does (craft_connect()).
+	 */
+	if (craft_connect(&p->c, &req, sizeof(req), true)) {
 		complain("rdma_connect to %s:%s: %m", host, port);
 		return 2;
 	}
-	if (cm_next(p, TIMEOUT_MS, &type, &status, &u, sizeof(u))) {
+	if (craft_cm_next(&p->c, TIMEOUT_MS, &type, &status, &u, sizeof(u))) {
 		complain("no answer from %s:%s in %d s", host, port,
 			 TIMEOUT_MS / 1000);
 		return 2;
@@ -1010,15 +889,22 @@ static int peer_connect(struct peer *p, unsigned int nr_chans)
 	report(true, "connect as a new session: depth %u (asked %u), max_msg %u",
 	       p->depth, CLT_DEPTH, p->max_msg);
 
-	/* Go live: rdmx_conn_go_live() on a client. */
 	p->avail = p->depth;
 	p->repost = true;
+	if (!live)
+		return 0;
+	/* Go live: rdmx_conn_go_live() on a client. */
 	p->behave = true;
 	if (send_msg(p, MSG_ACK, 0, 0, NULL, 0)) {
 		complain("posting the first ACK: %m");
 		return 2;
 	}
 	return 0;
+}
+
+static int peer_connect(struct peer *p, unsigned int nr_chans)
+{
+	return peer_connect_how(p, nr_chans, true);
 }
 
 /* The last line of every mode: what the server sent kept the protocol. */
@@ -1105,6 +991,36 @@ static int mode_echo_stall(unsigned int count, unsigned int secs)
 	     p.nr_data - data0, data0, p.nr_hb - hb0);
 	note("%u receives not reposted; the server acknowledged %u of %u",
 	     p.rx_held, p.snd_una, p.snd_nxt);
+	report_conformance(&p);
+	ret = n_failed ? 1 : 0;
+out:
+	peer_close(&p);
+	return ret;
+}
+
+/*
+ * silent: connect and send nothing at all, not even the first ACK that
+ * makes the connection live. The server must end such a half-open
+ * connection by itself within SECONDS.
+ */
+static int mode_silent(unsigned int count, unsigned int secs)
+{
+	long long start;
+	struct peer p;
+	int ret;
+
+	(void)count;
+	ret = peer_connect_how(&p, 1, false);
+	if (ret)
+		goto out;
+	start = now_ms();
+	hold(&p, secs * 1000LL);
+	if (peer_gone(&p))
+		note("the server ended the connection after %.1f s: %s",
+		     (p.gone_ms - start) / 1000.0, gone_how(&p));
+	report(peer_gone(&p),
+	       "a connection that never speaks is ended by the server within %u s",
+	       secs);
 	report_conformance(&p);
 	ret = n_failed ? 1 : 0;
 out:
@@ -1231,6 +1147,1155 @@ out:
 	return ret;
 }
 
+/* ---- wire fuzz ---------------------------------------------------------- */
+
+/* Local channel ids the fuzz's OPENs take: 1 to FZ_CHANS. */
+#define FZ_CHANS		64
+/* A DATA payload before mutation, at most. */
+#define FZ_DATA_MAX		1024
+/* A frame the server neither takes nor ends the connection on in this long. */
+#define FZ_SETTLE_MS		5000
+/* After the first ACK of a connection, the server's first message within. */
+#define FZ_SYNC_MS		2000
+/* The answer to a fuzzed connect request within. */
+#define FZ_CM_MS		10000
+/* Percent of connection attempts that send a fuzzed connect request first. */
+#define FZ_CM_PERCENT		10
+/* No connection for this long: the server is gone, the fuzz stops. */
+#define FZ_GIVE_UP_MS		60000
+/* Surprising frames shown in hex, at most. */
+#define FZ_HEX_NOTES		5
+/* Salts of the PRNG streams that are not frames'. */
+#define FZ_SALT_CONN		0x636f6e6e65637473ULL
+#define FZ_SALT_SESS		0x73657373696f6e73ULL
+
+/* The fuzz's session: what carries over from one connection to the next. */
+struct fz_sess {
+	__u8 uuid[16];
+	__u64 gen;		/* the generation the last request carried */
+	__u32 features;		/* offered: MSG, or MSG | RMA */
+	__u32 snd_nxt, snd_una, rcv_nxt;
+	__u32 alt_ack;		/* rcv_nxt before a fuzzed ack moved it */
+	bool alt;		/* alt_ack is to be tried if going live fails */
+	struct chan chans[FZ_CHANS];
+};
+
+struct fuzz {
+	struct craft_fuzz f;
+	struct fz_sess s;
+	bool no_cm;			/* no fuzzed connect requests */
+	unsigned long long sessions;	/* sessions begun */
+	unsigned long long attempts;	/* connection attempts */
+	unsigned long long live_lost;	/* connections ended going live */
+	unsigned long long dups;	/* messages the server sent again */
+	unsigned int hex_notes;
+};
+
+/* What a connection attempt came to. */
+enum fz_dial {
+	FZ_LIVE,	/* connected and live */
+	FZ_AGAIN,	/* refused or lost: try again */
+	FZ_BUSY,	/* refused BUSY: try again after a pause */
+	FZ_NOBODY,	/* no rdmx listener, no answer at all */
+	FZ_HOST,	/* this host failed */
+};
+
+/* What the server does with a frame. */
+enum fz_react { FZ_TAKEN, FZ_ENDED, FZ_SILENT };
+
+/*
+ * What the server must do with a frame (fz_expect()): take it, end the
+ * connection, either (a grant or an ack this side cannot judge), or close
+ * the session (a CLOSE: taken, then the connection ends).
+ */
+enum fz_verdict { FZ_TAKES, FZ_ENDS, FZ_MAY, FZ_CLOSES };
+
+static const struct {
+	__u8 type;
+	__u8 weight;
+} fz_types[] = {
+	{ MSG_DATA, 30 }, { MSG_OPEN, 14 }, { MSG_SHUT, 8 },
+	{ MSG_OPEN_REP, 6 }, { MSG_IMMED, 6 }, { MSG_ACK, 10 },
+	{ MSG_HEARTBEAT, 8 }, { MSG_HEARTBEAT_ACK, 5 }, { MSG_CLOSE, 1 },
+};
+
+/*
+ * The header's fields; those whose every change breaks the header are
+ * picked half as often as those a change can leave valid.
+ */
+static const struct {
+	const char *name;
+	unsigned char off, size, weight;
+} fz_hdr_fields[] = {
+	{ "type", offsetof(struct msg_hdr, type), 1, 1 },
+	{ "flags", offsetof(struct msg_hdr, flags), 1, 1 },
+	{ "credits", offsetof(struct msg_hdr, credits), 2, 2 },
+	{ "seq", offsetof(struct msg_hdr, seq), 4, 2 },
+	{ "ack", offsetof(struct msg_hdr, ack), 4, 2 },
+	{ "len", offsetof(struct msg_hdr, len), 4, 2 },
+	{ "chan", offsetof(struct msg_hdr, chan), 4, 2 },
+	{ "reserved", offsetof(struct msg_hdr, reserved), 4, 1 },
+};
+
+static void fz_new_session(struct fuzz *z)
+{
+	__u64 r = mix2(z->f.seed ^ FZ_SALT_SESS, z->sessions++);
+	unsigned int i;
+
+	memset(&z->s, 0, sizeof(z->s));
+	if (getrandom(z->s.uuid, sizeof(z->s.uuid), 0) < 0)
+		for (i = 0; i < sizeof(z->s.uuid); i++)
+			z->s.uuid[i] = craft_rand(&r);
+	uuid_v4(z->s.uuid);
+	z->s.features = PROTO_F_MSG | (craft_chance(&r, 50) ? PROTO_F_RMA : 0);
+}
+
+/* The request of the session's next connection: the next generation. */
+static void fz_req(struct fuzz *z, struct conn_req *req)
+{
+	craft_req_pack(req, PROTO_MAGIC, PROTO_MAJOR, CLT_DEPTH, z->s.features,
+		       SEG_SIZE);
+	memcpy(req->sess_uuid, z->s.uuid, sizeof(req->sess_uuid));
+	req->generation = htole64(++z->s.gen);
+}
+
+/* Keep what carries over to the session's next connection; close this one. */
+static void fz_drop(struct fuzz *z, struct peer *p)
+{
+	if (p->synced) {
+		z->s.snd_nxt = p->snd_nxt;
+		z->s.snd_una = p->snd_una;
+		z->s.rcv_nxt = p->rcv_nxt;
+	}
+	z->dups += p->nr_dup;
+	p->chans = NULL;	/* the session's */
+	peer_close(p);
+}
+
+/*
+ * A connect request of the session's, its private data fuzzed, on a
+ * connection of its own; the answer is counted and judged. A session it
+ * opened by chance is closed at once; one it continued is left to the
+ * server (it sees the disconnect), its generation taken.
+ */
+static void fz_cm_fuzz(struct fuzz *z, __u64 *r)
+{
+	enum rdma_cm_event_type type = RDMA_CM_EVENT_CONNECT_ERROR;
+	union {
+		struct conn_rep rep;
+		struct conn_rej rej;
+	} u;
+	struct conn_req req;
+	__u8 len = sizeof(req);
+	char what[256];
+	bool answered;
+	struct peer q;
+	int reason;
+
+	fz_req(z, &req);
+	craft_fuzz_req(r, &req, &len, what, sizeof(what));
+	/* What a CM that pads private data hands the server. */
+	memset((__u8 *)&req + len, 0, sizeof(req) - len);
+	memset(&q, 0, sizeof(q));
+	if (peer_setup(&q)) {
+		peer_close(&q);
+		return;
+	}
+	z->f.cm_fuzzed++;
+	if (craft_connect(&q.c, len ? &req : NULL, len, true)) {
+		/* librdmacm would not send it */
+		z->f.cm_other++;
+		peer_close(&q);
+		return;
+	}
+	answered = !craft_cm_next(&q.c, FZ_CM_MS, &type, NULL, &u, sizeof(u));
+	reason = craft_fuzz_req_answer(&z->f, type, &u.rej, answered);
+	craft_fuzz_req_judge(&z->f, &req, len, answered, type, reason, what);
+	if (answered && type == RDMA_CM_EVENT_ESTABLISHED) {
+		if (!memcmp(req.sess_uuid, z->s.uuid, sizeof(req.sess_uuid))) {
+			if (le64toh(req.generation) > z->s.gen)
+				z->s.gen = le64toh(req.generation);
+		} else if (le32toh(u.rep.features) & PROTO_F_MSG) {
+			craft_sess_close(&q.c, q.c.tx);
+		}
+	}
+	peer_close(&q);
+}
+
+/*
+ * One connection of the fuzz's session (after a fuzzed connect request,
+ * now and then), live as the kernel client makes it: the first ACK, then
+ * the server's first message, which says where its receiving stands.
+ */
+static enum fz_dial fz_connect(struct fuzz *z, struct peer *p)
+{
+	__u64 r = mix2(z->f.seed ^ FZ_SALT_CONN, z->attempts++);
+	enum rdma_cm_event_type type;
+	union {
+		struct conn_rep rep;
+		struct conn_rej rej;
+	} u;
+	struct conn_req req;
+	int status = 0;
+	__u32 features;
+	long long end;
+
+	if (!z->no_cm && craft_chance(&r, FZ_CM_PERCENT))
+		fz_cm_fuzz(z, &r);
+	memset(p, 0, sizeof(*p));
+	if (peer_setup(p))
+		return FZ_HOST;
+	fz_req(z, &req);
+	if (craft_connect(&p->c, &req, sizeof(req), true)) {
+		complain("rdma_connect to %s:%s: %m", host, port);
+		return FZ_HOST;
+	}
+	if (craft_cm_next(&p->c, TIMEOUT_MS, &type, &status, &u, sizeof(u))) {
+		complain("no answer from %s:%s in %d s", host, port,
+			 TIMEOUT_MS / 1000);
+		return FZ_NOBODY;
+	}
+	if (type == RDMA_CM_EVENT_REJECTED) {
+		unsigned int reason = le16toh(u.rej.reason);
+
+		if (le16toh(u.rej.magic) != PROTO_MAGIC) {
+			complain("%s:%s: refused (status %d), no rdmx listener?",
+				 host, port, status);
+			return FZ_NOBODY;
+		}
+		if (reason == REJ_BUSY) {
+			z->f.busy++;
+			return FZ_BUSY;
+		}
+		/* STALE: the session closed (a CLOSE) or its generations ran out. */
+		if (reason != REJ_STALE)
+			craft_fuzz_anomaly(&z->f, "refused a valid request (generation %llu): %s",
+					   (unsigned long long)z->s.gen,
+					   craft_rej_str(reason));
+		fz_new_session(z);
+		return FZ_AGAIN;
+	}
+	if (type != RDMA_CM_EVENT_ESTABLISHED) {
+		note("fuzz: connect: %s, status %d", rdma_event_str(type),
+		     status);
+		return FZ_AGAIN;
+	}
+	p->depth = le16toh(u.rep.queue_depth);
+	p->max_msg = le32toh(u.rep.max_msg_size);
+	features = le32toh(u.rep.features);
+	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
+	    (u.rep.minor == PROTO_MINOR && !rep_reserved_zero(&u.rep)) ||
+	    p->depth <= CREDITS_RESERVED || p->depth > CLT_DEPTH ||
+	    le16toh(u.rep.nr_qps) != 1 || !(features & PROTO_F_MSG) ||
+	    (features & ~z->s.features) || p->max_msg < SEG_SIZE ||
+	    le64toh(u.rep.generation) != z->s.gen) {
+		craft_fuzz_anomaly(&z->f, "accept: depth %u qps %u features %#x max %u gen %llu",
+				   p->depth, le16toh(u.rep.nr_qps), features,
+				   p->max_msg,
+				   (unsigned long long)le64toh(u.rep.generation));
+		fz_new_session(z);
+		return FZ_AGAIN;
+	}
+
+	/* Live, with the session's sequence numbers and channels. */
+	p->fuzz = true;
+	p->fz = &z->f;
+	p->chans = z->s.chans;
+	p->nr_chans = FZ_CHANS;
+	p->snd_nxt = z->s.snd_nxt;
+	p->snd_una = z->s.snd_una;
+	p->rcv_nxt = z->s.rcv_nxt;
+	p->avail = p->depth;
+	p->repost = true;
+	p->behave = true;
+	if (send_msg(p, MSG_ACK, 0, 0, NULL, 0)) {
+		complain("posting the first ACK: %m");
+		return FZ_AGAIN;
+	}
+	end = now_ms() + FZ_SYNC_MS;
+	while (!p->synced && !peer_gone(p) && now_ms() < end) {
+		pump(p);
+		usleep(100);
+	}
+	if (!p->synced && peer_gone(p)) {
+		/*
+		 * Ended before a word: the ack of the first ACK is outside
+		 * the server's window, a fuzzed ack having moved one side
+		 * only. The other value, then a new session.
+		 */
+		z->live_lost++;
+		if (z->s.alt)
+			z->s.rcv_nxt = z->s.alt_ack;
+		else
+			fz_new_session(z);
+		z->s.alt = false;
+		return FZ_AGAIN;
+	}
+	p->synced = true;
+	z->s.alt = false;
+	z->f.connects++;
+	return FZ_LIVE;
+}
+
+/* The server's id of an open channel; now and then, or lacking one, any. */
+static __u32 fz_rchan(const struct peer *p, __u64 *r)
+{
+	unsigned int i, n = 0, pick;
+
+	for (i = 0; i < p->nr_chans; i++)
+		n += p->chans[i].open && p->chans[i].replied;
+	if (!n || craft_chance(r, 10))
+		return 1 + craft_below(r, 2 * FZ_CHANS);
+	pick = craft_below(r, n);
+	for (i = 0; i < p->nr_chans; i++)
+		if (p->chans[i].open && p->chans[i].replied && !pick--)
+			break;
+	return p->chans[i].rchan;
+}
+
+/* A local id for an OPEN: a free one, or any when all are taken. */
+static __u32 fz_free_chan(const struct peer *p, __u64 *r)
+{
+	unsigned int i, start = craft_below(r, p->nr_chans);
+
+	for (i = 0; i < p->nr_chans; i++)
+		if (!p->chans[(start + i) % p->nr_chans].open)
+			return (start + i) % p->nr_chans + 1;
+	return start + 1;
+}
+
+/*
+ * A valid frame of a random type, as this peer would send it now, in @fr;
+ * returns its length. The channels it opens and shuts are noted. A CLOSE,
+ * which ends the connection, only for a @hostile frame.
+ */
+static size_t fz_build(struct peer *p, __u64 *r, __u8 *fr, bool hostile)
+{
+	struct msg_hdr *h = (void *)fr;
+	__u8 *pl = fr + sizeof(*h);
+	unsigned int i, w = craft_below(r, 100);
+	__u32 len = 0, chan = 0;
+	__u8 type, flags = 0;
+
+	for (i = 0; i < ARRAY_SIZE(fz_types) - 1 && w >= fz_types[i].weight; i++)
+		w -= fz_types[i].weight;
+	type = fz_types[i].type;
+	if (type == MSG_CLOSE && !hostile)
+		type = fz_types[craft_below(r, ARRAY_SIZE(fz_types) - 1)].type;
+	switch (type) {
+	case MSG_DATA:
+		chan = fz_rchan(p, r);
+		len = craft_below(r, FZ_DATA_MAX + 1);
+		if (len && craft_chance(r, 25))
+			flags = MSG_F_MORE;
+		for (i = 0; i < len; i++)
+			pl[i] = craft_rand(r);
+		break;
+	case MSG_OPEN: {
+		struct chan_open *op = (void *)pl;
+		__u32 id = fz_free_chan(p, r);
+
+		memset(op, 0, sizeof(*op));
+		op->chan = htole32(id);
+		if (craft_chance(r, 85))
+			memcpy(op->service, RDMX_SERVICE_ECHO,
+			       sizeof(RDMX_SERVICE_ECHO));
+		else
+			snprintf((char *)op->service, sizeof(op->service),
+				 "rdmx-msgcraft.%u", craft_below(r, 1000));
+		p->chans[id - 1].open = true;
+		p->chans[id - 1].replied = false;
+		len = sizeof(*op);
+		break;
+	}
+	case MSG_OPEN_REP: {
+		struct chan_open_rep *rep = (void *)pl;
+
+		memset(rep, 0, sizeof(*rep));
+		chan = craft_chance(r, 50) ? fz_rchan(p, r) :
+		       1 + craft_below(r, 2 * FZ_CHANS);
+		if (craft_chance(r, 60))
+			rep->chan = htole32(1 + craft_below(r, FZ_CHANS));
+		else
+			rep->status = htole32(1 + craft_below(r, OPEN_NR_STATUS - 1));
+		len = sizeof(*rep);
+		break;
+	}
+	case MSG_SHUT:
+		chan = fz_rchan(p, r);
+		for (i = 0; i < p->nr_chans; i++)
+			if (p->chans[i].open && p->chans[i].rchan == chan)
+				p->chans[i].open = false;
+		break;
+	case MSG_IMMED:
+		chan = fz_rchan(p, r);
+		len = sizeof(__le32);
+		craft_put_le(pl, craft_rand(r), len);
+		break;
+	default:	/* control messages carry nothing */
+		break;
+	}
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->flags = flags;
+	h->credits = htole16(p->rx_owed < 0xffff ? p->rx_owed : 0xffff);
+	h->seq = htole32(type_sequenced(type) ? p->snd_nxt : 0);
+	h->ack = htole32(p->rcv_nxt);
+	h->len = htole32(len);
+	h->chan = htole32(chan);
+	return sizeof(*h) + len;
+}
+
+/* A header field of a frame set to a value worth trying; said in @what. */
+static size_t fz_mutate_hdr(const struct peer *p, __u64 *r, __u8 *fr,
+			    size_t len, char *what, size_t size)
+{
+	unsigned int k, w = craft_below(r, 13), off, bytes;
+	bool near = craft_chance(r, 60);
+	__u64 cur, v;
+	size_t nl;
+
+	k = 0;
+	while (k < ARRAY_SIZE(fz_hdr_fields) - 1 && w >= fz_hdr_fields[k].weight)
+		w -= fz_hdr_fields[k++].weight;
+	off = fz_hdr_fields[k].off;
+	bytes = fz_hdr_fields[k].size;
+	cur = craft_get_le(fr + off, bytes);
+
+	if (!strcmp(fz_hdr_fields[k].name, "len") && craft_chance(r, 40)) {
+		/* A payload of another length, and a len that says so. */
+		static const __u32 lens[] = { 0, 1, 3, 4, 5, 15, 16, 17, 71, 72, 73 };
+
+		nl = near ? lens[craft_below(r, ARRAY_SIZE(lens))] :
+		     craft_below(r, TX_SLOT - sizeof(struct msg_hdr) + 1);
+		if (sizeof(struct msg_hdr) + nl > len)
+			memset(fr + len, 0, sizeof(struct msg_hdr) + nl - len);
+		craft_put_le(fr + off, nl, bytes);
+		snprintf(what, size, "payload of %zu bytes, len too", nl);
+		return sizeof(struct msg_hdr) + nl;
+	}
+	v = craft_interesting(r, cur, bytes);
+	if (near) {
+		switch (off) {
+		case offsetof(struct msg_hdr, type):
+			v = 1 + craft_below(r, MSG_NR_TYPES - 1);
+			break;
+		case offsetof(struct msg_hdr, flags):
+			/* MORE, mostly: on DATA with a payload, still valid */
+			v = cur ^ (craft_chance(r, 70) ? MSG_F_MORE :
+				   BIT(craft_below(r, 8)));
+			break;
+		case offsetof(struct msg_hdr, credits): {
+			/* fewer than owed, the rest owed on; or more */
+			const __u64 c[] = { 0, cur / 2, p->rx_owed + 1,
+					    CLT_DEPTH + 1 };
+
+			v = c[craft_below(r, ARRAY_SIZE(c))];
+			break;
+		}
+		case offsetof(struct msg_hdr, seq): {
+			/* duplicates (dropped), a gap, a control's 0 */
+			const __u32 s[] = { p->snd_nxt - 1, p->snd_nxt - 2,
+					    p->snd_nxt + 1, 0 };
+
+			v = s[craft_below(r, ARRAY_SIZE(s))];
+			break;
+		}
+		case offsetof(struct msg_hdr, ack): {
+			/* the edges of the window, and past them */
+			const __u32 a[] = { p->ack_sent, p->rcv_nxt,
+					    p->rcv_nxt + 1, p->ack_sent - 1 };
+
+			v = a[craft_below(r, ARRAY_SIZE(a))];
+			break;
+		}
+		case offsetof(struct msg_hdr, chan):
+			/* another channel, one nobody has, or none */
+			v = craft_chance(r, 20) ? 0 : fz_rchan(p, r);
+			break;
+		default:
+			break;
+		}
+	}
+	craft_put_le(fr + off, v, bytes);
+	snprintf(what, size, "%s %#llx", fz_hdr_fields[k].name,
+		 (unsigned long long)v);
+	return len;
+}
+
+/* A field of an OPEN's or OPEN_REP's payload, or bytes of another's. */
+static void fz_mutate_payload(__u64 *r, __u8 *fr, size_t len, char *what,
+			      size_t size)
+{
+	const struct msg_hdr *h = (const void *)fr;
+	__u8 *pl = fr + sizeof(*h);
+	size_t pl_len = len - sizeof(*h), n;
+
+	if (h->type == MSG_OPEN && pl_len >= sizeof(struct chan_open)) {
+		struct chan_open *op = (void *)pl;
+		char *svc = (char *)op->service;
+
+		n = strnlen(svc, sizeof(op->service));
+		switch (craft_below(r, 9)) {
+		case 0:
+			op->chan = htole32(craft_interesting(r, le32toh(op->chan), 4));
+			snprintf(what, size, "OPEN chan %u", le32toh(op->chan));
+			return;
+		case 1:
+			op->reserved = htole32(1 + craft_below(r, 0xffff));
+			snprintf(what, size, "OPEN reserved set");
+			return;
+		case 2:
+			memset(svc, 0, sizeof(op->service));
+			break;
+		case 3:
+			if (n)
+				svc[craft_below(r, n)] = craft_rand(r);
+			break;
+		case 4:
+			memset(svc, 'a', sizeof(op->service));
+			break;
+		case 5:
+			if (n + 1 < sizeof(op->service))
+				svc[n + 1 + craft_below(r, sizeof(op->service) - n - 1)] =
+					1 + craft_below(r, 255);
+			break;
+		case 6:
+			memset(svc, 0, sizeof(op->service));
+			memset(svc, 'x', sizeof(op->service) - 1);
+			break;
+		case 7:
+			svc[0] = 0xe9;	/* Latin-1, as the kernel's ctype takes it */
+			break;
+		default:
+			memset(svc, 0, sizeof(op->service));
+			memcpy(svc, "RDMX.ECHO", 9);
+			break;
+		}
+		snprintf(what, size, "OPEN service \"%.20s\"", svc);
+		return;
+	}
+	if (h->type == MSG_OPEN_REP && pl_len >= sizeof(struct chan_open_rep)) {
+		struct chan_open_rep *rep = (void *)pl;
+
+		switch (craft_below(r, 3)) {
+		case 0:
+			rep->chan = htole32(craft_interesting(r, le32toh(rep->chan), 4));
+			break;
+		case 1:
+			rep->status = htole32(craft_chance(r, 50) ?
+					      craft_below(r, OPEN_NR_STATUS + 1) :
+					      craft_interesting(r, 0, 4));
+			break;
+		default:
+			rep->reserved[craft_below(r, sizeof(rep->reserved))] =
+				1 + craft_below(r, 255);
+			break;
+		}
+		snprintf(what, size, "OPEN_REP chan %u status %u, reserved %s",
+			 le32toh(rep->chan), le32toh(rep->status),
+			 craft_get_le(rep->reserved, sizeof(rep->reserved)) ?
+			 "set" : "0");
+		return;
+	}
+	craft_mangle(r, pl, pl_len, pl_len, CRAFT_RANDOM_BYTES);
+	snprintf(what, size, "payload bytes");
+}
+
+/*
+ * Mutate frame @fr (@len bytes, room for TX_SLOT) one to three times: a
+ * header field, a payload field, or its bytes (cut, extended, replaced,
+ * flipped). Returns the new length; @what says what was done.
+ */
+static size_t fz_mutate(const struct peer *p, __u64 *r, __u8 *fr,
+			size_t len, char *what, size_t size)
+{
+	unsigned int i, n = craft_chance(r, 75) ? 1 : craft_chance(r, 80) ? 2 : 3;
+	static const char *const mangles[] = {
+		[CRAFT_TRUNCATE] = "cut to", [CRAFT_EXTEND] = "extended to",
+		[CRAFT_RANDOM_BYTES] = "bytes replaced,",
+		[CRAFT_BIT_FLIPS] = "bits flipped,",
+	};
+	char one[96];
+	size_t at = 0;
+
+	*what = 0;
+	for (i = 0; i < n && at < size; i++) {
+		unsigned int k = craft_below(r, 100);
+
+		if (k >= 50 && k < 85 && len > sizeof(struct msg_hdr)) {
+			fz_mutate_payload(r, fr, len, one, sizeof(one));
+		} else if (k < 85 && len >= sizeof(struct msg_hdr)) {
+			len = fz_mutate_hdr(p, r, fr, len, one, sizeof(one));
+		} else {
+			enum craft_mangle how = craft_below(r, CRAFT_NR_MANGLES);
+			bool follow = craft_chance(r, 50);
+
+			len = craft_mangle(r, fr, len, TX_SLOT, how);
+			if (follow && len >= sizeof(struct msg_hdr))
+				craft_put_le(fr + offsetof(struct msg_hdr, len),
+					     len - sizeof(struct msg_hdr), 4);
+			snprintf(one, sizeof(one), "%s %zu bytes%s", mangles[how],
+				 len, follow && len >= sizeof(struct msg_hdr) ?
+				 ", len too" : "");
+		}
+		at += snprintf(what + at, size - at, "%s%s", i ? "; " : "", one);
+	}
+	return len;
+}
+
+/* A DATA payload of @hl bytes: what is there, random bytes after it. */
+static size_t fz_edge_data_len(__u64 *r, __u8 *fr, __u32 hl, char *one,
+			       size_t size)
+{
+	struct msg_hdr *h = (void *)fr;
+	__u32 i;
+
+	for (i = le32toh(h->len); i < hl; i++)
+		fr[sizeof(*h) + i] = craft_rand(r);
+	h->len = htole32(hl);
+	if (!hl)
+		h->flags &= ~MSG_F_MORE;
+	snprintf(one, size, "DATA of %u bytes%s", hl,
+		 h->flags & MSG_F_MORE ? ", MORE" : "");
+	return sizeof(*h) + hl;
+}
+
+/* An OPEN of a service name at the edges, or an OPEN_REP that refuses. */
+static void fz_edge_open(__u64 *r, __u8 *fr, char *one, size_t size)
+{
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	const struct msg_hdr *h = (const void *)fr;
+	__u8 *pl = fr + sizeof(*h);
+	unsigned int i, n;
+
+	if (h->type == MSG_OPEN) {
+		struct chan_open *op = (void *)pl;
+
+		/* The longest name there can be, or one byte; no such service. */
+		n = craft_chance(r, 50) ? RDMX_SERVICE_LEN - 1 : 1;
+		memset(op->service, 0, sizeof(op->service));
+		for (i = 0; i < n; i++)
+			op->service[i] = chars[craft_below(r, sizeof(chars) - 1)];
+		snprintf(one, size, "OPEN of a service of %u bytes", n);
+	} else {
+		struct chan_open_rep *rep = (void *)pl;
+
+		memset(rep, 0, sizeof(*rep));
+		if (craft_chance(r, 50))
+			rep->status = htole32(1 + craft_below(r, OPEN_NR_STATUS - 1));
+		else
+			rep->chan = htole32(0xffffffff);
+		snprintf(one, size, "OPEN_REP chan %u status %u",
+			 le32toh(rep->chan), le32toh(rep->status));
+	}
+}
+
+/*
+ * Move frame @fr (@len bytes, room for FZ_SLOT) to an edge the server
+ * must take, the connection kept, once or twice: a grant of none or of
+ * some of the buffers owed, an ack anywhere from the last one sent to
+ * what arrived, a duplicate sequence number (as far back as 2^31 - 1), a
+ * DATA of none, one, 1 KiB or a whole segment, MORE set or cleared, an
+ * IMMED of 0 or ~0, a channel nobody has, an OPEN of a service of 63
+ * bytes or of one, an OPEN_REP that refuses or answers for a channel
+ * nobody has. Returns the new length; @what says what was done.
+ */
+static size_t fz_edge(struct peer *p, __u64 *r, __u8 *fr, size_t len,
+		      char *what, size_t size)
+{
+	static const __u32 chans[] = { 0xffffffff, 0x80000000,
+				       2 * FZ_CHANS + 1 };
+	static const __u32 data_lens[] = { 0, 1, FZ_DATA_MAX, SEG_SIZE - 1,
+					   SEG_SIZE };
+	struct msg_hdr *h = (void *)fr;
+	__u8 *pl = fr + sizeof(*h);
+	unsigned int i, k, n = craft_chance(r, 70) ? 1 : 2;
+	bool seqd = type_sequenced(h->type);
+	__u32 v, span, owed, id;
+	char one[96];
+	size_t at;
+
+	at = snprintf(what, size, "edge: ");
+	for (i = 0; i < n && at < size; i++) {
+		k = craft_below(r, 8);
+		if (k == 1) {
+			/* From the server's oldest unacknowledged on. */
+			span = p->rcv_nxt - p->ack_sent;
+			v = craft_chance(r, 50) ? p->ack_sent :
+			    p->ack_sent + craft_below(r, span + 1);
+			h->ack = htole32(v);
+			snprintf(one, sizeof(one), "ack %u of [%u, %u]", v,
+				 p->ack_sent, p->rcv_nxt);
+		} else if (k == 2 && seqd) {
+			v = craft_chance(r, 50) ? craft_below(r, 16) :
+			    craft_below(r, 0x7fffffff);
+			v = p->snd_nxt - 1 - v;
+			h->seq = htole32(v);
+			/*
+			 * Dropped: the channel an OPEN named stays free (its
+			 * OPEN_REP, should the edge be undone, opens it).
+			 */
+			id = h->type == MSG_OPEN ?
+			     le32toh(((struct chan_open *)pl)->chan) : 0;
+			if (id && id <= p->nr_chans)
+				p->chans[id - 1].open = false;
+			snprintf(one, sizeof(one), "seq %u, a duplicate (next %u)",
+				 v, p->snd_nxt);
+		} else if (k == 3 && h->type == MSG_DATA) {
+			/* A whole segment one time in five. */
+			v = craft_below(r, craft_chance(r, 20) ? 5 : 3);
+			len = fz_edge_data_len(r, fr, data_lens[v], one,
+					       sizeof(one));
+		} else if (k == 4 && h->type == MSG_DATA && le32toh(h->len)) {
+			h->flags ^= MSG_F_MORE;
+			snprintf(one, sizeof(one), "MORE %s",
+				 h->flags & MSG_F_MORE ? "set" : "cleared");
+		} else if (k == 4 && h->type == MSG_IMMED) {
+			craft_put_le(pl, craft_chance(r, 50) ? 0 : 0xffffffff, 4);
+			snprintf(one, sizeof(one), "IMMED %#x",
+				 (unsigned int)craft_get_le(pl, 4));
+		} else if (k == 5 && (h->type == MSG_DATA ||
+				      h->type == MSG_IMMED ||
+				      h->type == MSG_OPEN_REP)) {
+			h->chan = htole32(chans[craft_below(r, ARRAY_SIZE(chans))]);
+			snprintf(one, sizeof(one), "chan %u, nobody's",
+				 le32toh(h->chan));
+		} else if (k == 6 && (h->type == MSG_OPEN ||
+				      h->type == MSG_OPEN_REP)) {
+			fz_edge_open(r, fr, one, sizeof(one));
+		} else if (k == 7) {
+			snprintf(one, sizeof(one), "none");
+		} else {
+			owed = p->rx_owed < 0xffff ? p->rx_owed : 0xffff;
+			v = craft_chance(r, 50) ? 0 : craft_below(r, owed + 1);
+			h->credits = htole16(v);
+			snprintf(one, sizeof(one), "credits %u of %u owed", v,
+				 p->rx_owed);
+		}
+		at += snprintf(what + at, size - at, "%s%s", i ? "; " : "", one);
+	}
+	return len;
+}
+
+/* As rdmx_service_name_valid() over the 64 bytes of an OPEN's name. */
+static bool fz_service_ok(const __u8 *name)
+{
+	size_t n = strnlen((const char *)name, RDMX_SERVICE_LEN), i;
+
+	if (!n || n == RDMX_SERVICE_LEN)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') ||
+		      name[i] == '.' || name[i] == '_' || name[i] == '-'))
+			return false;
+	for (; i < RDMX_SERVICE_LEN; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+
+/*
+ * What rdmx_msg_hdr_parse(), rdmx_sess_rx() and the payload parsers must
+ * make of frame @fr (@len bytes), about to go out on @p: take it (answer,
+ * or drop it quietly), or end the connection; or either (a grant or an
+ * ack this side cannot tell about: messages in flight). *@why is the rule.
+ */
+static enum fz_verdict fz_expect(const struct peer *p, const __u8 *fr,
+				 size_t len, const char **why)
+{
+	const struct msg_hdr *h = (const void *)fr;
+	const __u8 *pl = fr + sizeof(*h);
+	enum fz_verdict v = FZ_TAKES;
+	__u32 hl, seq, ack, chan, st, rchan;
+	__u16 credits;
+
+	*why = "a malformed header";
+	if (len < sizeof(*h))
+		return FZ_ENDS;
+	hl = le32toh(h->len);
+	seq = le32toh(h->seq);
+	ack = le32toh(h->ack);
+	chan = le32toh(h->chan);
+	credits = le16toh(h->credits);
+	if (h->type < MSG_DATA || h->type >= MSG_NR_TYPES || h->reserved ||
+	    hl != len - sizeof(*h) ||
+	    (h->flags & ~(h->type == MSG_DATA ? MSG_F_MORE : 0)))
+		return FZ_ENDS;
+	switch (h->type) {
+	case MSG_DATA:
+		if (!chan || (!hl && (h->flags & MSG_F_MORE)) || hl > SEG_SIZE)
+			return FZ_ENDS;
+		break;
+	case MSG_OPEN:
+		if (chan || hl != sizeof(struct chan_open))
+			return FZ_ENDS;
+		break;
+	case MSG_OPEN_REP:
+		if (!chan || hl != sizeof(struct chan_open_rep))
+			return FZ_ENDS;
+		break;
+	case MSG_SHUT:
+		if (!chan || hl)
+			return FZ_ENDS;
+		break;
+	case MSG_IMMED:
+		if (!chan || hl != sizeof(__le32))
+			return FZ_ENDS;
+		break;
+	default:
+		if (seq || chan || hl)
+			return FZ_ENDS;
+		break;
+	}
+	*why = "credits beyond the queue";
+	if (credits > CLT_DEPTH)
+		return FZ_ENDS;
+	if (credits > p->rx_owed)
+		v = FZ_MAY;
+	/* The server's oldest unacknowledged is the last ack it took. */
+	*why = "an ack outside the window";
+	if (seq_before(ack, p->ack_sent))
+		return FZ_ENDS;
+	if (seq_before(p->rcv_nxt, ack))
+		v = FZ_MAY;
+	if (type_sequenced(h->type)) {
+		*why = "a sequence gap";
+		if (seq_before(p->snd_nxt, seq))
+			return FZ_ENDS;
+		*why = "a duplicate";
+		if (seq != p->snd_nxt)
+			return v;
+		*why = "a malformed OPEN";
+		if (h->type == MSG_OPEN &&
+		    (!le32toh(((const struct chan_open *)pl)->chan) ||
+		     ((const struct chan_open *)pl)->reserved ||
+		     !fz_service_ok(((const struct chan_open *)pl)->service)))
+			return FZ_ENDS;
+		*why = "a malformed OPEN_REP";
+		if (h->type == MSG_OPEN_REP) {
+			const struct chan_open_rep *rep = (const void *)pl;
+			unsigned int i;
+
+			st = le32toh(rep->status);
+			rchan = le32toh(rep->chan);
+			if (st >= OPEN_NR_STATUS ||
+			    (st == OPEN_OK ? !rchan : rchan))
+				return FZ_ENDS;
+			for (i = 0; i < sizeof(rep->reserved); i++)
+				if (rep->reserved[i])
+					return FZ_ENDS;
+		}
+	} else if (h->type == MSG_CLOSE) {
+		/* Taken or not (a grant, an ack), the connection ends. */
+		*why = "a CLOSE";
+		return FZ_CLOSES;
+	}
+	*why = v == FZ_MAY ? "a grant or an ack ahead of what arrived" :
+	       "a valid frame";
+	return v;
+}
+
+/*
+ * Post frame @fr (@len bytes), out of the fuzz's slot (free again: the
+ * last frame's SEND is done), and keep the books as the server will if it
+ * takes it: the grant, the ack, a sequence number. An ack ahead of what
+ * arrived is believed (what is missing below it is dropped when it comes);
+ * should the server not have taken it, the old value is tried when the
+ * session goes live again.
+ */
+static int fz_post(struct fuzz *z, struct peer *p, const __u8 *fr,
+		   size_t len)
+{
+	const struct msg_hdr *h = (const void *)fr;
+	__u8 *slot = p->c.tx + SQ_DEPTH * TX_SLOT;
+	__u16 credits;
+	__u32 ack;
+
+	assert(len <= FZ_SLOT);
+	memcpy(slot, fr, len);
+	if (post_from(p, slot, len))
+		return -1;
+	if (len < sizeof(*h))
+		return 0;
+	credits = le16toh(h->credits);
+	ack = le32toh(h->ack);
+	p->rx_owed -= credits < p->rx_owed ? credits : p->rx_owed;
+	p->ack_sent = ack;
+	if (type_sequenced(h->type) && le32toh(h->seq) == p->snd_nxt)
+		p->snd_nxt++;
+	if (seq_before(p->rcv_nxt, ack)) {
+		z->s.alt_ack = p->rcv_nxt;
+		z->s.alt = true;
+		p->rcv_nxt = ack;
+	}
+	return 0;
+}
+
+/*
+ * Pump until the server has taken the last frame, the credit it used
+ * granted back (every SEND the server takes, it reposts and grants), or
+ * has ended the connection, or FZ_SETTLE_MS have passed.
+ */
+static enum fz_react fz_settle(struct peer *p)
+{
+	long long end = now_ms() + FZ_SETTLE_MS;
+
+	for (;;) {
+		pump(p);
+		if (peer_gone(p))
+			return FZ_ENDED;
+		if (p->tx_done == p->tx_posted && p->credits_got >= p->tx_posted)
+			return FZ_TAKEN;
+		if (now_ms() > end)
+			return FZ_SILENT;
+		usleep(100);
+	}
+}
+
+/*
+ * Frame @i (of seed z->f.seed): built, then hostile (mutated, in rounds,
+ * until the server must end the connection) or moved to an edge the
+ * server must take (and undone, should the mirror say otherwise); sent,
+ * judged.
+ */
+static bool fz_frame(struct fuzz *z, struct peer *p, unsigned long long i)
+{
+	static __u8 fr[FZ_SLOT], built[FZ_SLOT];
+	bool hostile = craft_fuzz_hostile(&z->f, i), undone = false;
+	__u64 r = mix2(z->f.seed, i);
+	enum fz_verdict verdict;
+	size_t len, at, built_len;
+	char what[256], one[256];
+	enum fz_react react;
+	unsigned int refused;
+	enum wait_result wr;
+	unsigned int round;
+	const char *why;
+
+	wr = wait_send(p, false, false, FZ_SETTLE_MS);
+	if (wr == WAIT_GONE)
+		return false;
+	if (wr == WAIT_TIMEOUT) {
+		/* The last frame was taken: its credit came back, not others. */
+		craft_fuzz_anomaly(&z->f, "before frame %llu: no credit granted back in %d s",
+				   i, FZ_SETTLE_MS / 1000);
+		return false;
+	}
+	len = fz_build(p, &r, fr, hostile);
+	if (hostile) {
+		*what = 0;
+		for (round = 0; round < CRAFT_MUTATE_ROUNDS; round++) {
+			len = fz_mutate(p, &r, fr, len, one, sizeof(one));
+			at = strlen(what);
+			snprintf(what + at, sizeof(what) - at, "%s%s",
+				 round ? "; " : "", one);
+			verdict = fz_expect(p, fr, len, &why);
+			if (verdict == FZ_ENDS || verdict == FZ_CLOSES)
+				break;
+		}
+	} else {
+		memcpy(built, fr, len);
+		built_len = len;
+		len = fz_edge(p, &r, fr, len, what, sizeof(what));
+		verdict = fz_expect(p, fr, len, &why);
+		if (verdict != FZ_TAKES) {
+			/* Not an edge the server must take: as built. */
+			undone = true;
+			len = built_len;
+			memcpy(fr, built, len);
+			snprintf(what, sizeof(what), "valid, as built");
+			verdict = fz_expect(p, fr, len, &why);
+		}
+	}
+	refused = p->nr_refused;
+	if (fz_post(z, p, fr, len)) {
+		if (!post_failed_gone(p))
+			p->wc_err = -1;
+		return false;
+	}
+	z->f.frames++;
+	if (hostile) {
+		z->f.hostile++;
+	} else {
+		z->f.edgy++;
+		z->f.edgy_undone += undone;
+	}
+	react = fz_settle(p);
+	if (react == FZ_TAKEN && verdict == FZ_CLOSES) {
+		/* Its buffer may be granted back before the session closes. */
+		hold(p, FZ_SETTLE_MS);
+		if (peer_gone(p))
+			react = FZ_ENDED;
+	}
+	if (react == FZ_ENDED) {
+		z->f.disconnects++;
+		if (verdict == FZ_TAKES)
+			craft_fuzz_anomaly(&z->f, "frame %llu (%s), %s: ended the connection (%s)",
+					   i, what, why, gone_how(p));
+	} else if (react == FZ_SILENT) {
+		z->f.silent++;
+		note("fuzz: frame %llu (%s), %s: no answer in %d s, connection dropped",
+		     i, what, why, FZ_SETTLE_MS / 1000);
+	} else {
+		if (p->nr_refused != refused)
+			z->f.err_replies++;
+		else
+			z->f.ok_replies++;
+		if (verdict == FZ_ENDS || verdict == FZ_CLOSES)
+			craft_fuzz_anomaly(&z->f, "frame %llu (%s), %s: taken, the connection kept",
+					   i, what, why);
+	}
+	if (((react == FZ_ENDED && verdict == FZ_TAKES) || react == FZ_SILENT ||
+	     (react == FZ_TAKEN &&
+	      (verdict == FZ_ENDS || verdict == FZ_CLOSES))) &&
+	    z->hex_notes++ < FZ_HEX_NOTES)
+		craft_note_hex("fuzz: that frame", fr, len);
+	return react == FZ_TAKEN;
+}
+
+/*
+ * After the fuzz: a new session opens an echo channel and has a ping
+ * echoed, as a client would. 0 when it does; 1 when it does not; 2 when
+ * this host could not try.
+ */
+static int fz_alive(unsigned long long seed)
+{
+	static const char ping[] = "rdmx-msgcraft: still there after the fuzz?";
+	long long end = now_ms() + FZ_GIVE_UP_MS;
+	const char *why = "no connection";
+	static struct fuzz z;
+	enum fz_dial d;
+	struct peer p;
+	bool ok = false;
+
+	memset(&z, 0, sizeof(z));
+	memset(&p, 0, sizeof(p));
+	z.f.seed = seed;
+	z.no_cm = true;
+	fz_new_session(&z);
+	z.s.features = PROTO_F_MSG;
+	for (;;) {
+		d = fz_connect(&z, &p);
+		if (d == FZ_LIVE)
+			break;
+		fz_drop(&z, &p);
+		if (d == FZ_HOST)
+			return 2;
+		if (now_ms() > end)
+			goto out;
+		if (d == FZ_BUSY)
+			usleep(200 * 1000);
+	}
+	/* From here on, a client's checks of what the server sends. */
+	p.fuzz = false;
+	why = "OPEN of rdmx.echo refused or unanswered";
+	if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK ||
+	    send_open(&p, 1) || !wait_open_reps(&p, 1) ||
+	    p.chans[0].status != OPEN_OK)
+		goto out;
+	why = "no echo";
+	if (wait_send(&p, false, true, TIMEOUT_MS) != WAIT_OK ||
+	    send_msg(&p, MSG_DATA, 0, p.chans[0].rchan, ping, sizeof(ping)))
+		goto out;
+	end = now_ms() + TIMEOUT_MS;
+	while (!p.chans[0].echoed && !peer_gone(&p) && now_ms() < end) {
+		pump(&p);
+		usleep(100);
+	}
+	why = "the echo differs";
+	if (!p.chans[0].echoed || p.data_bytes != sizeof(ping) ||
+	    p.data_sum != fnv1a(0, ping, sizeof(ping))) {
+		if (!p.chans[0].echoed)
+			why = peer_gone(&p) ? gone_how(&p) : "no echo";
+		goto out;
+	}
+	ok = true;
+	/* Closed as a client closes, not left to the loss timeout. */
+	if (wait_send(&p, true, false, TIMEOUT_MS) == WAIT_OK &&
+	    !send_msg(&p, MSG_CLOSE, 0, 0, NULL, 0))
+		hold(&p, 1000);
+out:
+	if (ok)
+		report(true, "after the fuzz: a new session's echo channel echoes %zu bytes",
+		       sizeof(ping));
+	else
+		report(false, "after the fuzz: a new session's echo channel echoes a ping (%s)",
+		       why);
+	if (p.anomalies)
+		note("after the fuzz: %u anomalies in what the server sent",
+		     p.anomalies);
+	fz_drop(&z, &p);
+	return ok ? 0 : 1;
+}
+
+/*
+ * The wire fuzz: @count frames, or as many as @secs (0: no limit) allow,
+ * @hostile_pct percent of them hostile, on one session that reconnects as
+ * needed; then the summary and the check that the server still serves.
+ */
+static int mode_fuzz(unsigned long long seed, unsigned int count,
+		     unsigned int secs, unsigned int hostile_pct)
+{
+	static struct fuzz z;
+	long long deadline = secs ? now_ms() + secs * 1000LL : 0;
+	long long lost = 0;
+	unsigned long long i = 0;
+	bool live = false;
+	enum fz_dial d;
+	struct peer p;
+	int ret;
+
+	memset(&z, 0, sizeof(z));
+	memset(&p, 0, sizeof(p));
+	z.f.seed = seed;
+	z.f.hostile_pct = hostile_pct;
+	z.f.start_ms = now_ms();
+	fz_new_session(&z);
+	while (i < count && (!deadline || now_ms() < deadline)) {
+		if (!live) {
+			d = fz_connect(&z, &p);
+			if (d == FZ_LIVE) {
+				live = true;
+				lost = 0;
+				continue;
+			}
+			fz_drop(&z, &p);
+			/* Nothing ran: this host, or nobody there. */
+			if ((d == FZ_HOST || d == FZ_NOBODY) && !z.f.connects)
+				return 2;
+			if (!lost)
+				lost = now_ms();
+			if (now_ms() - lost > FZ_GIVE_UP_MS) {
+				note("fuzz: no connection for %d s: stopped",
+				     FZ_GIVE_UP_MS / 1000);
+				break;
+			}
+			/* A pause, longer for BUSY: the server tears down. */
+			usleep(d == FZ_BUSY ? 20 * 1000 : 2 * 1000);
+			continue;
+		}
+		live = fz_frame(&z, &p, i++);
+		if (!live)
+			fz_drop(&z, &p);
+	}
+	if (live) {
+		/* The session closed, as a client closes it. */
+		if (wait_send(&p, true, false, 1000) == WAIT_OK &&
+		    !send_msg(&p, MSG_CLOSE, 0, 0, NULL, 0))
+			hold(&p, 1000);
+		fz_drop(&z, &p);
+	}
+	note("fuzz: %llu sessions, %llu connections ended going live, %llu messages received twice",
+	     z.sessions, z.live_lost, z.dups);
+	craft_fuzz_summary(&z.f);
+	ret = fz_alive(seed);
+	return ret;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const struct {
@@ -1242,12 +2307,14 @@ static const struct {
 	{ "echo-stall", mode_echo_stall, 64, 1000000 },
 	{ "zero-segs", mode_zero_segs, 100000, 100000000 },
 	{ "open-flood", mode_open_flood, 10000, 1000000 },
+	{ "silent", mode_silent, 1, 1 },
 };
 
 static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rdmx-msgcraft [-p PORT] [-n COUNT] [-t SECONDS] MODE HOST\n"
+		"       rdmx-msgcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT] HOST\n"
 		"  Connects to the rdmx listener at HOST:PORT (default 7471) as one\n"
 		"  session of one lane, then misbehaves as MODE says. Prints TAP lines;\n"
 		"  exits 0 when all are ok, 1 when one is not, 2 when it cannot run.\n"
@@ -1260,41 +2327,84 @@ static void print_usage(FILE *f)
 		"  open-flood  send COUNT (default 10000) OPENs of rdmx.echo, never\n"
 		"              acknowledging, granting credits or reposting a\n"
 		"              receive, then hold the connection for SECONDS\n"
+		"  silent      connect and send nothing, not even the first ACK; the\n"
+		"              server must end the connection within SECONDS\n"
 		"  -p PORT     the listener's port\n"
 		"  -n COUNT    how many (see MODE)\n"
-		"  -t SECONDS  how long (see MODE; default 20)\n");
+		"  -t SECONDS  how long (see MODE; default 20)\n"
+		"  -F SEED     instead of a MODE, the wire fuzz: MSGS (default 10000)\n"
+		"              valid frames of random types, with a PRNG seeded by\n"
+		"              SEED, each either mutated (header and payload fields,\n"
+		"              truncation, extension, bytes) until the server must end\n"
+		"              the connection, or moved to an edge the server must\n"
+		"              take (grants, acks, duplicates, lengths, channels,\n"
+		"              names), reconnecting as the server drops the\n"
+		"              connection, and one connect request in ten with\n"
+		"              fuzzed private data; then a new session must get a\n"
+		"              ping echoed: exit 0 if it does, 1 if not\n"
+		"  -d SECONDS  the fuzz stops after SECONDS, if MSGS are not sent yet\n"
+		"  -m PERCENT  how many frames in a hundred are mutated until the\n"
+		"              server must end the connection (default 10); the\n"
+		"              others are valid, at the edges, and it stays\n");
+}
+
+/* A number of @opt's, from 1 to @max; else a complaint and false. */
+static bool parse_ulong(int opt, const char *arg, unsigned long max,
+			unsigned long *v)
+{
+	char *endp;
+
+	errno = 0;
+	*v = strtoul(arg, &endp, 10);
+	if (errno || *endp || !*v || *v > max) {
+		fprintf(stderr, "rdmx-msgcraft: -%c: 1 to %lu, not '%s'\n", opt,
+			max, arg);
+		return false;
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
-	unsigned long count = 0, secs = 20;
-	unsigned int m;
+	unsigned long count = 0, secs = 20, fuzz_secs = 0;
+	unsigned int hostile_pct = CRAFT_HOSTILE_PCT;
+	unsigned long long seed = 0;
+	bool fuzz = false;
+	unsigned int m = 0;
 	char *endp;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "hn:p:t:")) != -1) {
+	craft_prog = "rdmx-msgcraft";
+	while ((opt = getopt(argc, argv, "d:F:hm:n:p:t:")) != -1) {
 		switch (opt) {
+		case 'm':
+			if (!craft_parse_percent(optarg, &hostile_pct))
+				return 2;
+			break;
 		case 'p':
 			port = optarg;
 			break;
 		case 'n':
-			errno = 0;
-			count = strtoul(optarg, &endp, 10);
-			if (errno || *endp || !count || count > 100000000) {
-				fprintf(stderr, "rdmx-msgcraft: -n: 1 to 100000000, not '%s'\n",
-					optarg);
+			if (!parse_ulong(opt, optarg, 100000000, &count))
 				return 2;
-			}
 			break;
 		case 't':
+			if (!parse_ulong(opt, optarg, 3600, &secs))
+				return 2;
+			break;
+		case 'F':
 			errno = 0;
-			secs = strtoul(optarg, &endp, 10);
-			if (errno || *endp || !secs || secs > 3600) {
-				fprintf(stderr, "rdmx-msgcraft: -t: 1 to 3600, not '%s'\n",
+			seed = strtoull(optarg, &endp, 0);
+			if (errno || *endp || !*optarg) {
+				fprintf(stderr, "rdmx-msgcraft: -F: a number, not '%s'\n",
 					optarg);
 				return 2;
 			}
+			fuzz = true;
+			break;
+		case 'd':
+			if (!parse_ulong(opt, optarg, 86400, &fuzz_secs))
+				return 2;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -1304,36 +2414,45 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind != 2) {
+	if (argc - optind != (fuzz ? 1 : 2)) {
 		print_usage(stderr);
 		return 2;
 	}
-	for (m = 0; m < ARRAY_SIZE(modes); m++)
-		if (!strcmp(argv[optind], modes[m].name))
-			break;
-	if (m == ARRAY_SIZE(modes)) {
-		fprintf(stderr, "rdmx-msgcraft: unknown mode '%s'\n", argv[optind]);
-		print_usage(stderr);
-		return 2;
+	if (!fuzz) {
+		for (m = 0; m < ARRAY_SIZE(modes); m++)
+			if (!strcmp(argv[optind], modes[m].name))
+				break;
+		if (m == ARRAY_SIZE(modes)) {
+			fprintf(stderr, "rdmx-msgcraft: unknown mode '%s'\n",
+				argv[optind]);
+			print_usage(stderr);
+			return 2;
+		}
+		if (!count)
+			count = modes[m].count;
+		if (count > modes[m].count_max) {
+			fprintf(stderr, "rdmx-msgcraft: %s: -n: at most %u\n",
+				modes[m].name, modes[m].count_max);
+			return 2;
+		}
+	} else if (!count) {
+		count = 10000;
 	}
-	if (!count)
-		count = modes[m].count;
-	if (count > modes[m].count_max) {
-		fprintf(stderr, "rdmx-msgcraft: %s: -n: at most %u\n",
-			modes[m].name, modes[m].count_max);
+	host = argv[argc - 1];
+	if (craft_target(host, port))
 		return 2;
+	if (fuzz) {
+		note("fuzz: SEED %llu, MSGS %lu, SECONDS %lu, to %s:%s", seed,
+		     count, fuzz_secs, host, port);
+		note("fuzz: HOSTILE %u%%: frames mutated until the connection must end",
+		     hostile_pct);
+		ret = mode_fuzz(seed, count, fuzz_secs, hostile_pct);
+	} else {
+		note("%s: COUNT %lu, SECONDS %lu, to %s:%s", modes[m].name,
+		     count, secs, host, port);
+		ret = modes[m].run(count, secs);
 	}
-	host = argv[optind + 1];
-	ret = getaddrinfo(host, port, &hints, &dst);
-	if (ret) {
-		fprintf(stderr, "rdmx-msgcraft: %s:%s: %s\n", host, port,
-			gai_strerror(ret));
-		return 2;
-	}
-	note("%s: COUNT %lu, SECONDS %lu, to %s:%s", modes[m].name, count,
-	     secs, host, port);
-	ret = modes[m].run(count, secs);
-	freeaddrinfo(dst);
+	craft_target_free();
 	if (ret != 2)
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
 	return ret;

@@ -6,6 +6,7 @@
  *   rdmx-msgtest recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [options]
  *   rdmx-msgtest send [-p PORT] -S SERVICE -n COUNT [options] HOST
  *   rdmx-msgtest stream [-p PORT] -S SERVICE [options] HOST
+ *   rdmx-msgtest hold [-p PORT] -S SERVICE -n COUNT HOST
  *
  * The sender's message i (0-based) has a length and content that follow
  * from (seed, i) alone, so the receiver regenerates what message k must be
@@ -19,6 +20,10 @@
  * then reports the errno and how long after the last successful operation
  * (or the last SIGUSR1, whichever is later) the failure came: the test of
  * dead-peer detection sends SIGUSR1 when it kills the peer.
+ *
+ * "hold" opens COUNT channels at once, one descriptor each, and reports
+ * how many it got and why the first that failed did (a test of how many
+ * channels one user may hold).
  *
  * Exit status: 0 all good, 1 failure, 2 bad arguments.
  */
@@ -77,7 +82,7 @@
 #define TAG_BODY	0x626f6479ULL
 #define TAG_SHORT	0x73686f7274ULL
 
-enum mode { M_RECV = 1, M_SEND = 2, M_STREAM = 4 };
+enum mode { M_RECV = 1, M_SEND = 2, M_STREAM = 4, M_HOLD = 8 };
 
 struct opts {
 	enum mode mode;
@@ -1161,6 +1166,7 @@ static void print_usage(FILE *f)
 		"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST\n"
 		"       " PROG " stream [-p PORT] -S SERVICE [--pace-us US] [--wait SEC]\n"
 		"                    [--json FILE] [--dev PATH] HOST\n"
+		"       " PROG " hold [-p PORT] -S SERVICE -n COUNT [--dev PATH] HOST\n"
 		"\n"
 		"Checks that the rdmx message service delivers reliably, in order and\n"
 		"exactly once. Message i has a length and content that follow from the seed\n"
@@ -1175,6 +1181,9 @@ static void print_usage(FILE *f)
 		"            comes) until a SEND or RECV fails; print the errno and the ms\n"
 		"            since the last success or SIGUSR1, whichever is later; exit 0\n"
 		"            only for ETIMEDOUT or ECONNRESET\n"
+		"  hold      CONNECT COUNT channels to HOST, all held at once; print how\n"
+		"            many were opened and the errno of the first that was not;\n"
+		"            exit 0 only when all were\n"
 		"\n"
 		"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
 		"                         '::' for any IPv6)\n"
@@ -1303,15 +1312,19 @@ static unsigned int opt_modes(int c)
 	switch (c) {
 	case 'a': case OPT_POLL: case OPT_BUF_SIZE:
 		return M_RECV;
-	case 'n': case OPT_SEED: case OPT_MAX_SIZE: case OPT_BATCH:
+	case 'n':
+		return M_RECV | M_SEND | M_HOLD;
+	case OPT_SEED: case OPT_MAX_SIZE: case OPT_BATCH:
 	case OPT_IDLE:
 		return M_RECV | M_SEND;
 	case OPT_NONBLOCK:
 		return M_SEND;
 	case OPT_PACE: case OPT_WAIT:
 		return M_SEND | M_STREAM;
+	case OPT_JSON:
+		return M_RECV | M_SEND | M_STREAM;
 	}
-	return M_RECV | M_SEND | M_STREAM;
+	return M_RECV | M_SEND | M_STREAM | M_HOLD;
 }
 
 static const char *opt_name(int c)
@@ -1338,7 +1351,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->idle_timeout = 60;
 
 	if (argc < 2)
-		return bad_arg("missing mode: recv, send or stream");
+		return bad_arg("missing mode: recv, send, stream or hold");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;
@@ -1350,8 +1363,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->mode = M_SEND;
 	else if (!strcmp(argv[1], "stream"))
 		o->mode = M_STREAM;
+	else if (!strcmp(argv[1], "hold"))
+		o->mode = M_HOLD;
 	else
-		return bad_arg("unknown mode '%s': recv, send or stream", argv[1]);
+		return bad_arg("unknown mode '%s': recv, send, stream or hold",
+			       argv[1]);
 
 	argc--;
 	argv++;
@@ -1472,6 +1488,31 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+/* hold: COUNT channels open at once. */
+static int run_hold(const struct opts *o, struct result *r)
+{
+	int *fds = calloc(o->count ? o->count : 1, sizeof(*fds));
+	__u64 i, n = 0;
+
+	if (!fds) {
+		fail(r, ENOMEM, "out of memory");
+		return 1;
+	}
+	for (i = 0; i < o->count; i++) {
+		fds[n] = connect_ep(o, r);
+		if (fds[n] < 0)
+			break;
+		n++;
+	}
+	printf("%s: %llu of %llu channels open%s%s\n", PROG,
+	       (unsigned long long)n, (unsigned long long)o->count,
+	       r->err ? "; the next: " : "", r->err ? strerror(r->err) : "");
+	while (n)
+		close(fds[--n]);
+	free(fds);
+	return i == o->count ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct result r;
@@ -1497,6 +1538,9 @@ int main(int argc, char **argv)
 		break;
 	case M_STREAM:
 		ret = run_stream(&o, &r);
+		break;
+	case M_HOLD:
+		ret = run_hold(&o, &r);
 		break;
 	}
 	if (o.json && write_json(&o, &r))

@@ -6,18 +6,28 @@
 #
 # Results are TAP-like lines, "ok - NAME" / "not ok - NAME" /
 # "ok - NAME # SKIP reason", appended to $RDMX_OUT/results.tap and echoed;
-# tests/check counts them. rdmx_done exits 1 when any failed.
+# tests/check counts them. rdmx_done exits 1 when any failed. Each result
+# is also written to $RDMX_OUT/times.txt after the guest's uptime in
+# seconds, so that what a test costs can be read off a run.
 
 RDMX_RESULTS=${RDMX_OUT:?}/results.tap
 rdmx_failed=0
 
+# rdmx_result LINE: record one result line.
+rdmx_result() {
+	local up
+	read -r up _ </proc/uptime
+	printf '%s %s\n' "$up" "$1" >>"$RDMX_OUT/times.txt"
+	echo "$1" | tee -a "$RDMX_RESULTS"
+}
+
 # rdmx_pass NAME / rdmx_fail NAME [DETAIL] / rdmx_skip NAME REASON
-rdmx_pass() { echo "ok - $1" | tee -a "$RDMX_RESULTS"; }
+rdmx_pass() { rdmx_result "ok - $1"; }
 rdmx_fail() {
-	echo "not ok - $1${2:+ ($2)}" | tee -a "$RDMX_RESULTS"
+	rdmx_result "not ok - $1${2:+ ($2)}"
 	rdmx_failed=1
 }
-rdmx_skip() { echo "ok - $1 # SKIP $2" | tee -a "$RDMX_RESULTS"; }
+rdmx_skip() { rdmx_result "ok - $1 # SKIP $2"; }
 
 # rdmx_check NAME CMD...: pass when CMD exits 0; its output goes to the log.
 rdmx_check() {
@@ -186,17 +196,35 @@ rdmx_wait_port() {
 }
 
 # rdmx_poll SECS CMD...: CMD succeeds within SECS seconds (tried every
-# 0.2 s).
+# 0.2 s, and once more at the end). The time is the clock's, not a count
+# of tries: a CMD that takes seconds itself (python under the debug
+# kernel) must not stretch the wait.
 rdmx_poll() {
-	local n=$(($1 * 5))
+	local end=$((SECONDS + $1))
 
 	shift
-	while [ "$n" -gt 0 ]; do
+	while [ "$SECONDS" -lt "$end" ]; do
 		"$@" && return 0
-		n=$((n - 1))
 		sleep 0.2
 	done
-	return 1
+	"$@"
+}
+
+# rdmx_nullb N MIB [ATTR=VALUE...]: a memory-backed null_blk of MIB MiB
+# with 512-byte blocks and the given configfs attributes, /dev/nullbN.
+rdmx_nullb() {
+	local n=nullb$1 d=/sys/kernel/config/nullb/nullb$1 a
+
+	modprobe null_blk nr_devices=0 || return 1
+	mkdir "$d" || return 1
+	echo "$2" >"$d/size" && echo 1 >"$d/memory_backed" &&
+		echo 512 >"$d/blocksize" || return 1
+	shift 2
+	for a in "$@"; do
+		echo "${a#*=}" >"$d/${a%%=*}" || return 1
+	done
+	echo 1 >"$d/power" || return 1
+	rdmx_poll 10 test -b "/dev/$n"
 }
 
 # rdmx_tap_absorb PREFIX FILE: a C test tool's "ok N - x", "not ok N - x"
