@@ -1440,7 +1440,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		 */
 		smp_store_release(&q->exp, exp); /* see rdmx_bsq_exp() */
 		list_add_tail(&q->exp_node, &exp->queues);
-		exp->nr_queues++;
+		WRITE_ONCE(exp->nr_queues, exp->nr_queues + 1);
 		rsp->max_io = cpu_to_le32(q->max_io);
 		rsp->lbs = cpu_to_le32(exp->lbs);
 		rsp->export_flags = cpu_to_le32(exp->flags);
@@ -1777,7 +1777,9 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	if (exp) {
 		list_del_init(&q->exp_node);
 		/* Its commands, backing I/O included, have all ended. */
-		if (!--exp->nr_queues)
+		/* Read locklessly by rdmx_ioc_export_del()'s wait. */
+		WRITE_ONCE(exp->nr_queues, exp->nr_queues - 1);
+		if (!exp->nr_queues)
 			wake_up_all(&rdmx_export_idle_wait);
 		if (q->qp_index == 0)
 			pr_info_ratelimited("export %s: %pISc disconnected\n", exp->name,
