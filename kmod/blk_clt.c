@@ -125,6 +125,7 @@ struct rdmx_bcq_rbuf {
 /* rdmx_bcq.flags */
 #define RDMX_BCQ_LIVE		0	/* connected and open: I/O may be posted */
 #define RDMX_BCQ_OPENING	1	/* the OPEN's answer is awaited */
+#define RDMX_BCQ_REMOVED	2	/* its device is going away */
 
 /**
  * struct rdmx_bcq - a client queue: one hardware queue's connection
@@ -1060,10 +1061,25 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_UNREACHABLE:
 		err = -EHOSTUNREACH;
 		break;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/*
+		 * The device's removal waits until this id is destroyed: no
+		 * wait for its port (rdmx_bdev_wait_port()), and an attempt
+		 * in progress ends now rather than at its deadline.
+		 */
+		set_bit(RDMX_BCQ_REMOVED, &q->flags);
+		if (test_bit(RDMX_BCQ_LIVE, &q->flags)) {
+			rdmx_bdev_error(q->bd, rdma_event_msg(ev->event),
+					-ENODEV);
+			return 0;
+		}
+		if (test_and_clear_bit(RDMX_BCQ_OPENING, &q->flags))
+			complete(&q->open_done);
+		err = -ENODEV;
+		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		if (test_bit(RDMX_BCQ_LIVE, &q->flags))
 			rdmx_bdev_error(q->bd, rdma_event_msg(ev->event),
 					ev->status);
@@ -1114,6 +1130,9 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 							    max_t(long, deadline - jiffies, 1));
 		ret = left > 0 ? 0 : left ? left : -ETIMEDOUT;
 	}
+	/* Ended by the device's removal, not by an answer. */
+	if (!ret && test_bit(RDMX_BCQ_REMOVED, &q->flags))
+		ret = -ENODEV;
 	if (ret) {
 		/* Drain before the buffer goes: the OPEN may still be posted. */
 		ib_drain_qp(q->qp);
@@ -1172,6 +1191,7 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 			       IB_QPT_RC);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
+	clear_bit(RDMX_BCQ_REMOVED, &q->flags);
 	q->cm_id = cm_id;
 	q->cm_error = -ETIMEDOUT;
 	reinit_completion(&q->cm_done);
@@ -1328,10 +1348,22 @@ static void rdmx_bdev_cancel_all(struct rdmx_bdev *bd)
 	blk_mq_tagset_wait_completed_request(&bd->tag_set);
 }
 
+/* Whether a queue's device is going away. */
+static bool rdmx_bdev_dev_removed(struct rdmx_bdev *bd)
+{
+	unsigned int i;
+
+	for (i = 0; i < bd->nr_queues; i++)
+		if (test_bit(RDMX_BCQ_REMOVED, &bd->queues[i].flags))
+			return true;
+	return false;
+}
+
 /*
  * After a loss, wait (up to the loss timeout, or until the disk is being
- * unmapped) for the queues' port to carry the DREQs that tearing them down
- * sends: see rdmx_port_usable(). Under bd->mutex.
+ * unmapped or the device removed: that removal waits for the queues to go)
+ * for the queues' port to carry the DREQs that tearing them down sends:
+ * see rdmx_port_usable(). Under bd->mutex.
  */
 static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 {
@@ -1349,6 +1381,7 @@ static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 		return;
 	while (!rdmx_port_usable(id->device, id->port_num) &&
 	       READ_ONCE(bd->state) != RDMX_BDEV_DELETING &&
+	       !rdmx_bdev_dev_removed(bd) &&
 	       time_before(jiffies, deadline)) {
 		if (!logged)
 			pr_info_ratelimited("rdmxb%u: waiting for port %s/%u to come up before disconnecting\n",

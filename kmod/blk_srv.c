@@ -44,6 +44,7 @@
 #include <linux/jhash.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
+#include <linux/percpu-rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/shmem_fs.h>
 #include <linux/slab.h>
@@ -91,6 +92,9 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @allow: the allow-list
  * @queues: bound server queues (struct rdmx_bsq)
  * @nr_queues: on @queues
+ * @fence: read-held around each write, zeroing or discard of the backing
+ *	store; an OPEN that fences a map's older queues takes it for write
+ *	once, to wait for those already under way (rdmx_bsq_fence())
  * @added: in sysfs
  * @reads: counters
  * @writes: counters
@@ -115,6 +119,7 @@ struct rdmx_export {
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
 	struct list_head queues;
 	unsigned int nr_queues;
+	struct percpu_rw_semaphore fence;
 	bool added;
 	atomic64_t reads;
 	atomic64_t writes;
@@ -192,6 +197,7 @@ struct rdmx_bsq_req {
 /* rdmx_bsq.flags */
 #define RDMX_BSQ_TORN		0	/* teardown started */
 #define RDMX_BSQ_FAILED		1	/* a protocol error: disconnect */
+#define RDMX_BSQ_FENCED		2	/* a newer incarnation of its map opened */
 
 /**
  * struct rdmx_bsq - a server queue: one client hardware queue's connection
@@ -208,6 +214,9 @@ struct rdmx_bsq_req {
  * @max_io: largest I/O, the smaller of the client's and the server's
  * @qp_index: the client's queue index
  * @peer: the client's address
+ * @map_uuid: the client's map, as its connect request named it (the
+ *	session uuid field)
+ * @gen: the map's incarnation, bumped by each of its reconnects
  * @exp: the bound export (holds a reference), NULL before OPEN; set
  *	under rdmx_exports_mutex, read through rdmx_bsq_exp(), stable for
  *	commands once set
@@ -248,6 +257,8 @@ struct rdmx_bsq {
 	u32 max_io;
 	u16 qp_index;
 	struct sockaddr_storage peer;
+	uuid_t map_uuid;
+	u64 gen;
 	struct rdmx_export *exp;
 	bool ro;
 	bool events;
@@ -380,6 +391,7 @@ static void rdmx_export_release(struct kobject *kobj)
 
 	if (exp->file)
 		fput(exp->file);
+	percpu_free_rwsem(&exp->fence);
 	kfree(exp->path);
 	kfree(exp);
 }
@@ -716,6 +728,10 @@ long rdmx_ioc_export_add(void __user *uarg)
 	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
 	if (!exp)
 		goto out_free_ea;
+	if (percpu_init_rwsem(&exp->fence)) {
+		kfree(exp);
+		goto out_free_ea;
+	}
 	kobject_init(&exp->kobj, &rdmx_export_ktype);
 	INIT_LIST_HEAD(&exp->queues);
 	INIT_LIST_HEAD(&exp->node);
@@ -1229,6 +1245,30 @@ static int rdmx_bsq_alloc_data(struct rdmx_bsq_req *req,
 
 /* ---- server queues: the backing store ---------------------------------- */
 
+/*
+ * Whatever changes the backing store (a write, zeroing, a discard) runs
+ * inside the export's fence: a queue that a newer incarnation of its map
+ * fenced changes nothing more, and the OPEN that fenced it is answered only
+ * once the changes already under way have ended (rdmx_bsq_fence()). A
+ * write delayed on a dead connection therefore never lands over one the
+ * client made, and saw acknowledged, after it reconnected.
+ */
+static bool rdmx_bsq_change_begin(struct rdmx_bsq *q, struct rdmx_export *exp)
+{
+	percpu_down_read(&exp->fence);
+	if (!test_bit(RDMX_BSQ_FENCED, &q->flags))
+		return true;
+	percpu_up_read(&exp->fence);
+	pr_warn_ratelimited("export %s: a write from %pISc's replaced connection (queue %u) is dropped\n",
+			    exp->name, &q->peer, q->qp_index);
+	return false;
+}
+
+static void rdmx_bsq_change_end(struct rdmx_export *exp)
+{
+	percpu_up_read(&exp->fence);
+}
+
 static ssize_t rdmx_bsq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
 				unsigned int nr, u32 len, u64 off, bool write,
 				bool fua)
@@ -1382,10 +1422,47 @@ static u32 rdmx_errno_wire(int err)
 	case -EACCES:
 	case -EPROTO:
 	case -ENOMEM:
+	case -ESTALE:
 		wire = err;
 		break;
 	}
 	return -wire;
+}
+
+/*
+ * Fencing, under rdmx_exports_mutex: @q, about to be bound to @exp, is a
+ * connection of a client's map (struct rdmx_bsq's @map_uuid from the same
+ * host) in incarnation @gen. Queues of an older incarnation of the same
+ * map still bound to @exp are fenced (they change the backing store no
+ * more) and failed. Return: -ESTALE when a newer incarnation is bound
+ * already (@q is a connection its client gave up on); else 1 when a queue
+ * of an older one is bound (the caller waits for the changes it has under
+ * way, rdmx_bsq_change_begin()), 0 when none is. A map without a uuid is
+ * never fenced.
+ */
+static int rdmx_bsq_fence(struct rdmx_export *exp, struct rdmx_bsq *q)
+{
+	struct rdmx_bsq *o;
+	int older = 0;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	if (uuid_is_null(&q->map_uuid))
+		return 0;
+	list_for_each_entry(o, &exp->queues, exp_node)
+		if (o->gen > q->gen && uuid_equal(&o->map_uuid, &q->map_uuid) &&
+		    rdmx_addr_same_host((struct sockaddr *)&o->peer,
+					(struct sockaddr *)&q->peer))
+			return -ESTALE;
+	list_for_each_entry(o, &exp->queues, exp_node) {
+		if (o->gen >= q->gen || !uuid_equal(&o->map_uuid, &q->map_uuid) ||
+		    !rdmx_addr_same_host((struct sockaddr *)&o->peer,
+					 (struct sockaddr *)&q->peer))
+			continue;
+		older = 1;
+		if (!test_and_set_bit(RDMX_BSQ_FENCED, &o->flags))
+			rdmx_bsq_fail(o, "replaced by a newer connection of its map");
+	}
+	return older;
 }
 
 /* OPEN: bind the queue to the export the command names. */
@@ -1393,9 +1470,9 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 {
 	struct rdmx_bsq *q = req->q;
 	struct rdmx_blk_rsp *rsp = req->rsp;
-	struct rdmx_export *exp;
+	struct rdmx_export *exp = NULL;
 	char n[RDMX_EXPORT_NAME_LEN];
-	int ret = 0;
+	int ret = 0, fence = 0;
 
 	memcpy(n, name, sizeof(n));
 	if (req->io.length & ~RDMX_BLK_OPEN_KNOWN || req->io.offset ||
@@ -1427,6 +1504,13 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 				    exp->name, &q->peer);
 		ret = -EACCES;
 	} else {
+		fence = rdmx_bsq_fence(exp, q);
+		if (fence < 0) {
+			pr_warn_ratelimited("export %s: %pISc opened a connection of a map that reconnected since; refused\n",
+					    exp->name, &q->peer);
+			ret = -ESTALE;
+			goto out;
+		}
 		kobject_get(&exp->kobj);
 		q->ro = req->io.length & RDMX_BLK_OPEN_RO;
 		q->events = req->io.length & RDMX_BLK_OPEN_EVENTS;
@@ -1455,6 +1539,14 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 	}
 out:
 	mutex_unlock(&rdmx_exports_mutex);
+	if (!ret && fence > 0) {
+		/*
+		 * The fenced queues' changes under way end before this OPEN
+		 * is answered; @q's binding holds @exp.
+		 */
+		percpu_down_write(&exp->fence);
+		percpu_up_write(&exp->fence);
+	}
 	return ret;
 }
 
@@ -1486,7 +1578,11 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 	exp = rdmx_bsq_exp(q);
 	if (req->rw_dir == DMA_FROM_DEVICE) {
 		/* Stage two of a write: the client's data is here. */
-		ret = rdmx_bsq_sgl_io(req, true);
+		ret = -ESTALE;
+		if (rdmx_bsq_change_begin(q, exp)) {
+			ret = rdmx_bsq_sgl_io(req, true);
+			rdmx_bsq_change_end(exp);
+		}
 		goto done;
 	}
 	if (!exp) {
@@ -1534,9 +1630,15 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 						   RDMX_BLK_INLINE_MAX,
 						   DMA_FROM_DEVICE);
 			bvec_set_page(&bv, req->rb->data, req->io.length, 0);
-			ret = rdmx_bsq_file_io(exp, &bv, 1, req->io.length,
-					       req->io.offset, true,
-					       req->io.flags & RDMX_BLK_CMD_FUA);
+			ret = -ESTALE;
+			if (rdmx_bsq_change_begin(q, exp)) {
+				ret = rdmx_bsq_file_io(exp, &bv, 1,
+						       req->io.length,
+						       req->io.offset, true,
+						       req->io.flags &
+						       RDMX_BLK_CMD_FUA);
+				rdmx_bsq_change_end(exp);
+			}
 			rdmx_bsq_repost(req);
 			goto done;
 		}
@@ -1560,7 +1662,12 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 	case RDMX_BLK_OP_DISCARD:
 	case RDMX_BLK_OP_WRITE_ZEROES:
 		rdmx_bsq_repost(req);
-		ret = rdmx_bsq_zero(req, req->io.op == RDMX_BLK_OP_DISCARD);
+		ret = -ESTALE;
+		if (rdmx_bsq_change_begin(q, exp)) {
+			ret = rdmx_bsq_zero(req,
+					    req->io.op == RDMX_BLK_OP_DISCARD);
+			rdmx_bsq_change_end(exp);
+		}
 		break;
 	}
 	goto respond;
@@ -1944,6 +2051,8 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	q->ibdev = cm_id->device;
 	q->port = cm_id->port_num;
 	q->qp_index = req->qp_index;
+	uuid_copy(&q->map_uuid, &req->sess_uuid);
+	q->gen = req->generation;
 	/* The client's tags are below the depth: a receive is posted for each. */
 	q->depth = min3((u32)req->queue_depth, (u32)RDMX_BSQ_DEPTH_MAX,
 			(u32)q->ibdev->attrs.max_qp_wr / 4);

@@ -358,7 +358,11 @@ static void rdmx_remove_one(struct ib_device *ibdev, void *client_data)
 	xa_erase(&rdmx_devices, ibdev->index);
 	mutex_unlock(&rdmx_devices_lock);
 
-	/* Connections on it hold references: fail them, wait for them. */
+	/*
+	 * Connections on it hold references: fail them, wait for them. Their
+	 * teardown waits for no port of a device going away.
+	 */
+	WRITE_ONCE(rdev->removing, true);
 	rdmx_sess_device_removed(ibdev);
 	rdmx_device_put(rdev);
 	wait_for_completion(&rdev->released);

@@ -7,11 +7,17 @@
  * may map (the device's max_fast_reg_page_list_len); each chunk is one MR
  * with its own rkey, and the token lists them. The MRs' iova is not the
  * memory's address: a region's bytes sit at remote addresses
- * (id << 32) + offset (keeping the offset within the page, as FRWR
- * wants) and id is a per-session sequence number, so tokens reveal no
- * kernel or user address, and a stale key that the device reuses for a
- * later region of the same session still fails the address check; each
- * registration also takes a random key byte.
+ * (tag << 32) + offset (keeping the offset within the page, as FRWR
+ * wants) and tag is a random 31-bit number, so tokens reveal no kernel or
+ * user address, and a stale key that the device reuses for a later region
+ * of the same session fails the address check; each registration also
+ * takes a random key byte.
+ *
+ * The keys work on every queue pair of the session's protection domain,
+ * so a token is a capability: whoever holds it on the peer host may use
+ * it. It cannot be derived from another token (one that a user got for
+ * its own region): besides the key index, a guess must hit 31 random bits
+ * of address and 8 of key, and each miss fails the guesser's connection.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -630,8 +636,12 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 	mr->sgts = kcalloc(mr->nr_keys, sizeof(*mr->sgts), GFP_KERNEL);
 	if (!mr->keys || !mr->mrs || !mr->sgts)
 		goto out_unlock;
-	/* Never 0; a new space for each region of the session. */
-	mr->iova = ((u64)(++sess->mr_seq ?: ++sess->mr_seq) << 32) +
+	/*
+	 * A random space for each region (never 0, below 2^63 so that no
+	 * region's end overflows): with the key's random byte, a token
+	 * cannot be guessed from another (see the comment at the top).
+	 */
+	mr->iova = ((u64)get_random_u32_inclusive(1, U32_MAX >> 1) << 32) +
 		   mr->first_off;
 	for (i = 0; i < mr->nr_keys; i++) {
 		ret = rdmx_mr_reg_chunk(mr, lmem, i);

@@ -22,6 +22,8 @@
  * @ref: references; the device table holds one while the device is listed
  * @released: completed when the last reference is dropped
  * @ibdev: the RDMA core's device, valid while any reference is held
+ * @removing: set (WRITE_ONCE) when the remove callback starts; whoever
+ *	waits for one of its ports stops waiting (the callback waits for them)
  *
  * Created by the ib_client's add callback and removed by its remove
  * callback, which unlinks the device, drops the table's reference and waits
@@ -33,6 +35,7 @@ struct rdmx_device {
 	struct kref ref;
 	struct completion released;
 	struct ib_device *ibdev;
+	bool removing;
 };
 
 /* device.c */

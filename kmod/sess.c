@@ -1700,7 +1700,8 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
  * sends a DREQ through it. On soft-RoCE (rdma_rxe, 6.12) a MAD sent while
  * the netdev is down fails in transmission and that moves the GSI QP to
  * the error state for good: the host then answers no connection request
- * until the device is recreated. Waiting costs nothing elsewhere.
+ * until the device is recreated. Waiting costs nothing elsewhere. A device
+ * being removed ends the wait: its removal waits for this teardown.
  */
 static void rdmx_conn_wait_port(struct rdmx_conn *conn)
 {
@@ -1712,6 +1713,7 @@ static void rdmx_conn_wait_port(struct rdmx_conn *conn)
 	    READ_ONCE(conn->sess->state) == RDMX_SESS_CLOSING)
 		return;
 	while (!rdmx_port_usable(conn->cm_id->device, conn->cm_id->port_num) &&
+	       !(conn->rdev && READ_ONCE(conn->rdev->removing)) &&
 	       time_before(jiffies, deadline)) {
 		if (!logged)
 			pr_info_ratelimited("session %u: waiting for port %s/%u to come up before disconnecting\n",

@@ -319,7 +319,6 @@ struct rdmx_lane {
  *	@lock (CM event handlers read it)
  * @pd_gone: @xpd's device is going: a new connection needs a new PD
  * @mrs: regions registered on the session (struct rdmx_mr)
- * @mr_seq: numbers the session's regions' remote address spaces
  * @pd_work: drops @xpd and the regions' keys when its device goes away
  * @lock: the data path (see the locking rules at the top)
  * @state: enum rdmx_sess_state; changed only by rdmx_sess_set_state()
@@ -369,7 +368,6 @@ struct rdmx_sess {
 	struct rdmx_pd *xpd;
 	bool pd_gone;
 	struct list_head mrs;
-	u32 mr_seq;
 	struct delayed_work pd_work;
 	spinlock_t lock;		/* the data path */
 	enum rdmx_sess_state state;

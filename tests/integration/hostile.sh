@@ -31,7 +31,13 @@
 #   7. export del --force under writes to a slow export returns once no
 #      I/O of it runs, its device no longer claimed: it exports again;
 #   8. user nobody holds at most 256 of a session's channels, root more;
-#   9. a process in another network namespace is refused (EOPNOTSUPP).
+#   9. a process in another network namespace is refused (EOPNOTSUPP);
+#  10. a write of a map's replaced connection, held by a frozen store, is
+#      fenced: the reconnected map's OPEN waits for it, and its own write
+#      of the same block is what stays;
+#  11. (last) the RDMA device removed under a mapped disk and a session
+#      while the link is down: the removal waits for no port; both come
+#      back.
 #
 # and, in 1 and 4, the wire fuzz of both protocols (rdmx-blkcraft and
 # rdmx-msgcraft -F: mutated frames, reconnecting as the server drops them,
@@ -343,7 +349,82 @@ if [ "$RDMX_NODE" = 2 ]; then
 		timeout 60 rdmxctl ping -c 1 "$srv"
 fi
 
-rdmx_barrier checked 600
+# 10. Fencing: a write of a map's replaced connection, held by a frozen
+# store, must not land after the map reconnected. rdmx-blkcraft -X plays
+# both incarnations of one map against a file export on a frozen ext4;
+# the store thaws when the tool says so.
+thaw=$RDMX_SYNC/fence-thaw
+if [ "$RDMX_NODE" = 1 ]; then
+	fz=/mnt/fz
+	if rdmx_nullb 4 64 && mkfs.ext4 -q -F /dev/nullb4 && mkdir -p "$fz" &&
+	   mount /dev/nullb4 "$fz" && truncate -s 8M "$fz/disk.img"; then
+		rdmx_check "export fence: a file on ext4" \
+			rdmxctl export add fence "$fz/disk.img"
+	else
+		rdmx_fail "ext4 on null_blk for the fence"
+	fi
+	rdmx_barrier fence-up 600
+	rdmx_check "fsfreeze $fz" fsfreeze -f "$fz"
+	rdmx_barrier fence-frozen 600
+	rdmx_poll 180 test -e "$thaw" || rdmx_fail "rdmx-blkcraft -X asked for the thaw"
+	rdmx_check "fsfreeze -u $fz" fsfreeze -u "$fz"
+	rdmx_barrier fence-done 600
+	rdmx_check "the file holds the reconnected map's block 0" \
+		python3 -c "import sys; b = open('$fz/disk.img', 'rb').read(512); sys.exit(b != bytes([2]) * 512)"
+	rdmx_check "export del fence" rdmx_poll 60 rdmxctl export del fence
+	umount "$fz"
+else
+	rdmx_barrier fence-up 600
+	rdmx_barrier fence-frozen 600
+	run_tap blkcraft-fence timeout 300 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -X "$thaw" "$srv" fence craftro
+	touch "$thaw"
+	rdmx_barrier fence-done 600
+fi
+
+# 11. The RDMA device goes away under a mapped disk and a session whose
+# link is down: its removal waits for their teardown, which must not wait
+# for the port to come back (the loss timeouts here are 120 s). Both come
+# back over the device added again. Last: node 2's link goes down.
+if [ "$RDMX_NODE" = 2 ]; then
+	sys=/sys/kernel/rdmx
+	old_loss=$(cat "$sys/loss_timeout_ms")
+	echo 120000 >"$sys/loss_timeout_ms"
+	if d=$(rdmxctl map -p "$port" "$srv" craft --loss-timeout 120000); then
+		rdmx_pass "map craft: $d"
+	else
+		rdmx_fail "map craft"
+		d=
+	fi
+	# A session with messages in flight when the link goes: its
+	# connection fails, and its teardown would wait for the port.
+	rdmxctl ping -c 100000 -i 100 --timeout 600 "$srv" >"$RDMX_OUT/removal-ping.txt" 2>&1 &
+	pingp=$!
+	sleep 5
+	ip link set eth0 down
+	sleep 20
+	t0=$SECONDS
+	timeout 300 rdma link del "$RDMX_RDMA_DEV"
+	took=$((SECONDS - t0))
+	rdmx_check "with the link down, $RDMX_RDMA_DEV is removed within 30 s ($took s)" \
+		test "$took" -lt 30
+	kill -9 "$pingp" 2>/dev/null
+	wait "$pingp"
+	ip link set eth0 up
+	rdmx_check "$RDMX_RDMA_DEV added again" \
+		rdma link add "$RDMX_RDMA_DEV" type "$RDMX_RDMA" netdev eth0
+	rdmx_wait_port "$RDMX_RDMA_DEV" || rdmx_fail "$RDMX_RDMA_DEV port active"
+	if [ -n "$d" ]; then
+		rdmx_check "the disk is back: it reads" \
+			timeout 300 dd if="$d" of=/dev/null bs=4k count=16 iflag=direct
+		rdmx_check "unmap $d" rdmxctl unmap --force "$d"
+	fi
+	rdmx_check "ping after the device came back" \
+		rdmx_poll 120 timeout 60 rdmxctl ping -c 1 --timeout 10 "$srv"
+	echo "$old_loss" >"$sys/loss_timeout_ms"
+fi
+
+rdmx_barrier checked 900
 rdmx_check "rdmx unloads" rmmod rdmx
 rdmx_kmemleak_check hostile
 rdmx_done

@@ -8,6 +8,7 @@
  * consumer-defined reject for a connect request of another protocol.
  *
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]
  *                      HOST EXPORT RO_EXPORT
  * EXPORT is a writable export of HOST, RO_EXPORT a read-only one; a few
@@ -72,6 +73,7 @@
 #include <assert.h>
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -290,8 +292,11 @@ static int conn_send_req(struct conn *c, const struct conn_req *req)
 	return craft_connect(&c->c, req, sizeof(*req), false);
 }
 
-/* Connect as a block queue; checks what the accept grants. */
-static int conn_open(struct conn *c)
+/*
+ * Connect as a block queue of map @uuid (a random one when NULL) in
+ * incarnation @gen; checks what the accept grants.
+ */
+static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
 {
 	enum rdma_cm_event_type type;
 	struct conn_rep rep;
@@ -303,6 +308,9 @@ static int conn_open(struct conn *c)
 		return -1;
 	}
 	req_pack(&req, PROTO_MAGIC, PROTO_MAJOR);
+	if (uuid)
+		memcpy(req.sess_uuid, uuid, sizeof(req.sess_uuid));
+	req.generation = htole64(gen);
 	if (conn_send_req(c, &req) ||
 	    cm_next(c, TIMEOUT_MS, &type, &status, &rep, sizeof(rep))) {
 		note("connect to %s:%s failed: %m", host, port);
@@ -318,7 +326,7 @@ static int conn_open(struct conn *c)
 	if (le16toh(rep.magic) != PROTO_MAGIC || rep.major != PROTO_MAJOR ||
 	    le32toh(rep.features) != PROTO_F_BLOCK || le16toh(rep.nr_qps) != 1 ||
 	    c->depth < 2 || c->depth > CLT_DEPTH || !c->max_msg ||
-	    c->max_msg > BLK_MAX_IO || le64toh(rep.generation) != 1) {
+	    c->max_msg > BLK_MAX_IO || le64toh(rep.generation) != gen) {
 		note("accept: magic %#x major %u features %#x nr_qps %u",
 		     le16toh(rep.magic), rep.major, le32toh(rep.features),
 		     le16toh(rep.nr_qps));
@@ -327,6 +335,11 @@ static int conn_open(struct conn *c)
 		return -1;
 	}
 	return 0;
+}
+
+static int conn_open(struct conn *c)
+{
+	return conn_open_as(c, NULL, 1);
 }
 
 /* ---- completions -------------------------------------------------------- */
@@ -1056,6 +1069,97 @@ static void case_still_serves(void)
 		       st < 0 ? "none" : status_name(st));
 	}
 	conn_close(&c);
+}
+
+/*
+ * Fencing (-X THAWFILE). EXPORT's backing store is frozen (fsfreeze) by the
+ * caller until THAWFILE exists. A queue of one map in incarnation 1 sends
+ * an inline WRITE of block 0, which cannot complete while the store is
+ * frozen; then a queue of the same map in incarnation 2, as after a
+ * reconnect, OPENs. The server must not answer that OPEN while the older
+ * incarnation's write is under way: once answered, the client would write
+ * block 0 again and the stale write could land over it. The tool then
+ * creates THAWFILE; the OPEN must be answered, the older queue dropped,
+ * and incarnation 2's WRITE of block 0 must be what block 0 holds.
+ */
+static void case_fence(const char *thaw)
+{
+	static __u8 old_pat[BLK_INLINE_MAX], new_pat[BLK_INLINE_MAX];
+	struct conn a, b;
+	__u8 uuid[16];
+	long long end;
+	__u32 lbs;
+	int st, fd;
+
+	if (getrandom(uuid, sizeof(uuid), 0) != sizeof(uuid))
+		memset(uuid, 0x6b, sizeof(uuid));
+	if (conn_open_as(&a, uuid, 1) || blk_open(&a, exp_rw, 0)) {
+		report(false, "fence: incarnation 1 OPENs %s", exp_rw);
+		conn_close(&a);
+		return;
+	}
+	lbs = a.lbs;
+	memset(old_pat, 0x01, lbs);
+	memset(new_pat, 0x02, lbs);
+	cmd_fill(&a, BLK_OP_WRITE, 1, 0, a.lbs);
+	a.cmd->flags = BLK_CMD_INLINE;
+	memcpy(a.cmd + 1, old_pat, a.lbs);
+	if (send_cmd(&a, sizeof(*a.cmd) + a.lbs)) {
+		report(false, "fence: incarnation 1 sends a WRITE");
+		conn_close(&a);
+		return;
+	}
+	end = now_ms() + 3000;
+	while (!a.nr_got && now_ms() < end) {
+		pump(&a);
+		usleep(1000);
+	}
+	report(!a.nr_got, "fence: incarnation 1's WRITE is held by the frozen store");
+	if (conn_open_as(&b, uuid, 2)) {
+		report(false, "fence: incarnation 2 connects");
+		conn_close(&a);
+		conn_close(&b);
+		return;
+	}
+	cmd_fill(&b, BLK_OP_OPEN, 0, 0, 0);
+	memcpy(b.cmd->name, exp_rw, strnlen(exp_rw, sizeof(b.cmd->name)));
+	if (send_cmd(&b, sizeof(*b.cmd))) {
+		report(false, "fence: incarnation 2 sends OPEN");
+		conn_close(&a);
+		conn_close(&b);
+		return;
+	}
+	end = now_ms() + 5000;
+	while (!b.nr_got && !b.disconnected && now_ms() < end) {
+		pump(&b);
+		usleep(1000);
+	}
+	report(!b.nr_got && !b.disconnected,
+	       "fence: incarnation 2's OPEN is not answered while incarnation 1's WRITE is under way");
+	fd = open(thaw, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+	else
+		note("%s: %m", thaw);
+	st = wait_rsp(&b, 0, NULL, NULL);
+	expect_status(st, 0, "fence: once the store thaws, incarnation 2's OPEN");
+	report(wait_disconnect(&a) != -1,
+	       "fence: incarnation 1's queue ends (answered or dropped)");
+	conn_close(&a);
+	if (st == 0) {
+		/* wait_rsp() took the OPEN's answer: the same export's terms. */
+		b.lbs = lbs;
+		st = blk_write_inline(&b, 1, 0, new_pat, b.lbs);
+		expect_status(st, 0, "fence: incarnation 2's WRITE of block 0");
+		if (have_mw) {
+			memset(b.data, 0, b.lbs);
+			st = blk_io(&b, BLK_OP_READ, 2, 0, b.lbs);
+			report(st == 0 && !memcmp(b.data, new_pat, b.lbs),
+			       "fence: block 0 holds incarnation 2's data (READ status %s, first byte %#x)",
+			       st < 0 ? "none" : status_name(st), b.data[0]);
+		}
+	}
+	conn_close(&b);
 }
 
 /* Memory windows of type 2 exist on the device that reaches HOST. */
@@ -2001,6 +2105,7 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]\n"
 		"                     HOST EXPORT RO_EXPORT\n"
 		"  Sends crafted commands to the rdmx block server at HOST:PORT\n"
@@ -2023,7 +2128,10 @@ static void print_usage(FILE *f)
 		"  -d SECONDS  the fuzz stops after SECONDS, if MSGS are not sent yet\n"
 		"  -m PERCENT  how many commands in a hundred are mutated until the\n"
 		"              server must drop the queue (default 10); the others\n"
-		"              are valid, at the edges, and the queue stays\n");
+		"              are valid, at the edges, and the queue stays\n"
+		"  -X THAWFILE only the fence: EXPORT's store is frozen until\n"
+		"              THAWFILE exists, which the tool creates; a reconnected\n"
+		"              map's OPEN must wait for its older queue's write\n");
 }
 
 int main(int argc, char **argv)
@@ -2032,13 +2140,17 @@ int main(int argc, char **argv)
 	unsigned int open_rounds = 50, hostile_pct = CRAFT_HOSTILE_PCT;
 	unsigned long long seed = 0;
 	bool races_only = false, fuzz = false;
+	const char *thaw = NULL;
 	enum violation v;
 	char *endp;
 	int opt, ret;
 
 	craft_prog = "rdmx-blkcraft";
-	while ((opt = getopt(argc, argv, "d:F:hm:n:p:r:R")) != -1) {
+	while ((opt = getopt(argc, argv, "d:F:hm:n:p:r:RX:")) != -1) {
 		switch (opt) {
+		case 'X':
+			thaw = optarg;
+			break;
 		case 'm':
 			if (!craft_parse_percent(optarg, &hostile_pct))
 				return 2;
@@ -2114,6 +2226,12 @@ int main(int argc, char **argv)
 		if (ret != 2)
 			printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return ret;
+	}
+	if (thaw) {
+		case_fence(thaw);
+		craft_target_free();
+		printf("# %d tests, %d failed\n", n_tests, n_failed);
+		return n_failed ? 1 : 0;
 	}
 	if (!races_only) {
 		case_reject("connect request with a bad magic", 0x1234,

@@ -534,6 +534,19 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q, q0);
 }
 
+/* After a failed one-sided operation, the session carries messages again. */
+static void rdmx_kunit_still_talks(struct kunit *test,
+				   struct rdmx_sess_fixture *f)
+{
+	u32 v = 42;
+
+	KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &v, sizeof(v)), 0);
+	v = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_kunit_recv(f->sep, &v, sizeof(v)),
+			(ssize_t)sizeof(v));
+	KUNIT_EXPECT_EQ(test, v, 42U);
+}
+
 /*
  * A stale token (its region deregistered) fails at the peer's device; the
  * session recovers and messages keep flowing, none lost.
@@ -543,8 +556,6 @@ static void rdmx_rma_stale_test(struct kunit *test)
 	struct rdmx_sess_fixture *f = test->priv;
 	struct rdmx_rma_fixture *r = f->priv;
 	int ret;
-	u32 v;
-
 	u64 i;
 
 	rdmx_kunit_fill(r, 0x11);
@@ -568,12 +579,69 @@ static void rdmx_rma_stale_test(struct kunit *test)
 			break;
 	KUNIT_EXPECT_EQ_MSG(test, i, (u64)RDMX_KUNIT_REGION + 5,
 			    "a stale token changed memory at %llu", i);
-	v = 42;
-	KUNIT_ASSERT_EQ(test, rdmx_kunit_send(f->cep, &v, sizeof(v)), 0);
-	v = 0;
-	KUNIT_EXPECT_EQ(test, rdmx_kunit_recv(f->sep, &v, sizeof(v)),
-			(ssize_t)sizeof(v));
-	KUNIT_EXPECT_EQ(test, v, 42U);
+	rdmx_kunit_still_talks(test, f);
+}
+
+/*
+ * A token cannot be derived from another: a user holding the token of its
+ * own region, and even the keys of another's (as if it had guessed them),
+ * does not reach the other region at the address its own suggests (the
+ * region registered just before it, had addresses been numbered). The
+ * forged READ fails, returns none of the region's bytes, and the session
+ * recovers.
+ */
+static void rdmx_rma_forge_test(struct kunit *test)
+{
+	struct rdmx_sess_fixture *f = test->priv;
+	struct rdmx_rma_fixture *r = f->priv;
+	struct rdmx_kop op = {};
+	struct rdmx_token_hdr *h;
+	struct rdmx_token t1, t2;
+	u32 len2 = RDMX_TOKEN_MAX, id2;
+	u8 *mem2, *tok2, *forged;
+	u64 guess, i;
+	int ret;
+
+	mem2 = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	tok2 = kunit_kzalloc(test, RDMX_TOKEN_MAX, GFP_KERNEL);
+	forged = kunit_kmalloc(test, r->token_len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem2);
+	KUNIT_ASSERT_NOT_NULL(test, tok2);
+	KUNIT_ASSERT_NOT_NULL(test, forged);
+	KUNIT_ASSERT_EQ(test, rdmx_ep_mr_reg(f->sep, mem2, PAGE_SIZE,
+					     RDMX_ACCESS_REMOTE_READ, tok2,
+					     &len2, &id2), 0);
+	KUNIT_ASSERT_EQ(test, rdmx_token_parse(r->token, r->token_len, &t1), 0);
+	KUNIT_ASSERT_EQ(test, rdmx_token_parse(tok2, len2, &t2), 0);
+	guess = (((t2.iova >> 32) - 1) << 32) + t1.first_off;
+	KUNIT_EXPECT_NE_MSG(test, guess, t1.iova,
+			    "a region's address follows from the next one's");
+
+	memcpy(forged, r->token, r->token_len);
+	h = (struct rdmx_token_hdr *)forged;
+	h->iova = cpu_to_le64(guess);
+	rdmx_token_seal(forged, r->token_len);
+	rdmx_kunit_fill(r, 0x5a);
+	memset(f->rx, 0, 100);
+	op.opcode = RDMX_RMA_READ;
+	op.local = f->rx;
+	op.token = forged;
+	op.token_len = r->token_len;
+	op.length = 100;
+	ret = rdmx_ep_rma(f->cep, &op, 1);
+	if (!ret)
+		ret = op.status;
+	if (guess != t1.iova)
+		KUNIT_EXPECT_TRUE_MSG(test, ret == -EACCES || ret == -EIO ||
+				      ret == -ECONNRESET,
+				      "forged token, read: %d", ret);
+	for (i = 0; i < 100; i++)
+		if (f->rx[i] == 0x5a)
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, 100ULL,
+			    "a forged token read the region's bytes");
+	KUNIT_EXPECT_EQ(test, rdmx_ep_mr_dereg(f->sep, id2), 0);
+	rdmx_kunit_still_talks(test, f);
 }
 
 struct rdmx_kunit_async {
@@ -722,6 +790,7 @@ static struct kunit_case rdmx_rma_cases[] = {
 	KUNIT_CASE_SLOW(rdmx_rma_write_imm_test),
 	KUNIT_CASE_SLOW(rdmx_rma_imm_stall_test),
 	KUNIT_CASE_SLOW(rdmx_rma_stale_test),
+	KUNIT_CASE_SLOW(rdmx_rma_forge_test),
 	{}
 };
 
