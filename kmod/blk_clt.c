@@ -1178,6 +1178,46 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 	return 0;
 }
 
+/* Reserved source ports a queue binds, tried from the top (sunrpc's range). */
+#define RDMX_RESVPORT_MIN	665
+#define RDMX_RESVPORT_MAX	1023
+
+static atomic_t rdmx_resvport_next = ATOMIC_INIT(0);
+
+/*
+ * Bind a queue's id to a reserved source port on the any-address of @dst's
+ * family: exports serve only such connections unless exported insecure,
+ * since only a privileged process can bind one (rdma_cm checks
+ * CAP_NET_BIND_SERVICE; reconnects run in a kernel worker, which has it).
+ * The ports are taken in turn, so one just freed (on iWARP, a TCP port that
+ * may linger) is not taken again at once.
+ */
+static int rdmx_bcq_bind_resvport(struct rdmx_bcq *q)
+{
+	const unsigned int n = RDMX_RESVPORT_MAX - RDMX_RESVPORT_MIN + 1;
+	struct sockaddr_storage src = {};
+	unsigned int i, k;
+	int ret = -EADDRINUSE;
+
+	src.ss_family = q->bd->addr.ss_family;
+	for (i = 0; i < n; i++) {
+		k = (unsigned int)atomic_inc_return(&rdmx_resvport_next) % n;
+		if (src.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&src)->sin6_port =
+				htons(RDMX_RESVPORT_MAX - k);
+		else
+			((struct sockaddr_in *)&src)->sin_port =
+				htons(RDMX_RESVPORT_MAX - k);
+		ret = rdma_bind_addr(q->cm_id, (struct sockaddr *)&src);
+		if (ret != -EADDRINUSE && ret != -EADDRNOTAVAIL)
+			break;
+	}
+	if (ret)
+		pr_warn_ratelimited("rdmxb%u: queue %u: no reserved source port (%d)\n",
+				    q->bd->index, q->idx, ret);
+	return ret;
+}
+
 /* Connect one queue: resolve, connect, OPEN. Under bd->mutex. */
 static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 {
@@ -1195,6 +1235,9 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 	q->cm_id = cm_id;
 	q->cm_error = -ETIMEDOUT;
 	reinit_completion(&q->cm_done);
+	ret = rdmx_bcq_bind_resvport(q);
+	if (ret)
+		return ret;
 	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&bd->addr,
 				RDMX_RESOLVE_TIMEOUT_MS);
 	if (ret)

@@ -52,6 +52,7 @@
 #include <linux/utsname.h>
 #include <linux/blkdev.h>
 #include <net/ipv6.h>
+#include <net/sock.h>
 #include <rdma/ib_cm.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
@@ -86,6 +87,8 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @lbs: logical block size
  * @max_io: largest I/O
  * @flags: RDMX_BLK_EXP_*
+ * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
+ *	otherwise only to those on a port below 1024
  * @uuid: identity, the clients' disk serial: a hash of the host, name and
  *	path, so an export added again after a restart keeps it
  * @nr_allow: entries of @allow; 0 lets any peer in
@@ -114,6 +117,7 @@ struct rdmx_export {
 	u32 lbs;
 	u32 max_io;
 	u32 flags;
+	bool insecure;
 	uuid_t uuid;
 	unsigned int nr_allow;
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
@@ -430,6 +434,8 @@ static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 		return sysfs_emit(buf, "%u\n", exp->lbs);
 	if (!strcmp(n, "read_only"))
 		return sysfs_emit(buf, "%d\n", !!(exp->flags & RDMX_BLK_EXP_RO));
+	if (!strcmp(n, "secure"))
+		return sysfs_emit(buf, "%d\n", !exp->insecure);
 	if (!strcmp(n, "allow"))
 		return rdmx_exp_show_prefixes(exp, buf);
 	if (!strcmp(n, "uuid"))
@@ -463,6 +469,7 @@ RDMX_EXP_ATTR_MODE(path, 0400);
 RDMX_EXP_ATTR(size);
 RDMX_EXP_ATTR(logical_block_size);
 RDMX_EXP_ATTR(read_only);
+RDMX_EXP_ATTR(secure);
 RDMX_EXP_ATTR_MODE(allow, 0400);
 RDMX_EXP_ATTR(uuid);
 RDMX_EXP_ATTR(clients);
@@ -477,6 +484,7 @@ static struct attribute *rdmx_exp_attrs[] = {
 	&rdmx_exp_attr_size,
 	&rdmx_exp_attr_logical_block_size,
 	&rdmx_exp_attr_read_only,
+	&rdmx_exp_attr_secure,
 	&rdmx_exp_attr_allow,
 	&rdmx_exp_attr_uuid,
 	&rdmx_exp_attr_clients,
@@ -701,7 +709,8 @@ long rdmx_ioc_export_add(void __user *uarg)
 	if (ret)
 		goto out_free_ea;
 	ret = -EINVAL;
-	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM) || ea->reserved0 ||
+	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
+			  RDMX_EXPORT_INSECURE) || ea->reserved0 ||
 	    memchr_inv(ea->reserved, 0, sizeof(ea->reserved)) ||
 	    !rdmx_export_name_ok(ea->name) ||
 	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
@@ -745,6 +754,7 @@ long rdmx_ioc_export_add(void __user *uarg)
 	rdmx_export_make_uuid(exp);
 	if (ea->flags & RDMX_EXPORT_RO)
 		exp->flags |= RDMX_BLK_EXP_RO;
+	exp->insecure = ea->flags & RDMX_EXPORT_INSECURE;
 
 	mutex_lock(&rdmx_exports_mutex);
 	if (rdmx_export_find(exp->name)) {
@@ -1496,6 +1506,12 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		ret = -ENOENT;
 	} else if (!rdmx_export_allows(exp, (struct sockaddr *)&q->peer)) {
 		pr_warn_ratelimited("export %s: %pISc is not on its allow-list\n",
+				    exp->name, &q->peer);
+		ret = -EACCES;
+	} else if (!exp->insecure &&
+		   rdmx_addr_port((struct sockaddr *)&q->peer) >= PROT_SOCK) {
+		/* Only a privileged process binds a port below 1024. */
+		pr_warn_ratelimited("export %s: %pISpc connected from an unprivileged port; refused (see --insecure)\n",
 				    exp->name, &q->peer);
 		ret = -EACCES;
 	} else if ((exp->flags & RDMX_BLK_EXP_RO) &&

@@ -686,7 +686,8 @@ check "listen show is listen list" out_has '^3: '
 
 # ---- export and map list from a fake sysfs ----
 
-# fake_export ROOT NAME PATH SIZE LBS RO ALLOW: with every counter
+# fake_export ROOT NAME PATH SIZE LBS RO ALLOW [SECURE]: with every
+# counter; SECURE defaults to 1
 fake_export() {
 	local d=$1/kernel/rdmx/exports/$2 a v=1
 	put "$d/path" "$3"
@@ -694,6 +695,7 @@ fake_export() {
 	put "$d/logical_block_size" "$5"
 	put "$d/read_only" "$6"
 	put "$d/allow" "$7"
+	put "$d/secure" "${8:-1}"
 	for a in clients reads writes read_bytes write_bytes errors; do
 		put "$d/$a" "$v"
 		v=$((v + 1))
@@ -718,11 +720,12 @@ fake_disk() {
 }
 
 S=$T/sys-blk
-fake_export "$S" ram ram:67108864 67108864 512 0 ""
+fake_export "$S" ram ram:67108864 67108864 512 0 "" 0
 fake_export "$S" file /var/tmp/disk.img 1048576 4096 1 "198.18.0.0/24 ::1/128"
 fake_export "$S" nullb /dev/nullb0 268435456 512 0 "198.18.0.2/32"
 put "$S/kernel/rdmx/exports/file/write_bytes" 12345678901234
-rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow"
+rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow" \
+	"$S/kernel/rdmx/exports/nullb/secure"
 fake_disk "$S" 0 198.18.0.1:7471 ram live 131072 0
 fake_disk "$S" 10 '[fe80::1]:7471' file reconnecting 2048 1
 fake_disk "$S" 2 198.18.0.1:7000 nullb dead 524288 0
@@ -732,18 +735,19 @@ mkdir -p "$S/block/sda" "$S/block/rdmxb3" "$S/block/rdmxbx/rdmx"
 
 RDMX_SYSFS=$S run export list
 check "export list exits 0" rc_is 0
-check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw allow any$'
-check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro allow 198\.18\.0\.0/24,::1/128$'
+check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw insecure allow any$'
+check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro secure allow 198\.18\.0\.0/24,::1/128$'
 check "export list: counters" out_has '^    clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
-check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw allow -$" && out_has "^    clients 1 .* errors -$"'
+check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - allow -$" && out_has "^    clients 1 .* errors -$"'
 check "export list: in name order" eval '[ "$(grep -oE "^[a-z]+:" "$T/out" | tr -d "\n")" = "file:nullb:ram:" ]'
 RDMX_SYSFS=$S run export
 check "export alone lists too" out_has '^ram: '
 RDMX_SYSFS=$S run -j export list
 check "-j export list is JSON" is_json
-check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors"}'
+check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors"}'
 check "-j export list: values" json_true 'd[0]["name"] == "file" and d[0]["read_only"] is True and d[0]["allow"] == ["198.18.0.0/24", "::1/128"] and d[0]["write_bytes"] == 12345678901234 and d[0]["logical_block_size"] == 4096'
 check "-j export list: empty allow-list is [], a missing one null" json_true 'd[2]["allow"] == [] and d[1]["allow"] is None and d[1]["errors"] is None and d[2]["read_only"] is False'
+check "-j export list: secure, insecure, missing" json_true 'd[0]["secure"] is True and d[2]["secure"] is False and d[1]["secure"] is None'
 RDMX_SYSFS=$S run -j export show ram
 check "-j export show ram: only that one" json_true 'len(d) == 1 and d[0]["name"] == "ram" and d[0]["size"] == 67108864'
 RDMX_SYSFS=$S run export show nosuch
@@ -1189,7 +1193,8 @@ static int shim_export_add(struct rdmx_export_add *ea)
 	unsigned int i;
 
 	if (ea->size != sizeof(*ea) ||
-	    (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM)) ||
+	    (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
+			   RDMX_EXPORT_INSECURE)) ||
 	    !shim_export_name_ok(ea->name) || ea->reserved0 ||
 	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
 	    (ram && (ea->path || ea->path_len || !ea->ram_size ||
@@ -1408,6 +1413,8 @@ int ioctl(int fd, unsigned long req, ...)
 			info->features |= RDMX_FEATURE_BLOCK;
 		if (!getenv("SHIM_NO_BLOCK") && !getenv("SHIM_NO_RESIZE"))
 			info->features |= RDMX_FEATURE_BLOCK_RESIZE;
+		if (!getenv("SHIM_NO_BLOCK") && !getenv("SHIM_NO_SECURE"))
+			info->features |= RDMX_FEATURE_BLOCK_SECURE;
 		strcpy((char *)info->version, "9.9.9");
 		return 0;
 	}
@@ -1578,7 +1585,7 @@ CC=${CC:-cc}
 if build_shim; then
 	shim() { RDMX_DEVNODE=/dev/null LD_PRELOAD="$T/shim.so" run "$@"; }
 	shim version
-	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block,block_resize$'
+	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block,block_resize,block_secure$'
 	shim dev
 	check "shim: dev exits 0" rc_is 0
 	check "shim: dev line like rdma dev" out_has '^0/1: rxe0 port 1 roce ACTIVE phys LINK_UP netdev eth0 mtu 1024/4096 guid 0250:56ff:fe8a:1234$'
@@ -1933,6 +1940,12 @@ EOF
 		--allow '[fd00::5]/64' --allow ::1 --allow=0.0.0.0/0)
 	check "shim: export add FILE: absolute path, allow-list with host bits cleared" \
 		log_has "^EXPORT_ADD name=f\\.1 flags=0 path=$T/disk\\.img ram=0 lbs=0 allow=198\\.18\\.0\\.2/32,10\\.0\\.0\\.0/8,fd00::/64,::1/128,0\\.0\\.0\\.0/0\$"
+	mshim export add open ram:1M --insecure
+	check "shim: export add --insecure passes RDMX_EXPORT_INSECURE" \
+		log_has '^EXPORT_ADD name=open flags=6 path= ram=1048576 lbs=0 allow=$'
+	SHIM_NO_SECURE=1 mshim export add open ram:1M --insecure
+	check "shim: export add --insecure on a module without RDMX_FEATURE_BLOCK_SECURE: exits 1, says so" \
+		eval 'rc_is 1 && err_has "has no source port check \(--insecure\): upgrade the module" && not_log_has EXPORT_ADD'
 	mshim export add nb /dev/null
 	check "shim: export add of a character device: exits 1 before the module" \
 		eval 'rc_is 1 && err_has "neither a block device nor a regular file" && not_log_has EXPORT_ADD'

@@ -7,6 +7,9 @@
 # reference left behind: its exports go, rdmx unloads, kmemleak is quiet,
 # and the harness finds no splat (KASAN, lockdep, list debugging).
 #
+#   0. a secure export (the default) refuses a crafted client's OPEN from
+#      an unreserved port (EACCES, logged) and serves rdmxctl map; the
+#      crafted clients below use exports added --insecure;
 #   1. rdmx-blkcraft -R: two OPENs of one export sent back to back, many
 #      times over (the server runs commands side by side, so a queue must
 #      not be bound twice), and two commands with one tag; then a map
@@ -71,8 +74,17 @@ run_tap() {
 
 if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
-	rdmx_check "export craft: ram:16M" rdmxctl export add craft ram:16M
-	rdmx_check "export craftro: ram:16M --ro" rdmxctl export add craftro ram:16M --ro
+	# The crafted client connects from ports rdma_cm picks, above 1023.
+	rdmx_check "export craft: ram:16M --insecure" \
+		rdmxctl export add craft ram:16M --insecure
+	rdmx_check "export craftro: ram:16M --ro --insecure" \
+		rdmxctl export add craftro ram:16M --ro --insecure
+	rdmx_check "export craftsec: ram:4M (secure, the default)" \
+		rdmxctl export add craftsec ram:4M
+	rdmx_check "export show: craftsec is secure" \
+		rdmx_export_json craftsec "j[0]['secure'] is True"
+	rdmx_check "export show: craft is not" \
+		rdmx_export_json craft "j[0]['secure'] is False"
 	rdmx_check "user nobody cannot read an export's path or allow-list" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		sh -c '! cat /sys/kernel/rdmx/exports/craft/path && ! cat /sys/kernel/rdmx/exports/craft/allow'
@@ -94,8 +106,11 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "no queue left on craft" rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "OPEN races logged as malformed" \
 		sh -c "dmesg | grep -q 'rdmx: block queue 0 from .*: malformed OPEN; disconnecting'"
+	rdmx_check "an OPEN of craftsec from an unreserved port is logged as refused" \
+		sh -c "dmesg | grep -q 'rdmx: export craftsec: .* connected from an unprivileged port; refused'"
 	rdmx_check "export del craft" rdmxctl export del craft
 	rdmx_check "export del craftro" rdmxctl export del craftro
+	rdmx_check "export del craftsec" rdmx_poll 30 rdmxctl export del craftsec
 else
 	rdmx_barrier up || rdmx_fail "peer came up"
 	run_tap blkcraft \
@@ -105,6 +120,18 @@ else
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -F "$seed" -n 100000 \
 		-d "$fuzz_secs" -p "$port" "$srv" craft craftro
 	grep 'fuzz seed' "$RDMX_OUT/blkcraft-fuzz.txt"
+	# A secure export: a client on a port any process may bind is
+	# refused; rdmx's client, on a reserved port, is served.
+	run_tap blkcraft-secure \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -O EACCES \
+		-p "$port" "$srv" craftsec craftro
+	if d=$(rdmxctl map -p "$port" "$srv" craftsec); then
+		rdmx_check "rdmxctl map of the secure export craftsec reads" \
+			dd if="$d" of=/dev/null bs=4k count=4 iflag=direct
+		rdmx_check "unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "rdmxctl map of the secure export craftsec"
+	fi
 	rdmx_barrier lure-up $((1800 + fuzz_secs))
 	if d=$(rdmxctl map -p 7483 --timeout 30000 "$srv" craft 2>"$RDMX_OUT/map-lure.err"); then
 		rdmx_fail "a map through user nobody's listener on port 7483 is refused (got $d)"
@@ -359,7 +386,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	if rdmx_nullb 4 64 && mkfs.ext4 -q -F /dev/nullb4 && mkdir -p "$fz" &&
 	   mount /dev/nullb4 "$fz" && truncate -s 8M "$fz/disk.img"; then
 		rdmx_check "export fence: a file on ext4" \
-			rdmxctl export add fence "$fz/disk.img"
+			rdmxctl export add fence "$fz/disk.img" --insecure
 	else
 		rdmx_fail "ext4 on null_blk for the fence"
 	fi
@@ -386,14 +413,20 @@ fi
 # link is down: its removal waits for their teardown, which must not wait
 # for the port to come back (the loss timeouts here are 120 s). Both come
 # back over the device added again. Last: node 2's link goes down.
-if [ "$RDMX_NODE" = 2 ]; then
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "export removal: ram:16M" rdmxctl export add removal ram:16M
+	rdmx_barrier removal-up 600
+	rdmx_barrier removal-done 900
+	rdmx_check "export del removal" rdmx_poll 60 rdmxctl export del removal
+else
+	rdmx_barrier removal-up 600
 	sys=/sys/kernel/rdmx
 	old_loss=$(cat "$sys/loss_timeout_ms")
 	echo 120000 >"$sys/loss_timeout_ms"
-	if d=$(rdmxctl map -p "$port" "$srv" craft --loss-timeout 120000); then
-		rdmx_pass "map craft: $d"
+	if d=$(rdmxctl map -p "$port" "$srv" removal --loss-timeout 120000); then
+		rdmx_pass "map removal: $d"
 	else
-		rdmx_fail "map craft"
+		rdmx_fail "map removal"
 		d=
 	fi
 	# A session with messages in flight when the link goes: its
@@ -422,6 +455,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_check "ping after the device came back" \
 		rdmx_poll 120 timeout 60 rdmxctl ping -c 1 --timeout 10 "$srv"
 	echo "$old_loss" >"$sys/loss_timeout_ms"
+	rdmx_barrier removal-done 900
 fi
 
 rdmx_barrier checked 900

@@ -9,6 +9,7 @@
  *
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]
  *                      HOST EXPORT RO_EXPORT
  * EXPORT is a writable export of HOST, RO_EXPORT a read-only one; a few
@@ -204,6 +205,7 @@ static const char *status_name(int s)
 	case EACCES: return "EACCES";
 	case EPROTO: return "EPROTO";
 	case ENOMEM: return "ENOMEM";
+	case ESTALE: return "ESTALE";
 	}
 	snprintf(buf, sizeof(buf), "%d", s);
 	return buf;
@@ -584,15 +586,23 @@ static int blk_open(struct conn *c, const char *name, __u32 flags)
 	return st;
 }
 
+/* Connect; false (a failed test, @c closed) when that does not work. */
+static bool conn_open_or_report(struct conn *c)
+{
+	if (!conn_open(c))
+		return true;
+	report(false, "connect to %s:%s as a block queue", host, port);
+	conn_close(c);
+	return false;
+}
+
 /* Connect and OPEN; false (and a failed test) when that does not work. */
 static bool conn_open_export(struct conn *c, const char *name, __u32 flags)
 {
 	int st;
 
-	if (conn_open(c)) {
-		report(false, "connect to %s:%s as a block queue", host, port);
+	if (!conn_open_or_report(c))
 		return false;
-	}
 	st = blk_open(c, name, flags);
 	if (st) {
 		report(false, "OPEN %s%s (got %s)", name,
@@ -707,11 +717,8 @@ static void case_open_and_ro(void)
 	struct conn c;
 	int st;
 
-	if (conn_open(&c)) {
-		report(false, "connect to %s:%s as a block queue", host, port);
-		conn_close(&c);
+	if (!conn_open_or_report(&c))
 		return;
-	}
 	report(true, "connect with features BLOCK: accepted, depth %u (asked %u), max_msg %u",
 	       c.depth, CLT_DEPTH, c.max_msg);
 	expect_status(blk_open(&c, "rdmx-blkcraft-nosuch", 0), ENOENT,
@@ -1160,6 +1167,25 @@ static void case_fence(const char *thaw)
 		}
 	}
 	conn_close(&b);
+}
+
+/*
+ * One OPEN of EXPORT (-O STATUS), from the port rdma_cm picks (not a
+ * reserved one): its answer must be STATUS, a name as status_name() gives
+ * ("0", "EACCES", ...).
+ */
+static void case_open_only(const char *want)
+{
+	struct conn c;
+	int st;
+
+	if (!conn_open_or_report(&c))
+		return;
+	st = blk_open(&c, exp_rw, 0);
+	report(st >= 0 && !strcmp(status_name(st), want),
+	       "OPEN %s from an unreserved port -> %s (got %s)", exp_rw, want,
+	       st < 0 ? "no answer" : status_name(st));
+	conn_close(&c);
 }
 
 /* Memory windows of type 2 exist on the device that reaches HOST. */
@@ -2106,6 +2132,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]\n"
 		"                     HOST EXPORT RO_EXPORT\n"
 		"  Sends crafted commands to the rdmx block server at HOST:PORT\n"
@@ -2129,6 +2156,8 @@ static void print_usage(FILE *f)
 		"  -m PERCENT  how many commands in a hundred are mutated until the\n"
 		"              server must drop the queue (default 10); the others\n"
 		"              are valid, at the edges, and the queue stays\n"
+		"  -O STATUS   only one OPEN of EXPORT, which must be answered STATUS\n"
+		"              (0, EACCES, ...)\n"
 		"  -X THAWFILE only the fence: EXPORT's store is frozen until\n"
 		"              THAWFILE exists, which the tool creates; a reconnected\n"
 		"              map's OPEN must wait for its older queue's write\n");
@@ -2140,14 +2169,17 @@ int main(int argc, char **argv)
 	unsigned int open_rounds = 50, hostile_pct = CRAFT_HOSTILE_PCT;
 	unsigned long long seed = 0;
 	bool races_only = false, fuzz = false;
-	const char *thaw = NULL;
+	const char *thaw = NULL, *open_want = NULL;
 	enum violation v;
 	char *endp;
 	int opt, ret;
 
 	craft_prog = "rdmx-blkcraft";
-	while ((opt = getopt(argc, argv, "d:F:hm:n:p:r:RX:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:F:hm:n:O:p:r:RX:")) != -1) {
 		switch (opt) {
+		case 'O':
+			open_want = optarg;
+			break;
 		case 'X':
 			thaw = optarg;
 			break;
@@ -2227,8 +2259,11 @@ int main(int argc, char **argv)
 			printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return ret;
 	}
-	if (thaw) {
-		case_fence(thaw);
+	if (thaw || open_want) {
+		if (open_want)
+			case_open_only(open_want);
+		else
+			case_fence(thaw);
 		craft_target_free();
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return n_failed ? 1 : 0;

@@ -84,6 +84,7 @@
 #define RDMX_FEATURE_BENCH		_BITULL(3)	/* RDMX_IOC_BENCH */
 #define RDMX_FEATURE_BLOCK		_BITULL(4)	/* RDMX_IOC_EXPORT_*, _MAP, _UNMAP */
 #define RDMX_FEATURE_BLOCK_RESIZE	_BITULL(5)	/* RDMX_IOC_EXPORT_RESIZE */
+#define RDMX_FEATURE_BLOCK_SECURE	_BITULL(6)	/* reserved ports, RDMX_EXPORT_INSECURE */
 
 #define RDMX_VERSION_LEN	32
 
@@ -814,6 +815,13 @@ struct rdmx_bench {
 /* rdmx_export_add.flags */
 #define RDMX_EXPORT_RO		_BITULL(0)	/* refuse writes */
 #define RDMX_EXPORT_RAM		_BITULL(1)	/* memory, @ram_size bytes; no path */
+/*
+ * Serve clients connecting from any source port. Without it an export is
+ * served only to connections from a port below 1024, which only a
+ * privileged process (CAP_NET_BIND_SERVICE) can bind: rdmx's own client
+ * binds one (RDMX_FEATURE_BLOCK_SECURE).
+ */
+#define RDMX_EXPORT_INSECURE	_BITULL(2)
 
 /**
  * struct rdmx_export_allow - one allow-list entry: a network prefix

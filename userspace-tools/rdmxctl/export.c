@@ -28,12 +28,14 @@
 /* 16 prefixes of "[ffff:...:ffff]/128 " fit */
 #define EXPORT_ALLOW_STR	1024
 
-enum { EXPORT_OPT_RO, EXPORT_OPT_ALLOW, EXPORT_OPT_LBS, EXPORT_OPT_FORCE };
+enum { EXPORT_OPT_RO, EXPORT_OPT_ALLOW, EXPORT_OPT_LBS, EXPORT_OPT_FORCE,
+       EXPORT_OPT_INSECURE };
 
 static const struct rd_opt export_add_opts[] = {
 	{ EXPORT_OPT_RO,	0, "ro", false },
 	{ EXPORT_OPT_ALLOW,	0, "allow", true },
 	{ EXPORT_OPT_LBS,	0, "lbs", true },
+	{ EXPORT_OPT_INSECURE,	0, "insecure", false },
 	{ 0, 0, NULL, false },
 };
 
@@ -50,7 +52,7 @@ static int export_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
-	       "                          [ --lbs 512|4096 ]\n"
+	       "                          [ --lbs 512|4096 ] [ --insecure ]\n"
 	       "       " RD_PROG " export del NAME [ --force ]\n"
 	       "       " RD_PROG " export resize NAME [ SIZE ]\n"
 	       "       " RD_PROG " export [ list ]\n"
@@ -60,7 +62,9 @@ static int export_help(struct rd *rd)
 	       "file, or ram:SIZE for memory (SIZE with K, M, G or T, a multiple of 4 KiB).\n"
 	       "--ro refuses writes; each --allow admits a peer address or prefix (up to %d;\n"
 	       "without one, any peer); --lbs sets the logical block size (default: the\n"
-	       "device's, 512 for files and memory). Peers connect through a listener\n"
+	       "device's, 512 for files and memory). Clients must connect from a port\n"
+	       "below 1024, which only privileged processes bind (rdmx's client does);\n"
+	       "--insecure serves any port. Peers connect through a listener\n"
 	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
 	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
 	       "a ram export to SIZE bytes (as in ram:SIZE), a file or device to its size\n"
@@ -248,6 +252,9 @@ static int export_add_opt(struct export_args *x, int opt, const char *val)
 	case EXPORT_OPT_RO:
 		x->ea.flags |= RDMX_EXPORT_RO;
 		return 0;
+	case EXPORT_OPT_INSECURE:
+		x->ea.flags |= RDMX_EXPORT_INSECURE;
+		return 0;
 	case EXPORT_OPT_ALLOW:
 		if (x->ea.nr_allow == RDMX_EXPORT_ALLOW_MAX)
 			return rd_usage_err("export", "too many --allow: at most %d",
@@ -393,7 +400,10 @@ static int export_add(struct rd *rd)
 		goto out;
 	memcpy(x->ea.name, x->name, strlen(x->name));
 
-	fd = rd_blk_open();
+	fd = x->ea.flags & RDMX_EXPORT_INSECURE ?
+	     blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_SECURE,
+			   "source port check (--insecure)") :
+	     rd_blk_open();
 	if (fd < 0)
 		goto out;
 	if (ioctl(fd, RDMX_IOC_EXPORT_ADD, &x->ea) < 0)
@@ -596,13 +606,32 @@ static void export_print_allow(struct rd *rd, const char *dir)
 }
 
 /*
- * One export: a line with name, path, size, block size, access and
- * allow-list, then an indented line of counters.
+ * A 0/1 attribute @name of an export: a JSON boolean, in text @yes or @no;
+ * null ("-") when it cannot be read.
+ */
+static void export_print_flag(struct rd *rd, const char *dir,
+			      const char *name, const char *yes,
+			      const char *no)
+{
+	char v[8];
+
+	if (rd_object_attr(dir, name, v, sizeof(v)) > 0 &&
+	    (!strcmp(v, "0") || !strcmp(v, "1"))) {
+		print_bool(rd, name, NULL, v[0] == '1');
+		print_text(rd, "%s", v[0] == '1' ? yes : no);
+	} else {
+		print_null(rd, name, "-");
+	}
+}
+
+/*
+ * One export: a line with name, path, size, block size, access, port
+ * check and allow-list, then an indented line of counters.
  * Return: false if it went away while being read.
  */
 static bool export_print(struct rd *rd, const char *dir, const char *name)
 {
-	char path[EXPORT_PATH_MAX], ro[8];
+	char path[EXPORT_PATH_MAX];
 	size_t i;
 
 	if (rd_object_attr(dir, "path", path, sizeof(path)) == -ENOENT &&
@@ -616,13 +645,8 @@ static bool export_print(struct rd *rd, const char *dir, const char *name)
 		print_null(rd, "path", "-");
 	export_print_num(rd, dir, "size", "size");
 	export_print_num(rd, dir, "logical_block_size", "lbs");
-	if (rd_object_attr(dir, "read_only", ro, sizeof(ro)) > 0 &&
-	    (!strcmp(ro, "0") || !strcmp(ro, "1"))) {
-		print_bool(rd, "read_only", NULL, ro[0] == '1');
-		print_text(rd, "%s", ro[0] == '1' ? "ro" : "rw");
-	} else {
-		print_null(rd, "read_only", "-");
-	}
+	export_print_flag(rd, dir, "read_only", "ro", "rw");
+	export_print_flag(rd, dir, "secure", "secure", "insecure");
 	export_print_allow(rd, dir);
 	print_nl(rd);
 	print_indent(rd, 4);

@@ -16,6 +16,7 @@ static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_BENCH,		"bench" },
 	{ RDMX_FEATURE_BLOCK,		"block" },
 	{ RDMX_FEATURE_BLOCK_RESIZE,	"block_resize" },
+	{ RDMX_FEATURE_BLOCK_SECURE,	"block_secure" },
 };
 
 static void version_print_absent(struct rd *rd, int err)
