@@ -90,7 +90,8 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
  *	otherwise only to those on a port below 1024
  * @uuid: identity, the clients' disk serial: a hash of the host, name and
- *	path, so an export added again after a restart keeps it
+ *	path, so an export added again after a restart keeps it; random for
+ *	RAM, whose data does not survive
  * @nr_allow: entries of @allow; 0 lets any peer in
  * @allow: the allow-list
  * @queues: bound server queues (struct rdmx_bsq)
@@ -580,13 +581,22 @@ static int rdmx_export_check_allow(const struct rdmx_export_allow *a)
 	return -EINVAL;
 }
 
-/* A stable identity: the same host, name and path give the same uuid. */
+/*
+ * An identity: for a device or file, stable (the same host, name and path
+ * give the same uuid); for RAM, new each time, since its data dies with the
+ * export: a client that reconnects to a RAM export added again must not
+ * take its zeroes for its disk.
+ */
 static void rdmx_export_make_uuid(struct rdmx_export *exp)
 {
 	const char *host = init_utsname()->nodename;
 	u32 w[4];
 	int i;
 
+	if (exp->ram) {
+		uuid_gen(&exp->uuid);
+		return;
+	}
 	for (i = 0; i < 4; i++) {
 		w[i] = jhash(host, strlen(host), i);
 		w[i] = jhash(exp->name, strlen(exp->name), w[i]);

@@ -38,7 +38,9 @@
 #  10. a write of a map's replaced connection, held by a frozen store, is
 #      fenced: the reconnected map's OPEN waits for it, and its own write
 #      of the same block is what stays;
-#  11. (last) the RDMA device removed under a mapped disk and a session
+#  11. a RAM export deleted under a mapped disk and added again: the
+#      client's I/O fails, and never reads zeroes as its data;
+#  12. (last) the RDMA device removed under a mapped disk and a session
 #      while the link is down: the removal waits for no port; both come
 #      back.
 #
@@ -409,7 +411,46 @@ else
 	rdmx_barrier fence-done 600
 fi
 
-# 11. The RDMA device goes away under a mapped disk and a session whose
+# 11. A RAM export deleted under a mapped disk and added again under the
+# same name holds zeroes, not the disk's data: it has a new identity, so
+# the client refuses it and its I/O fails after the loss timeout; it must
+# never read zeroes as its data.
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "export ramid: ram:4M" rdmxctl export add ramid ram:4M
+	rdmx_barrier ramid-up 600
+	rdmx_barrier ramid-written 600
+	rdmx_check "export del ramid --force, then add it again" \
+		sh -c 'rdmxctl export del ramid --force && rdmxctl export add ramid ram:4M'
+	rdmx_barrier ramid-readded 600
+	rdmx_barrier ramid-done 600
+	rdmx_check "export del ramid" rdmx_poll 60 rdmxctl export del ramid --force
+else
+	rdmx_barrier ramid-up 600
+	if d=$(rdmxctl map -p "$port" "$srv" ramid --loss-timeout 8000); then
+		rdmx_pass "map ramid: $d"
+		head -c 4096 /dev/urandom >/tmp/ramid.bin
+		rdmx_check "write a block of ramid" \
+			dd if=/tmp/ramid.bin of="$d" bs=4096 count=1 oflag=direct
+	else
+		rdmx_fail "map ramid"
+		d=
+	fi
+	rdmx_barrier ramid-written 600
+	rdmx_barrier ramid-readded 600
+	if [ -n "$d" ]; then
+		timeout 120 dd if="$d" of=/tmp/ramid.got bs=4096 count=1 iflag=direct \
+			>"$RDMX_OUT/ramid-dd.txt" 2>&1
+		rc=$?
+		rdmx_check "a read after ramid came back fails (exit $rc) or gives the data, never zeroes" \
+			sh -c "[ $rc -ne 0 -a $rc -ne 124 ] || cmp -s /tmp/ramid.bin /tmp/ramid.got"
+		rdmx_check "the client logs the export as not the one mapped" \
+			sh -c "dmesg | grep -q 'export ramid on .* is not the one mapped'"
+		rdmx_check "unmap $d" rdmxctl unmap --force "$d"
+	fi
+	rdmx_barrier ramid-done 600
+fi
+
+# 12. The RDMA device goes away under a mapped disk and a session whose
 # link is down: its removal waits for their teardown, which must not wait
 # for the port to come back (the loss timeouts here are 120 s). Both come
 # back over the device added again. Last: node 2's link goes down.
