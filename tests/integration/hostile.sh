@@ -46,12 +46,13 @@
 #
 # and, in 1 and 4, the wire fuzz of both protocols (rdmx-blkcraft and
 # rdmx-msgcraft -F: mutated frames, reconnecting as the server drops them,
-# then the server must still serve a well-formed client), FUZZ_SECS each.
+# then the server must still serve a well-formed client), FUZZ_SECS each,
+# JOBS fuzzers of each protocol side by side (default 1).
 #
 # Usage (tests/check's guest-hostile; make fuzz runs it with a long
-# FUZZ_SECS):
+# FUZZ_SECS and 4 JOBS):
 #   tests/vm/run --nodes 2 --kernel debug --rdma rxe tests/integration/hostile.sh \
-#       [ROUNDS [FUZZ_SECS [SEED]]]
+#       [ROUNDS [FUZZ_SECS [SEED [JOBS]]]]
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
 
@@ -59,9 +60,34 @@ rounds=${1:-200}
 # The wire fuzz: how long each of the two runs, and its seed.
 fuzz_secs=${2:-60}
 seed=${3:-$(date +%s)}
+# Wire fuzzers of each protocol side by side (make fuzz runs several).
+jobs=${4:-1}
 srv=$RDMX_ADDR_1
 port=7471
 MT="$RDMX_REPO/tests/integration/rdmx-msgtest"
+
+# fuzz_par NAME TOOL ARGS...: $jobs wire fuzzers side by side, TOOL -F
+# SEED ARGS with seeds $seed, $seed + 1, ...; each must exit 0, and its TAP
+# lines become results named "NAME: ..." ("NAME-I: ..." past the first).
+fuzz_par() {
+	local name=$1 tool=$2 i n rc
+	local -a pids=()
+
+	shift 2
+	for ((i = 0; i < jobs; i++)); do
+		"$tool" -F $((seed + i)) "$@" >"$RDMX_OUT/$name-$i.txt" 2>&1 &
+		pids+=($!)
+	done
+	for ((i = 0; i < jobs; i++)); do
+		wait "${pids[i]}"
+		rc=$?
+		n=$name
+		[ "$i" = 0 ] || n=$name-$i
+		rdmx_check "$n exits 0" test "$rc" -eq 0
+		rdmx_tap_absorb "$n: " "$RDMX_OUT/$name-$i.txt"
+		grep 'fuzz seed' "$RDMX_OUT/$name-$i.txt"
+	done
+}
 
 # run_tap NAME CMD...: CMD's TAP lines become results named "NAME: ...",
 # and CMD must exit 0.
@@ -118,10 +144,8 @@ else
 	run_tap blkcraft \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
 		-p "$port" "$srv" craft craftro
-	run_tap blkcraft-fuzz \
-		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -F "$seed" -n 100000 \
-		-d "$fuzz_secs" -p "$port" "$srv" craft craftro
-	grep 'fuzz seed' "$RDMX_OUT/blkcraft-fuzz.txt"
+	fuzz_par blkcraft-fuzz "$RDMX_REPO/tests/integration/rdmx-blkcraft" \
+		-n 100000 -d "$fuzz_secs" -p "$port" "$srv" craft craftro
 	# A secure export: a client on a port any process may bind is
 	# refused; rdmx's client, on a reserved port, is served.
 	run_tap blkcraft-secure \
@@ -211,8 +235,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	wait "$stall"
 	rdmx_check "msgcraft-echo-stall exits 0" test "$?" -eq 0
 	rdmx_tap_absorb "msgcraft-echo-stall: " "$RDMX_OUT/msgcraft-echo-stall.txt"
-	run_tap msgcraft-fuzz "$MC" -F "$seed" -n 100000 -d "$fuzz_secs" "$srv"
-	grep 'fuzz seed' "$RDMX_OUT/msgcraft-fuzz.txt"
+	fuzz_par msgcraft-fuzz "$MC" -n 100000 -d "$fuzz_secs" "$srv"
 fi
 rdmx_barrier msgcraft-done $((1800 + fuzz_secs))
 if [ "$RDMX_NODE" = 1 ]; then

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The /dev/rdmx ioctl fuzzer (rdmx-ioctlfuzz), in one guest: as root, then
-# as user nobody, SECS seconds each with four racing threads. Each run must
+# as user nobody, SECS seconds each with 16 racing threads (most calls wait
+# for a peer or a timeout: more threads make more calls). Each run must
 # end by itself with no broken invariant and no hang; the harness then
 # scans the kernel log for splats (KASAN, lockdep, UBSAN) and kmemleak
 # after rdmx unloads. Run as
@@ -25,7 +26,7 @@ fuzz_as() {
 
 	shift 2
 	timeout -k 30 $((secs + 300)) "$@" "$fuzz" -s "$s" -n 1000000000 \
-		-d "$secs" -t 4 -j >"$out.json" 2>"$out.txt"
+		-d "$secs" -t 16 -j >"$out.json" 2>"$out.txt"
 	rc=$?
 	tail -n 20 "$out.txt"
 	cat "$out.json"
