@@ -536,8 +536,13 @@ static int op_run(int fd, struct ep *e, const struct rdmx_rma_op *op,
 	}
 	w = (uint64_t *)mem;
 	if (fake_bug("nonatomic")) {
+		/*
+		 * A window wide enough that two users at once always land
+		 * in each other's (a yield alone, on a busy machine, could
+		 * let one run through before the other started).
+		 */
 		old = *(volatile uint64_t *)w;
-		sched_yield();
+		usleep(200);
 		if (op->opcode == RDMX_RMA_FETCH_ADD)
 			*(volatile uint64_t *)w = old + op->compare_add;
 		else if (old == op->compare_add)
