@@ -25,6 +25,11 @@
  *                        queue's binding to its export
  *   q->lock              (spinlock, irqsave) a queue's dead flag and its
  *                        posting: nothing is posted once the queue is dead
+ *   exp->fence           (percpu rwsem) read-held by command work around
+ *                        each change of the backing store; taken for
+ *                        write by an OPEN that fenced older queues of its
+ *                        map, after it dropped rdmx_exports_mutex: never
+ *                        held together with that mutex
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
  * Commands run on rdmx_blk_wq, except a READ of a block device export,
  * which the CQ's work runs itself (it sleeps no longer than submit_bio()
@@ -1275,6 +1280,7 @@ static int rdmx_bsq_alloc_data(struct rdmx_bsq_req *req,
  */
 static bool rdmx_bsq_change_begin(struct rdmx_bsq *q, struct rdmx_export *exp)
 {
+	lockdep_assert_not_held(&rdmx_exports_mutex);
 	percpu_down_read(&exp->fence);
 	if (!test_bit(RDMX_BSQ_FENCED, &q->flags))
 		return true;
@@ -1570,6 +1576,7 @@ out:
 		 * The fenced queues' changes under way end before this OPEN
 		 * is answered; @q's binding holds @exp.
 		 */
+		lockdep_assert_not_held(&rdmx_exports_mutex);
 		percpu_down_write(&exp->fence);
 		percpu_up_write(&exp->fence);
 	}

@@ -162,10 +162,13 @@ forced() {
 	awk -v k="$2" '$1 == k { print $2 }' "$1"
 }
 
-# phase_begin: once both nodes are set up, injection on, rotating; sets
-# $end, when the phase ends, and $rot, the rotation's pid.
+# phase_begin [CMD...]: once both nodes are set up (and CMD ran), injection
+# on, rotating; sets $end, when the phase ends, and $rot, the rotation's
+# pid.
 phase_begin() {
 	rdmx_barrier setup 600 || rdmx_fail "peer came up"
+	"$@"
+	rdmx_barrier premapped 600
 	faults_on >"$RDMX_OUT/faults-on.txt" || rdmx_fail "fault injection set up"
 	cat "$RDMX_OUT/faults-on.txt"
 	rdmx_barrier faults-on 600
@@ -227,10 +230,20 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmxctl export del fy 2>/dev/null
 	rdmx_check "export del fx" rdmx_poll 60 rdmxctl export del fx
 else
-	phase_begin
+	# A disk mapped before the faults: the data path (and the queues'
+	# reconnects) meet them whether or not new maps get through.
+	premap() {
+		pdev=$(rdmxctl map -p "$port" "$srv" fx --loss-timeout 5000) ||
+			rdmx_fail "map fx before the faults"
+	}
+	phase_begin premap
 	while [ "$SECONDS" -lt "$end" ]; do
 		run ping 60 rdmxctl ping -c 3 --timeout 10 "$srv"
 		run rma-read 60 rdmxctl rma -p "$mport" --timeout 10 "$srv" read 0 65536 -o /dev/null
+		if [ -n "$pdev" ]; then
+			run pwrite 120 dd if=/dev/urandom of="$pdev" bs=64k count=16 oflag=direct
+			run pread 120 dd if="$pdev" of=/dev/null bs=64k count=16 iflag=direct
+		fi
 		if dev=$(timeout -k 20 120 rdmxctl map -p "$port" "$srv" fx \
 				--loss-timeout 3000 2>>"$RDMX_OUT/cmd-map.txt"); then
 			tally map 0
@@ -246,8 +259,10 @@ else
 		done
 	done
 	phase_end
-	rdmx_check "the data path ran under injection: $(grep -c '^map ok' "$RDMX_OUT/outcomes.txt") maps" \
-		grep -q '^map ok' "$RDMX_OUT/outcomes.txt"
+	n=$(grep -c '^pwrite ok' "$RDMX_OUT/outcomes.txt")
+	rdmx_check "the data path ran under injection: writes to a mapped disk ($n of them succeeded)" \
+		grep -q '^pwrite ' "$RDMX_OUT/outcomes.txt"
+	echo "    # maps made under injection: $(grep -c '^map ok' "$RDMX_OUT/outcomes.txt")"
 	rdmx_barrier clean-up 600
 	# Everything works again: a ping, and a map whose data reads back.
 	rdmx_check "after the faults: ping" \
