@@ -20,6 +20,10 @@
  *             granting credits or posting a receive after the first ones,
  *             then hold for SECONDS. The checks (memory, splats) are the
  *             calling script's: this tool reports what it saw.
+ * open-noack  the same, but granting credits (and answering probes), so
+ *             that the server can send every OPEN_REP: none is ever
+ *             acknowledged, and the server's lane must stop queueing them
+ *             at its bound (the calling script finds the log line).
  * silent      connect and send nothing at all, not even the ACK that makes
  *             the connection live: the server must end this half-open
  *             connection within SECONDS.
@@ -236,6 +240,7 @@ struct peer {
 	unsigned int rx_held;		/* buffers used and not reposted */
 	bool repost;			/* repost receive buffers */
 	bool behave;			/* acknowledge, grant, answer probes */
+	bool grant_only;		/* unbehaved, yet grant and answer */
 	bool hb_owed;			/* a HEARTBEAT to answer */
 	/* channels */
 	struct chan *chans;
@@ -558,10 +563,10 @@ static int send_msg(struct peer *p, __u8 type, __u8 flags, __u32 chan,
 	__u32 grant = 0, ack = p->ack_sent;
 
 	assert(sizeof(*h) + len <= TX_SLOT);
-	if (p->behave) {
+	if (p->behave || p->grant_only)
 		grant = p->rx_owed < 0xffff ? p->rx_owed : 0xffff;
+	if (p->behave)
 		ack = p->rcv_nxt;
-	}
 	memset(h, 0, sizeof(*h));
 	h->type = type;
 	h->flags = flags;
@@ -601,14 +606,16 @@ static int send_open(struct peer *p, __u32 id)
  */
 static void ack_maybe(struct peer *p)
 {
-	if (!p->behave)
+	if (!p->behave && !p->grant_only)
 		return;
 	if (p->hb_owed && can_send(p, true)) {
 		if (send_msg(p, MSG_HEARTBEAT_ACK, 0, 0, NULL, 0))
 			goto fail;
 		p->hb_owed = false;
 	}
-	if ((p->rcv_nxt != p->ack_sent || p->rx_owed >= ACK_THRESHOLD) &&
+	/* grant_only: a bare ACK that grants, its ack the first one's. */
+	if (((p->behave && p->rcv_nxt != p->ack_sent) ||
+	     p->rx_owed >= ACK_THRESHOLD) &&
 	    can_send(p, true) && send_msg(p, MSG_ACK, 0, 0, NULL, 0))
 		goto fail;
 	return;
@@ -1102,7 +1109,15 @@ out:
 	return ret;
 }
 
-static int mode_open_flood(unsigned int count, unsigned int secs)
+/*
+ * The OPEN floods: after the first ACK, OPENs as fast as the credits
+ * allow, never acknowledging; with @grant_only still granting credits
+ * back and answering probes (open-noack), else granting nothing and
+ * reposting no receive (open-flood). Stops after @count OPENs, or when no
+ * credit has come for 2 s, then holds the connection for @secs.
+ */
+static int open_flood(unsigned int count, unsigned int secs, bool grant_only,
+		      const char *what)
 {
 	enum wait_result wr = WAIT_OK;
 	unsigned int sent = 0;
@@ -1112,9 +1127,9 @@ static int mode_open_flood(unsigned int count, unsigned int secs)
 	ret = peer_connect(&p, count);
 	if (ret)
 		goto out;
-	/* From the first ACK on: no ack, no credit, no receive reposted. */
 	p.behave = false;
-	p.repost = false;
+	p.grant_only = grant_only;
+	p.repost = grant_only;
 	while (sent < count) {
 		wr = wait_send(&p, false, false, FLOOD_CREDIT_WAIT_MS);
 		if (wr != WAIT_OK)
@@ -1133,8 +1148,8 @@ static int mode_open_flood(unsigned int count, unsigned int secs)
 	note("%u of %u OPENs sent (%s)", sent, count,
 	     wr == WAIT_OK ? "all" : wr == WAIT_GONE ? "the connection went" :
 	     "no more credits");
-	report(true, "OPEN flood: %u sent, %u OPEN_REPs (%u accepted), the server %s",
-	       sent, p.nr_open_rep, p.nr_open_ok,
+	report(true, "%s: %u sent, %u OPEN_REPs (%u accepted), the server %s",
+	       what, sent, p.nr_open_rep, p.nr_open_ok,
 	       peer_gone(&p) ? "disconnected" : "kept the connection");
 	if (peer_gone(&p))
 		note("the connection went: %s", gone_how(&p));
@@ -1145,6 +1160,21 @@ static int mode_open_flood(unsigned int count, unsigned int secs)
 out:
 	peer_close(&p);
 	return ret;
+}
+
+static int mode_open_flood(unsigned int count, unsigned int secs)
+{
+	return open_flood(count, secs, false, "OPEN flood");
+}
+
+/*
+ * open-noack: every OPEN_REP the server queues stays unacknowledged; its
+ * lane must stop queueing them at its bound (RDMX_TX_FORCE_MAX) rather
+ * than grow. The calling script finds the log line.
+ */
+static int mode_open_noack(unsigned int count, unsigned int secs)
+{
+	return open_flood(count, secs, true, "unacknowledged OPENs");
 }
 
 /* ---- wire fuzz ---------------------------------------------------------- */
@@ -2307,6 +2337,7 @@ static const struct {
 	{ "echo-stall", mode_echo_stall, 64, 1000000 },
 	{ "zero-segs", mode_zero_segs, 100000, 100000000 },
 	{ "open-flood", mode_open_flood, 10000, 1000000 },
+	{ "open-noack", mode_open_noack, 3000, 1000000 },
 	{ "silent", mode_silent, 1, 1 },
 };
 
@@ -2327,6 +2358,9 @@ static void print_usage(FILE *f)
 		"  open-flood  send COUNT (default 10000) OPENs of rdmx.echo, never\n"
 		"              acknowledging, granting credits or reposting a\n"
 		"              receive, then hold the connection for SECONDS\n"
+		"  open-noack  send COUNT (default 3000) OPENs of rdmx.echo, granting\n"
+		"              credits but never acknowledging, then hold the\n"
+		"              connection for SECONDS\n"
 		"  silent      connect and send nothing, not even the first ACK; the\n"
 		"              server must end the connection within SECONDS\n"
 		"  -p PORT     the listener's port\n"
