@@ -1202,12 +1202,8 @@ static int rdmx_bcq_bind_resvport(struct rdmx_bcq *q)
 	src.ss_family = q->bd->addr.ss_family;
 	for (i = 0; i < n; i++) {
 		k = (unsigned int)atomic_inc_return(&rdmx_resvport_next) % n;
-		if (src.ss_family == AF_INET6)
-			((struct sockaddr_in6 *)&src)->sin6_port =
-				htons(RDMX_RESVPORT_MAX - k);
-		else
-			((struct sockaddr_in *)&src)->sin_port =
-				htons(RDMX_RESVPORT_MAX - k);
+		rdmx_addr_set_port((struct sockaddr *)&src,
+				   RDMX_RESVPORT_MAX - k);
 		ret = rdma_bind_addr(q->cm_id, (struct sockaddr *)&src);
 		if (ret != -EADDRINUSE && ret != -EADDRNOTAVAIL)
 			break;

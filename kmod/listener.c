@@ -52,6 +52,21 @@ u16 rdmx_addr_port(const struct sockaddr *sa)
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
 }
 
+/**
+ * rdmx_addr_set_port() - set the port of an IPv4 or IPv6 address
+ * @sa: the address
+ * @port: the port, host byte order
+ *
+ * Context: any context.
+ */
+void rdmx_addr_set_port(struct sockaddr *sa, u16 port)
+{
+	if (sa->sa_family == AF_INET6)
+		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
+	else
+		((struct sockaddr_in *)sa)->sin_port = htons(port);
+}
+
 static bool rdmx_addr_any(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET6)
@@ -86,14 +101,8 @@ int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src)
 	if (src->sa_family != AF_INET && src->sa_family != AF_INET6)
 		return -EAFNOSUPPORT;
 	rdmx_addr_copy(dst, src);
-	if (!rdmx_addr_port((struct sockaddr *)dst)) {
-		if (dst->ss_family == AF_INET6)
-			((struct sockaddr_in6 *)dst)->sin6_port =
-				htons(RDMX_DEFAULT_PORT);
-		else
-			((struct sockaddr_in *)dst)->sin_port =
-				htons(RDMX_DEFAULT_PORT);
-	}
+	if (!rdmx_addr_port((struct sockaddr *)dst))
+		rdmx_addr_set_port((struct sockaddr *)dst, RDMX_DEFAULT_PORT);
 	return 0;
 }
 

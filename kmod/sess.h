@@ -630,6 +630,7 @@ int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src);
 bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b);
 bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
 u16 rdmx_addr_port(const struct sockaddr *sa);
+void rdmx_addr_set_port(struct sockaddr *sa, u16 port);
 
 extern struct workqueue_struct *rdmx_wq;
 extern struct workqueue_struct *rdmx_imm_wq;
