@@ -11,7 +11,8 @@
 #   make deb             Debian packages (rdmx-dkms, rdmxctl, rdmx-dev)
 #   make check           every test (host tests, then debug-kernel guests);
 #                        FULL=1 KERNELS=all before a release
-#   make fuzz            the ioctl and wire fuzzers, DURATION s each (3600)
+#   make fuzz            the ioctl and wire fuzzers, DURATION s each (3600;
+#                        FUZZ=ioctl or FUZZ=wire for one)
 #   make demo            two soft-RoCE guests running rdmx
 #   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
 #   make kernel          build (or reuse) the debug and perf test kernels
@@ -127,10 +128,12 @@ install: modules_install $(RDMXCTL)
 check:
 	tests/check
 
-# The ioctl and wire fuzzers, DURATION seconds each (in debug guests).
+# The ioctl and wire fuzzers, DURATION seconds each (in debug guests);
+# FUZZ=ioctl or FUZZ=wire runs one of them.
 DURATION ?= 3600
+FUZZ ?= ioctl|wire
 fuzz:
-	RDMX_CHECK_ONLY=guest-fuzz RDMX_FUZZ_SECS=$(DURATION) tests/check
+	RDMX_CHECK_ONLY='guest-fuzz-($(FUZZ))' RDMX_FUZZ_SECS=$(DURATION) tests/check
 
 demo:
 	tests/demo

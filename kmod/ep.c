@@ -535,7 +535,9 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	ep->state = RDMX_EP_CONNECTING;
 	spin_unlock(&ep->lock);
 	do {
-		sess = rdmx_sess_connect_get(addr, timeout_ms);
+		/* A retry (-EAGAIN) gets what is left of the caller's time. */
+		left = max_t(long, (long)deadline - (long)jiffies, 1);
+		sess = rdmx_sess_connect_get(addr, jiffies_to_msecs(left));
 		if (IS_ERR(sess)) {
 			ret = PTR_ERR(sess);
 			break;

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The /dev/rdmx ioctl fuzzer (rdmx-ioctlfuzz), in one guest: as root, then
-# as user nobody, SECS seconds each with 16 racing threads (most calls wait
-# for a peer or a timeout: more threads make more calls). Each run must
+# as user nobody, SECS seconds each with THREADS racing threads (16; most
+# calls wait for a peer or a timeout: more threads make more calls, up to
+# what the guest's CPUs can run: make fuzz gives 2 vCPUs and 32 threads). Each run must
 # end by itself with no broken invariant and no hang; the harness then
 # scans the kernel log for splats (KASAN, lockdep, UBSAN) and kmemleak
 # after rdmx unloads. Run as
 #   tests/vm/run --nodes 1 --kernel debug --rdma rxe \
-#       tests/integration/ioctl-fuzz.sh [SECS [SEED]]
+#       tests/integration/ioctl-fuzz.sh [SECS [SEED [THREADS]]]
 # by tests/integration/basic.sh (a short pass in make check) and by
 # make fuzz (DURATION=SECS).
 set -u
@@ -16,6 +17,7 @@ set -u
 
 secs=${1:-60}
 seed=${2:-$(date +%s)}
+threads=${3:-16}
 fuzz=$RDMX_REPO/tests/integration/rdmx-ioctlfuzz
 
 lsmod | grep -q '^rdmx ' || insmod "$RDMX_KO" || rdmx_fail "rdmx loads"
@@ -26,7 +28,7 @@ fuzz_as() {
 
 	shift 2
 	timeout -k 30 $((secs + 300)) "$@" "$fuzz" -s "$s" -n 1000000000 \
-		-d "$secs" -t 16 -j >"$out.json" 2>"$out.txt"
+		-d "$secs" -t "$threads" -j >"$out.json" 2>"$out.txt"
 	rc=$?
 	tail -n 20 "$out.txt"
 	cat "$out.json"
