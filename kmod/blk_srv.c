@@ -30,6 +30,9 @@
  *                        write by an OPEN that fenced older queues of its
  *                        map, after it dropped rdmx_exports_mutex: never
  *                        held together with that mutex
+ * rdmx_bsq_watch() (every second while queues exist, on rdmx_blk_wq) looks
+ * at every queue under rdmx_exports_mutex, and drops one only through
+ * rdmx_bsq_expire(), under q->lock while it is not dead.
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
  * Commands run on rdmx_blk_wq, except a READ of a block device export,
  * which the CQ's work runs itself (it sleeps no longer than submit_bio()
@@ -76,6 +79,10 @@ static_assert(sizeof(struct rdmx_export_resize) ==
 #define RDMX_BSQ_DEPTH_MAX	256
 /* Contexts per tag: a response in flight, and the tag's next command. */
 #define RDMX_BSQ_CTX_FACTOR	2
+/* How often rdmx_bsq_watch() looks at the queues. */
+#define RDMX_BSQ_WATCH_MS	1000
+/* A queue not bound to an export this long after its request is dropped. */
+#define RDMX_BSQ_OPEN_MS	(2 * RDMX_CONNECT_ATTEMPT_MS)
 
 /**
  * struct rdmx_export - storage offered to clients
@@ -208,6 +215,8 @@ struct rdmx_bsq_req {
 #define RDMX_BSQ_TORN		0	/* teardown started */
 #define RDMX_BSQ_FAILED		1	/* a protocol error: disconnect */
 #define RDMX_BSQ_FENCED		2	/* a newer incarnation of its map opened */
+#define RDMX_BSQ_LIVE		3	/* accepted: rdmx_bsq_watch() looks at it */
+#define RDMX_BSQ_PROBING	4	/* a keepalive event is in flight */
 
 /**
  * struct rdmx_bsq - a server queue: one client hardware queue's connection
@@ -236,6 +245,13 @@ struct rdmx_bsq_req {
  *	(RDMX_BLK_OPEN_INLINE_READ, granted)
  * @exp_node: on @exp->queues
  * @node: on rdmx_bsqs, under rdmx_exports_mutex
+ * @born: when it was accepted (jiffies)
+ * @opens: OPENs received and not yet answered
+ * @rx_seq: commands received, counted by the receive completions
+ * @ka_rx: @rx_seq as rdmx_bsq_watch() last saw it (under
+ *	rdmx_exports_mutex, as is @ka_at)
+ * @ka_at: when it saw it change, or last sent a keepalive
+ * @probe_at: when it sent the keepalive in flight (RDMX_BSQ_PROBING)
  * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
  *	a READ's bio completion answers it (see rdmx_bsq_read_done())
  * @dead: nothing more is posted
@@ -275,6 +291,12 @@ struct rdmx_bsq {
 	bool inline_read;
 	struct list_head exp_node;
 	struct list_head node;
+	unsigned long born;
+	atomic_t opens;
+	unsigned int rx_seq;
+	unsigned int ka_rx;
+	unsigned long ka_at;
+	unsigned long probe_at;
 	spinlock_t lock;	/* dead, posting; irqsave */
 	bool dead;
 	unsigned long *busy;
@@ -301,6 +323,9 @@ static atomic_t rdmx_bsq_count = ATOMIC_INIT(0);
 static DECLARE_WAIT_QUEUE_HEAD(rdmx_bsq_wait);
 /* An export's last queue went (its nr_queues reached 0). */
 static DECLARE_WAIT_QUEUE_HEAD(rdmx_export_idle_wait);
+static void rdmx_bsq_watch(struct work_struct *work);
+/* Drops half-open and vanished clients' queues; runs while queues exist. */
+static DECLARE_DELAYED_WORK(rdmx_bsq_watch_work, rdmx_bsq_watch);
 
 /* ---- wire checks (KUnit tests these) ----------------------------------- */
 
@@ -1206,20 +1231,23 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 }
 
 /*
- * Tell a queue's client the export's new size at once, with an event (a
- * response, carrying the size as they all do, to no command), if it takes
- * events. A queue without a free context is busy: its next response carries
- * the size anyway. The event's context ends with its SEND's completion.
- * Under rdmx_exports_mutex (q->exp is stable).
+ * Send a queue's client an event: a response, carrying the export's size
+ * as they all do, to no command. It tells the client the export grew, or
+ * (a keepalive, rdmx_bsq_watch()) proves that its QP is still there: the
+ * SEND completes in error once the transport gives up on it. A queue
+ * without a free context is busy: its next response carries the size, and
+ * its completion the proof, anyway. The event's context ends with its
+ * SEND's completion. Under rdmx_exports_mutex (q->exp is stable), for a
+ * queue that takes events.
+ *
+ * Return: whether it was sent.
  */
-static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
+static bool rdmx_bsq_send_event(struct rdmx_bsq *q)
 {
 	struct rdmx_bsq_req *req;
 	unsigned long flags;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
-	if (!q->events)
-		return;
 	spin_lock_irqsave(&q->lock, flags);
 	req = q->dead ? NULL :
 	      list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
@@ -1229,12 +1257,20 @@ static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (!req)
-		return;
+		return false;
 	req->io = (struct rdmx_blk_io){ .tag = RDMX_BLK_TAG_EVENT };
 	req->tag_held = false;	/* no tag of the client's */
 	req->status = 0;
 	memset(req->rsp, 0, sizeof(*req->rsp));
 	rdmx_bsq_respond(req);
+	return true;
+}
+
+/* Tell a queue's client the export's new size at once, if it takes events. */
+static void rdmx_bsq_notify_size(struct rdmx_bsq *q)
+{
+	if (q->events)
+		rdmx_bsq_send_event(q);
 }
 
 /* Repost the command's receive: the command no longer needs its bytes. */
@@ -1600,6 +1636,7 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 
 	if (req->io.op == RDMX_BLK_OP_OPEN) {
 		ret = rdmx_bsq_open(req, req->rb->cmd->name);
+		atomic_dec(&q->opens);
 		rdmx_bsq_repost(req);
 		if (ret == -EPROTO) {
 			rdmx_bsq_fail(q, "malformed OPEN");
@@ -1744,11 +1781,14 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(q->ibdev, rb->cmd_dma, sizeof(*rb->cmd),
 				   DMA_FROM_DEVICE);
+	WRITE_ONCE(q->rx_seq, q->rx_seq + 1);	/* completions: one at a time */
 	if (wc->byte_len < sizeof(*rb->cmd) ||
 	    rdmx_blk_cmd_parse(rb->cmd, &io) || io.tag >= q->depth) {
 		rdmx_bsq_fail(q, "malformed command header");
 		return;
 	}
+	if (io.op == RDMX_BLK_OP_OPEN)
+		atomic_inc(&q->opens);	/* answered: rdmx_bsq_req_work() */
 	if (test_and_set_bit(io.tag, q->busy)) {
 		rdmx_bsq_fail(q, "a command reused a busy tag");
 		return;
@@ -1791,10 +1831,21 @@ static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_bsq_req *req = container_of(wc->wr_cqe,
 						struct rdmx_bsq_req, send_cqe);
+	struct rdmx_bsq *q = req->q;
+	bool event = req->io.tag == RDMX_BLK_TAG_EVENT;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
-	    wc->status != IB_WC_WR_FLUSH_ERR)
-		rdmx_bsq_fail(req->q, "response failed");
+	    wc->status != IB_WC_WR_FLUSH_ERR) {
+		/* An event unanswered: a keepalive found the client gone. */
+		pr_warn_ratelimited("block queue %u from %pISpc: %s not delivered: %s\n",
+				    q->qp_index, &q->peer,
+				    event ? "event (keepalive)" : "response",
+				    ib_wc_status_msg(wc->status));
+		rdmx_bsq_fail(q, event ? "the client is unreachable" :
+				 "response failed");
+	}
+	if (event)
+		clear_bit(RDMX_BSQ_PROBING, &q->flags);
 	rdmx_bsq_req_end(req);
 }
 
@@ -2016,6 +2067,92 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 }
 
 /*
+ * Drop a queue rdmx_bsq_watch() gave up on. Unlike rdmx_bsq_fail(), from a
+ * thread that is neither a completion nor a command of the queue: its
+ * teardown may have begun, so the work is queued only under q->lock while
+ * the queue is not dead (the teardown makes it dead under that lock before
+ * it cancels the work). The work moves the QP to the error state.
+ */
+static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
+{
+	unsigned long flags;
+	bool go;
+
+	spin_lock_irqsave(&q->lock, flags);
+	go = !q->dead && !test_and_set_bit(RDMX_BSQ_FAILED, &q->flags);
+	if (go)
+		queue_work(rdmx_blk_wq, &q->disconnect_work);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (go)
+		pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
+				    q->qp_index, &q->peer, why);
+}
+
+/*
+ * Every RDMX_BSQ_WATCH_MS while server queues exist: a queue that is not
+ * bound to an export RDMX_BSQ_OPEN_MS after its request (and is not
+ * answering an OPEN) is half-open, and dropped; a bound queue that took
+ * events and received nothing for rdmx_params.blk_keepalive_ms gets a
+ * keepalive event. If the client's QP is gone (a client that vanished
+ * without a word, or whose DREQ was lost, would otherwise keep its export
+ * busy for ever) the event's SEND fails once the transport gives up, or,
+ * where it retries for ever (a retry count of 7 is unlimited on
+ * soft-RoCE; receiver-not-ready retries are unlimited everywhere), the
+ * queue is dropped when the keepalive is still unanswered after
+ * rdmx_params.hb_miss_max keepalive periods. Nothing here waits for a
+ * peer.
+ */
+static void rdmx_bsq_watch(struct work_struct *work)
+{
+	unsigned int ka_ms = READ_ONCE(rdmx_params.blk_keepalive_ms);
+	unsigned long now = jiffies, unanswered;
+	struct rdmx_bsq *q;
+	bool again;
+
+	unanswered = msecs_to_jiffies(max_t(unsigned int, ka_ms,
+					    RDMX_BSQ_WATCH_MS)) *
+		     READ_ONCE(rdmx_params.hb_miss_max);
+	mutex_lock(&rdmx_exports_mutex);
+	list_for_each_entry(q, &rdmx_bsqs, node) {
+		unsigned int rx = READ_ONCE(q->rx_seq);
+
+		if (!test_bit(RDMX_BSQ_LIVE, &q->flags) ||
+		    test_bit(RDMX_BSQ_FAILED, &q->flags) || READ_ONCE(q->dead))
+			continue;
+		if (!q->exp) {
+			if (!atomic_read(&q->opens) &&
+			    time_after(now, q->born +
+				       msecs_to_jiffies(RDMX_BSQ_OPEN_MS)))
+				rdmx_bsq_expire(q, "not bound to an export in time");
+			continue;
+		}
+		if (test_bit(RDMX_BSQ_PROBING, &q->flags)) {
+			if (time_after(now, q->probe_at + unanswered))
+				rdmx_bsq_expire(q, "keepalive unanswered");
+			continue;
+		}
+		if (rx != q->ka_rx) {
+			q->ka_rx = rx;
+			q->ka_at = now;
+			continue;
+		}
+		if (!ka_ms || !q->events ||
+		    time_before(now, q->ka_at + msecs_to_jiffies(ka_ms)))
+			continue;
+		q->ka_at = now;
+		q->probe_at = now;
+		set_bit(RDMX_BSQ_PROBING, &q->flags);
+		if (!rdmx_bsq_send_event(q))
+			clear_bit(RDMX_BSQ_PROBING, &q->flags);
+	}
+	again = !list_empty(&rdmx_bsqs);
+	mutex_unlock(&rdmx_exports_mutex);
+	if (again)
+		queue_delayed_work(rdmx_blk_wq, &rdmx_bsq_watch_work,
+				   msecs_to_jiffies(RDMX_BSQ_WATCH_MS));
+}
+
+/*
  * Whether one more queue from @peer stays within rdmx_params.max_blk_queues
  * and .max_blk_queues_per_host. Under rdmx_exports_mutex, which the
  * caller holds until the queue is on rdmx_bsqs.
@@ -2136,6 +2273,13 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 		cm_id->context = NULL;
 		goto out_teardown;
 	}
+	mutex_lock(&rdmx_exports_mutex);
+	q->born = jiffies;
+	q->ka_at = q->born;
+	set_bit(RDMX_BSQ_LIVE, &q->flags);
+	mutex_unlock(&rdmx_exports_mutex);
+	queue_delayed_work(rdmx_blk_wq, &rdmx_bsq_watch_work,
+			   msecs_to_jiffies(RDMX_BSQ_WATCH_MS));
 	return 0;
 
 out_teardown:
@@ -2228,6 +2372,8 @@ void rdmx_blk_srv_exit(void)
 		rdmx_bsq_disconnect(q);
 	mutex_unlock(&rdmx_exports_mutex);
 	wait_event(rdmx_bsq_wait, !atomic_read(&rdmx_bsq_count));
+	/* With no queue left, it does not queue itself again. */
+	cancel_delayed_work_sync(&rdmx_bsq_watch_work);
 	kobject_put(rdmx_exports_kobj);
 	destroy_workqueue(rdmx_blk_wq);
 }

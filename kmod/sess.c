@@ -35,6 +35,7 @@ struct rdmx_params rdmx_params = {
 	.max_sessions_per_host = 64,
 	.max_blk_queues = 4096,
 	.max_blk_queues_per_host = 1024,
+	.blk_keepalive_ms = 5000,
 };
 
 struct rdmx_refusals rdmx_refusals;

@@ -91,6 +91,7 @@ struct rdmx_params {
 	unsigned int max_sessions_per_host; /* server sessions of one peer host */
 	unsigned int max_blk_queues;	/* block server queues, at most */
 	unsigned int max_blk_queues_per_host; /* block queues of one peer host */
+	unsigned int blk_keepalive_ms;	/* probe an idle block queue; 0: never */
 };
 
 extern struct rdmx_params rdmx_params;

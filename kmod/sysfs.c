@@ -98,6 +98,8 @@ RDMX_PARAM(rdmx_param_max_blk_queues, max_blk_queues, max_blk_queues, 1,
 	   1000000);
 RDMX_PARAM(rdmx_param_max_blk_queues_per_host, max_blk_queues_per_host,
 	   max_blk_queues_per_host, 1, 1000000);
+RDMX_PARAM(rdmx_param_blk_keepalive_ms, blk_keepalive_ms, blk_keepalive_ms,
+	   0, 600000);
 
 static ssize_t sessions_refused_show(struct kobject *k,
 				     struct kobj_attribute *a, char *buf)
@@ -131,6 +133,7 @@ static struct attribute *rdmx_param_attrs[] = {
 	&rdmx_param_max_sessions_per_host.attr.attr,
 	&rdmx_param_max_blk_queues.attr.attr,
 	&rdmx_param_max_blk_queues_per_host.attr.attr,
+	&rdmx_param_blk_keepalive_ms.attr.attr,
 	&rdmx_attr_sessions_refused.attr,
 	&rdmx_attr_blk_queues_refused.attr,
 	NULL,

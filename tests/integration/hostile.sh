@@ -42,7 +42,11 @@
 #      of the same block is what stays;
 #  11. a RAM export deleted under a mapped disk and added again: the
 #      client's I/O fails, and never reads zeroes as its data;
-#  12. (last) the RDMA device removed under a mapped disk and a session
+#  12. queues the server drops by itself (rdmx-blkcraft -K): one that
+#      never OPENs, and one whose client's QP stops answering (as when a
+#      client vanishes and its DREQ is lost) after a keepalive reached
+#      it; the export is then not busy;
+#  13. (last) the RDMA device removed under a mapped disk and a session
 #      while the link is down: the removal waits for no port; both come
 #      back.
 #
@@ -478,7 +482,31 @@ else
 	rdmx_barrier ramid-done 600
 fi
 
-# 12. The RDMA device goes away under a mapped disk and a session whose
+# 12. Queues the server must drop by itself, with keepalives every second:
+# a half-open one, and one whose client's QP went silent after a keepalive
+# reached it. The export is then not busy: it deletes without --force.
+if [ "$RDMX_NODE" = 1 ]; then
+	ka=/sys/kernel/rdmx/blk_keepalive_ms
+	old_ka=$(cat "$ka")
+	echo 1000 >"$ka"
+	rdmx_check "export ka: ram:4M" rdmxctl export add ka ram:4M --insecure
+	rdmx_barrier ka-up 600
+	rdmx_barrier ka-done 600
+	rdmx_check "export del ka without --force: its silent client's queue went" \
+		rdmx_poll 30 rdmxctl export del ka
+	rdmx_check "logged: a queue not bound in time" \
+		sh -c "dmesg | grep -q 'not bound to an export in time; disconnecting'"
+	rdmx_check "logged: a keepalive unanswered or not delivered" \
+		sh -c "dmesg | grep -Eq 'keepalive unanswered; disconnecting|event \(keepalive\) not delivered'"
+	echo "$old_ka" >"$ka"
+else
+	rdmx_barrier ka-up 600
+	run_tap blkcraft-keepalive timeout 300 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -K "$srv" ka craftro
+	rdmx_barrier ka-done 600
+fi
+
+# 13. The RDMA device goes away under a mapped disk and a session whose
 # link is down: its removal waits for their teardown, which must not wait
 # for the port to come back (the loss timeouts here are 120 s). Both come
 # back over the device added again. Last: node 2's link goes down.

@@ -10,6 +10,7 @@
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -K HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]
  *                      HOST EXPORT RO_EXPORT
  * EXPORT is a writable export of HOST, RO_EXPORT a read-only one; a few
@@ -1170,6 +1171,71 @@ static void case_fence(const char *thaw)
 }
 
 /*
+ * Wait up to @secs for the server to end @c's connection (its DREQ comes
+ * over the CM, whatever state the QP is in); the seconds it took, or -1.
+ */
+static long long wait_dropped(struct conn *c, long long secs)
+{
+	long long t0 = now_ms(), end = t0 + secs * 1000;
+
+	while (!c->disconnected && now_ms() < end) {
+		pump(c);
+		usleep(10000);
+	}
+	return c->disconnected ? (now_ms() - t0 + 500) / 1000 : -1;
+}
+
+/*
+ * Queues the server must drop by itself (-K): the caller made the server's
+ * blk_keepalive_ms short (1 s). A queue that connects and never OPENs is
+ * half-open: dropped within the server's OPEN deadline (16 s). A queue
+ * bound to EXPORT that takes events and sends nothing gets a keepalive, an
+ * event carrying the export's size, within a few keepalive periods. Then
+ * its QP goes to RESET and drops whatever comes, as the QP of a client
+ * that vanished without its DREQ reaching the server would, while the tool
+ * keeps the connection (a DREQ would end it): the server's next keepalive
+ * goes unanswered, and it must drop the queue (the caller then finds the
+ * export no longer busy).
+ */
+static void case_keepalive(void)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_RESET };
+	struct blk_rsp rsp;
+	long long took, t0;
+	struct conn c;
+	int st;
+
+	if (!conn_open_or_report(&c))
+		return;
+	took = wait_dropped(&c, 60);
+	report(took >= 0, "keepalive: a queue that never OPENs is dropped (in %lld s)",
+	       took);
+	conn_close(&c);
+
+	if (!conn_open_export(&c, exp_rw, BLK_OPEN_EVENTS)) {
+		conn_close(&c);
+		return;
+	}
+	t0 = now_ms();
+	st = wait_rsp(&c, BLK_TAG_EVENT, &rsp, NULL);
+	report(st == 0 && le64toh(rsp.size) == c.size,
+	       "keepalive: an idle queue gets an event of the export's size (status %s, size %llu, after %lld ms)",
+	       st < 0 ? "none" : status_name(st),
+	       st < 0 ? 0ULL : (unsigned long long)le64toh(rsp.size),
+	       now_ms() - t0);
+	if (ibv_modify_qp(c.c.id->qp, &attr, IBV_QP_STATE)) {
+		report(false, "keepalive: QP to RESET: %s", strerror(errno));
+		conn_close(&c);
+		return;
+	}
+	took = wait_dropped(&c, 90);
+	report(took >= 0,
+	       "keepalive: the queue whose QP no longer answers is dropped (in %lld s)",
+	       took);
+	conn_close(&c);
+}
+
+/*
  * One OPEN of EXPORT (-O STATUS), from the port rdma_cm picks (not a
  * reserved one): its answer must be STATUS, a name as status_name() gives
  * ("0", "EACCES", ...).
@@ -2133,6 +2199,7 @@ static void print_usage(FILE *f)
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -K HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -F SEED [-n MSGS] [-d SECONDS] [-m PERCENT]\n"
 		"                     HOST EXPORT RO_EXPORT\n"
 		"  Sends crafted commands to the rdmx block server at HOST:PORT\n"
@@ -2160,7 +2227,10 @@ static void print_usage(FILE *f)
 		"              (0, EACCES, ...)\n"
 		"  -X THAWFILE only the fence: EXPORT's store is frozen until\n"
 		"              THAWFILE exists, which the tool creates; a reconnected\n"
-		"              map's OPEN must wait for its older queue's write\n");
+		"              map's OPEN must wait for its older queue's write\n"
+		"  -K          only the queues the server must drop by itself (its\n"
+		"              blk_keepalive_ms set to 1000): one that never OPENs,\n"
+		"              one whose QP stops answering after a keepalive came\n");
 }
 
 int main(int argc, char **argv)
@@ -2170,13 +2240,17 @@ int main(int argc, char **argv)
 	unsigned long long seed = 0;
 	bool races_only = false, fuzz = false;
 	const char *thaw = NULL, *open_want = NULL;
+	bool keepalive = false;
 	enum violation v;
 	char *endp;
 	int opt, ret;
 
 	craft_prog = "rdmx-blkcraft";
-	while ((opt = getopt(argc, argv, "d:F:hm:n:O:p:r:RX:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:F:hKm:n:O:p:r:RX:")) != -1) {
 		switch (opt) {
+		case 'K':
+			keepalive = true;
+			break;
 		case 'O':
 			open_want = optarg;
 			break;
@@ -2259,11 +2333,13 @@ int main(int argc, char **argv)
 			printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return ret;
 	}
-	if (thaw || open_want) {
+	if (thaw || open_want || keepalive) {
 		if (open_want)
 			case_open_only(open_want);
-		else
+		else if (thaw)
 			case_fence(thaw);
+		else
+			case_keepalive();
 		craft_target_free();
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return n_failed ? 1 : 0;
