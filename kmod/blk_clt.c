@@ -49,6 +49,12 @@
 #define RDMX_BDEV_MINORS		16
 #define RDMX_BDEV_DEPTH_DEFAULT		128
 #define RDMX_BDEV_TIMEOUT_MS		10000	/* first connection */
+/*
+ * A map refused as another map writes the export (EBUSY) tries again for
+ * this long: the writer may be this host's map just unmapped, whose
+ * connections the server has not seen go yet.
+ */
+#define RDMX_BDEV_BUSY_MS		3000
 #define RDMX_BDEV_IO_TIMEOUT_S		30	/* a request, before recovery */
 #define RDMX_BDEV_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
 #define RDMX_BDEV_REQUEUE_MIN		2	/* requeues before a request may fail */
@@ -1143,8 +1149,8 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 	ib_dma_unmap_single(q->ibdev, dma, sizeof(q->open_cmd), DMA_TO_DEVICE);
 	status = le32_to_cpu(rsp->status);
 	if (status)
-		return status == ENOENT || status == EACCES ? -(int)status :
-		       -EPROTO;
+		return status == ENOENT || status == EACCES ||
+		       status == EBUSY ? -(int)status : -EPROTO;
 	/* A server that declines inline READs gets registered buffers. */
 	if (!(le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_INLINE_READ))
 		q->inline_read_max = 0;
@@ -1969,6 +1975,7 @@ long rdmx_ioc_map(void __user *uarg)
 {
 	struct rdmx_bdev *bd;
 	struct rdmx_map m;
+	unsigned long busy_until;
 	unsigned int i;
 	u32 usize, id;
 	int ret;
@@ -2027,9 +2034,17 @@ long rdmx_ioc_map(void __user *uarg)
 		goto out_free;
 	bd->index = id;
 	/* Other maps and unmaps go on while this one connects. */
+	busy_until = jiffies + msecs_to_jiffies(RDMX_BDEV_BUSY_MS);
 	mutex_lock(&bd->mutex);
-	ret = rdmx_bdev_connect(bd, m.timeout_ms ?: RDMX_BDEV_TIMEOUT_MS);
+	while ((ret = rdmx_bdev_connect(bd, m.timeout_ms ?:
+					RDMX_BDEV_TIMEOUT_MS)) == -EBUSY &&
+	       time_before(jiffies, busy_until) &&
+	       !msleep_interruptible(200))
+		;
 	mutex_unlock(&bd->mutex);
+	if (ret == -EBUSY)
+		pr_warn("export %s on %pISpc: another map writes it; read-write map refused\n",
+			bd->name, &bd->addr);
 	if (ret)
 		goto out_erase;
 	mutex_lock(&rdmx_maps_mutex);

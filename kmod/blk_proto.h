@@ -115,7 +115,8 @@ struct rdmx_blk_cmd {
  * struct rdmx_blk_rsp - a response, the first bytes of a server SEND
  * @tag: the command's tag, or RDMX_BLK_TAG_EVENT
  * @status: 0, or a positive errno (EIO, EINVAL, ERANGE, EROFS,
- *	EOPNOTSUPP, ENOENT, EACCES, EPROTO)
+ *	EOPNOTSUPP, ENOENT, EACCES, EPROTO; OPEN also ESTALE, and EBUSY for
+ *	a read-write OPEN of an export another map writes)
  * @size: the export's size in bytes (in every response and event)
  * @max_io: OPEN: the largest I/O the server takes, in bytes
  * @lbs: OPEN: logical block size, 512 or 4096

@@ -101,6 +101,7 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @flags: RDMX_BLK_EXP_*
  * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
  *	otherwise only to those on a port below 1024
+ * @shared: several maps may write it (RDMX_EXPORT_SHARED); otherwise one
  * @uuid: identity, the clients' disk serial: a hash of the host, name and
  *	path, so an export added again after a restart keeps it; random for
  *	RAM, whose data does not survive
@@ -131,6 +132,7 @@ struct rdmx_export {
 	u32 max_io;
 	u32 flags;
 	bool insecure;
+	bool shared;
 	uuid_t uuid;
 	unsigned int nr_allow;
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
@@ -450,6 +452,48 @@ static ssize_t rdmx_exp_show_prefixes(struct rdmx_export *exp, char *buf)
 	return len;
 }
 
+/*
+ * Whether @a and @b are connections of one map: the same client host and
+ * map uuid. A connection without a uuid is a map of its own.
+ */
+static bool rdmx_bsq_same_map(const struct rdmx_bsq *a,
+			      const struct rdmx_bsq *b)
+{
+	return a == b ||
+	       (!uuid_is_null(&a->map_uuid) &&
+		uuid_equal(&a->map_uuid, &b->map_uuid) &&
+		rdmx_addr_same_host((struct sockaddr *)&a->peer,
+				    (struct sockaddr *)&b->peer));
+}
+
+/*
+ * The maps bound to @exp, one line each: the client's address, the map's
+ * uuid, rw or ro, and its queues. Under rdmx_exports_mutex; a queue
+ * counts for the first queue of its map on the list.
+ */
+static ssize_t rdmx_exp_show_maps(struct rdmx_export *exp, char *buf)
+{
+	struct rdmx_bsq *q, *o;
+	unsigned int n;
+	ssize_t len = 0;
+
+	mutex_lock(&rdmx_exports_mutex);
+	list_for_each_entry(q, &exp->queues, exp_node) {
+		list_for_each_entry(o, &exp->queues, exp_node)
+			if (rdmx_bsq_same_map(o, q))
+				break;
+		if (o != q)
+			continue;	/* listed with an earlier queue of its map */
+		n = 0;
+		list_for_each_entry(o, &exp->queues, exp_node)
+			n += rdmx_bsq_same_map(o, q);
+		len += sysfs_emit_at(buf, len, "%pISc %pUb %s %u\n", &q->peer,
+				     &q->map_uuid, q->ro ? "ro" : "rw", n);
+	}
+	mutex_unlock(&rdmx_exports_mutex);
+	return len;
+}
+
 static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 				  char *buf)
 {
@@ -467,6 +511,10 @@ static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 		return sysfs_emit(buf, "%d\n", !!(exp->flags & RDMX_BLK_EXP_RO));
 	if (!strcmp(n, "secure"))
 		return sysfs_emit(buf, "%d\n", !exp->insecure);
+	if (!strcmp(n, "access"))
+		return sysfs_emit(buf, "%s\n", exp->shared ? "shared" : "exclusive");
+	if (!strcmp(n, "maps"))
+		return rdmx_exp_show_maps(exp, buf);
 	if (!strcmp(n, "allow"))
 		return rdmx_exp_show_prefixes(exp, buf);
 	if (!strcmp(n, "uuid"))
@@ -501,6 +549,9 @@ RDMX_EXP_ATTR(size);
 RDMX_EXP_ATTR(logical_block_size);
 RDMX_EXP_ATTR(read_only);
 RDMX_EXP_ATTR(secure);
+RDMX_EXP_ATTR(access);
+/* Who maps it: the map uuids fence each other, for administrators only. */
+RDMX_EXP_ATTR_MODE(maps, 0400);
 RDMX_EXP_ATTR_MODE(allow, 0400);
 RDMX_EXP_ATTR(uuid);
 RDMX_EXP_ATTR(clients);
@@ -516,6 +567,8 @@ static struct attribute *rdmx_exp_attrs[] = {
 	&rdmx_exp_attr_logical_block_size,
 	&rdmx_exp_attr_read_only,
 	&rdmx_exp_attr_secure,
+	&rdmx_exp_attr_access,
+	&rdmx_exp_attr_maps,
 	&rdmx_exp_attr_allow,
 	&rdmx_exp_attr_uuid,
 	&rdmx_exp_attr_clients,
@@ -750,7 +803,8 @@ long rdmx_ioc_export_add(void __user *uarg)
 		goto out_free_ea;
 	ret = -EINVAL;
 	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
-			  RDMX_EXPORT_INSECURE) || ea->reserved0 ||
+			  RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED) ||
+	    ea->reserved0 ||
 	    memchr_inv(ea->reserved, 0, sizeof(ea->reserved)) ||
 	    !rdmx_export_name_ok(ea->name) ||
 	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
@@ -795,6 +849,7 @@ long rdmx_ioc_export_add(void __user *uarg)
 	if (ea->flags & RDMX_EXPORT_RO)
 		exp->flags |= RDMX_BLK_EXP_RO;
 	exp->insecure = ea->flags & RDMX_EXPORT_INSECURE;
+	exp->shared = ea->flags & RDMX_EXPORT_SHARED;
 
 	mutex_lock(&rdmx_exports_mutex);
 	if (rdmx_export_find(exp->name)) {
@@ -1485,6 +1540,7 @@ static u32 rdmx_errno_wire(int err)
 	case -EPROTO:
 	case -ENOMEM:
 	case -ESTALE:
+	case -EBUSY:
 		wire = err;
 		break;
 	}
@@ -1511,20 +1567,35 @@ static int rdmx_bsq_fence(struct rdmx_export *exp, struct rdmx_bsq *q)
 	if (uuid_is_null(&q->map_uuid))
 		return 0;
 	list_for_each_entry(o, &exp->queues, exp_node)
-		if (o->gen > q->gen && uuid_equal(&o->map_uuid, &q->map_uuid) &&
-		    rdmx_addr_same_host((struct sockaddr *)&o->peer,
-					(struct sockaddr *)&q->peer))
+		if (o->gen > q->gen && rdmx_bsq_same_map(o, q))
 			return -ESTALE;
 	list_for_each_entry(o, &exp->queues, exp_node) {
-		if (o->gen >= q->gen || !uuid_equal(&o->map_uuid, &q->map_uuid) ||
-		    !rdmx_addr_same_host((struct sockaddr *)&o->peer,
-					 (struct sockaddr *)&q->peer))
+		if (o->gen >= q->gen || !rdmx_bsq_same_map(o, q))
 			continue;
 		older = 1;
 		if (!test_and_set_bit(RDMX_BSQ_FENCED, &o->flags))
 			rdmx_bsq_fail(o, "replaced by a newer connection of its map");
 	}
 	return older;
+}
+
+/*
+ * A queue of another map than @q's that writes @exp and is not going
+ * (failed, fenced or torn down), or NULL. Under rdmx_exports_mutex.
+ */
+static struct rdmx_bsq *rdmx_export_writer(struct rdmx_export *exp,
+					   struct rdmx_bsq *q)
+{
+	struct rdmx_bsq *o;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	list_for_each_entry(o, &exp->queues, exp_node)
+		if (!o->ro && !rdmx_bsq_same_map(o, q) &&
+		    !test_bit(RDMX_BSQ_TORN, &o->flags) &&
+		    !test_bit(RDMX_BSQ_FAILED, &o->flags) &&
+		    !test_bit(RDMX_BSQ_FENCED, &o->flags))
+			return o;
+	return NULL;
 }
 
 /* OPEN: bind the queue to the export the command names. */
@@ -1534,6 +1605,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 	struct rdmx_blk_rsp *rsp = req->rsp;
 	struct rdmx_export *exp = NULL;
 	char n[RDMX_EXPORT_NAME_LEN];
+	struct rdmx_bsq *writer;
 	int ret = 0, fence = 0;
 
 	memcpy(n, name, sizeof(n));
@@ -1552,6 +1624,8 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		goto out;
 	}
 	exp = rdmx_export_find(n);
+	writer = exp && !exp->shared && !(req->io.length & RDMX_BLK_OPEN_RO) ?
+		 rdmx_export_writer(exp, q) : NULL;
 	if (!exp) {
 		pr_warn_ratelimited("export %.63s: no such export (asked by %pISc)\n",
 				    n, &q->peer);
@@ -1571,6 +1645,11 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		pr_warn_ratelimited("export %s: read-only, %pISc asked to write\n",
 				    exp->name, &q->peer);
 		ret = -EACCES;
+	} else if (writer) {
+		pr_warn_ratelimited("export %s: %pISc (map %pUb) asked to write; %pISc (map %pUb) writes it; refused (see --shared)\n",
+				    exp->name, &q->peer, &q->map_uuid,
+				    &writer->peer, &writer->map_uuid);
+		ret = -EBUSY;
 	} else {
 		fence = rdmx_bsq_fence(exp, q);
 		if (fence < 0) {

@@ -686,8 +686,8 @@ check "listen show is listen list" out_has '^3: '
 
 # ---- export and map list from a fake sysfs ----
 
-# fake_export ROOT NAME PATH SIZE LBS RO ALLOW [SECURE]: with every
-# counter; SECURE defaults to 1
+# fake_export ROOT NAME PATH SIZE LBS RO ALLOW [SECURE [ACCESS]]: with
+# every counter and no map; SECURE defaults to 1, ACCESS to exclusive
 fake_export() {
 	local d=$1/kernel/rdmx/exports/$2 a v=1
 	put "$d/path" "$3"
@@ -696,6 +696,8 @@ fake_export() {
 	put "$d/read_only" "$6"
 	put "$d/allow" "$7"
 	put "$d/secure" "${8:-1}"
+	put "$d/access" "${9:-exclusive}"
+	: >"$d/maps"
 	for a in clients reads writes read_bytes write_bytes errors; do
 		put "$d/$a" "$v"
 		v=$((v + 1))
@@ -720,12 +722,16 @@ fake_disk() {
 }
 
 S=$T/sys-blk
-fake_export "$S" ram ram:67108864 67108864 512 0 "" 0
+fake_export "$S" ram ram:67108864 67108864 512 0 "" 0 shared
+printf '%s\n' '198.18.0.2 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b rw 2' \
+	'fd00::2 7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d ro 1' \
+	>"$S/kernel/rdmx/exports/ram/maps"
 fake_export "$S" file /var/tmp/disk.img 1048576 4096 1 "198.18.0.0/24 ::1/128"
 fake_export "$S" nullb /dev/nullb0 268435456 512 0 "198.18.0.2/32"
 put "$S/kernel/rdmx/exports/file/write_bytes" 12345678901234
 rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow" \
-	"$S/kernel/rdmx/exports/nullb/secure"
+	"$S/kernel/rdmx/exports/nullb/secure" "$S/kernel/rdmx/exports/nullb/access" \
+	"$S/kernel/rdmx/exports/nullb/maps"
 fake_disk "$S" 0 198.18.0.1:7471 ram live 131072 0
 fake_disk "$S" 10 '[fe80::1]:7471' file reconnecting 2048 1
 fake_disk "$S" 2 198.18.0.1:7000 nullb dead 524288 0
@@ -735,16 +741,18 @@ mkdir -p "$S/block/sda" "$S/block/rdmxb3" "$S/block/rdmxbx/rdmx"
 
 RDMX_SYSFS=$S run export list
 check "export list exits 0" rc_is 0
-check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw insecure allow any$'
-check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro secure allow 198\.18\.0\.0/24,::1/128$'
+check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw insecure access shared allow any$'
+check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro secure access exclusive allow 198\.18\.0\.0/24,::1/128$'
 check "export list: counters" out_has '^    clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
-check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - allow -$" && out_has "^    clients 1 .* errors -$"'
+check "export list: a line per map" eval 'out_has "^    map 198\.18\.0\.2 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b rw queues 2$" && out_has "^    map fd00::2 7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d ro queues 1$"'
+check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - access - allow -$" && out_has "^    clients 1 .* errors -$"'
 check "export list: in name order" eval '[ "$(grep -oE "^[a-z]+:" "$T/out" | tr -d "\n")" = "file:nullb:ram:" ]'
 RDMX_SYSFS=$S run export
 check "export alone lists too" out_has '^ram: '
 RDMX_SYSFS=$S run -j export list
 check "-j export list is JSON" is_json
-check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors"}'
+check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "access", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors", "maps"}'
+check "-j export list: access and maps" json_true 'd[2]["access"] == "shared" and d[0]["access"] == "exclusive" and d[1]["access"] is None and d[0]["maps"] == [] and d[1]["maps"] is None and d[2]["maps"] == [{"host": "198.18.0.2", "map": "0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b", "mode": "rw", "queues": 2}, {"host": "fd00::2", "map": "7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d", "mode": "ro", "queues": 1}]'
 check "-j export list: values" json_true 'd[0]["name"] == "file" and d[0]["read_only"] is True and d[0]["allow"] == ["198.18.0.0/24", "::1/128"] and d[0]["write_bytes"] == 12345678901234 and d[0]["logical_block_size"] == 4096'
 check "-j export list: empty allow-list is [], a missing one null" json_true 'd[2]["allow"] == [] and d[1]["allow"] is None and d[1]["errors"] is None and d[2]["read_only"] is False'
 check "-j export list: secure, insecure, missing" json_true 'd[0]["secure"] is True and d[2]["secure"] is False and d[1]["secure"] is None'

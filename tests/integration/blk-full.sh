@@ -98,7 +98,8 @@ fi
 
 # 3b. on node 1: the crafted client's exports, then what it left in the log.
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_check "export craft: ram:16M --insecure" rdmxctl export add craft ram:16M --insecure
+	rdmx_check "export craft: ram:16M --insecure --shared" \
+		rdmxctl export add craft ram:16M --insecure --shared
 	rdmx_check "export craftro: ram:16M --ro --insecure" rdmxctl export add craftro ram:16M --ro --insecure
 	rdmx_barrier craft-up "$long"
 	since=$(dmesg | wc -l)

@@ -203,7 +203,8 @@ lsmod | grep -q '^rdmx ' || insmod "$RDMX_KO" || rdmx_fail "rdmx loads"
 
 if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
-	rdmx_check "export fx: ram:16M" rdmxctl export add fx ram:16M
+	# --shared: node 2 maps it again while its first map writes it.
+	rdmx_check "export fx: ram:16M --shared" rdmxctl export add fx ram:16M --shared
 	phase_begin
 	while [ "$SECONDS" -lt "$end" ]; do
 		# The memory served for one-sided reads; it serves until

@@ -9,7 +9,8 @@
 #
 #   0. a secure export (the default) refuses a crafted client's OPEN from
 #      an unreserved port (EACCES, logged) and serves rdmxctl map; the
-#      crafted clients below use exports added --insecure;
+#      crafted clients below use exports added --insecure (and
+#      --shared, as many of their connections write at once);
 #   1. rdmx-blkcraft -R: two OPENs of one export sent back to back, many
 #      times over (the server runs commands side by side, so a queue must
 #      not be bound twice), and two commands with one tag; then a map
@@ -46,7 +47,10 @@
 #      never OPENs, and one whose client's QP stops answering (as when a
 #      client vanishes and its DREQ is lost) after a keepalive reached
 #      it; the export is then not busy;
-#  13. (last) the RDMA device removed under a mapped disk and a session
+#  13. access: one map at a time writes an export (a second read-write
+#      map gets EBUSY, a read-only one gets in, export show names both),
+#      several write one added --shared;
+#  14. (last) the RDMA device removed under a mapped disk and a session
 #      while the link is down: the removal waits for no port; both come
 #      back.
 #
@@ -109,8 +113,8 @@ run_tap() {
 if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
 	# The crafted client connects from ports rdma_cm picks, above 1023.
-	rdmx_check "export craft: ram:16M --insecure" \
-		rdmxctl export add craft ram:16M --insecure
+	rdmx_check "export craft: ram:16M --insecure --shared" \
+		rdmxctl export add craft ram:16M --insecure --shared
 	rdmx_check "export craftro: ram:16M --ro --insecure" \
 		rdmxctl export add craftro ram:16M --ro --insecure
 	rdmx_check "export craftsec: ram:4M (secure, the default)" \
@@ -506,7 +510,64 @@ else
 	rdmx_barrier ka-done 600
 fi
 
-# 13. The RDMA device goes away under a mapped disk and a session whose
+# 13. Access modes. A second read-write map of an export that a map writes
+# is refused (EBUSY), naming the writer in the server's log; a read-only
+# map gets in; export show lists both maps. An export added --shared
+# takes two writers. Once the writer unmaps, a new one gets in at once.
+if [ "$RDMX_NODE" = 1 ]; then
+	rdmx_check "export acc: ram:4M (exclusive, the default)" \
+		rdmxctl export add acc ram:4M
+	rdmx_check "export accs: ram:4M --shared" \
+		rdmxctl export add accs ram:4M --shared
+	rdmx_check "export show: acc exclusive, accs shared" \
+		rdmx_json "{e['name']: e['access'] for e in j if e['name'] in ('acc', 'accs')} == {'acc': 'exclusive', 'accs': 'shared'}" \
+		< <(rdmxctl -j export list)
+	rdmx_barrier acc-up 600
+	rdmx_barrier acc-mapped 600
+	rdmxctl export show acc
+	rdmx_check "export show acc: one rw map and one ro map of node 2" \
+		rdmx_export_json acc "sorted(m['mode'] for m in j[0]['maps']) == ['ro', 'rw'] and all(m['host'] == '$RDMX_ADDR_2' for m in j[0]['maps'])"
+	rdmx_check "export show accs: two rw maps" \
+		rdmx_export_json accs "[m['mode'] for m in j[0]['maps']] == ['rw', 'rw']"
+	rdmx_check "user nobody cannot read who maps an export" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		sh -c '! cat /sys/kernel/rdmx/exports/acc/maps'
+	rdmx_check "logged: the second writer refused, the writer named" \
+		sh -c "dmesg | grep -q 'export acc: $RDMX_ADDR_2 (map .*) asked to write; $RDMX_ADDR_2 (map .*) writes it; refused'"
+	rdmx_barrier acc-done 600
+	rdmx_check "export del acc, accs" \
+		rdmx_poll 60 sh -c 'rdmxctl export del acc && rdmxctl export del accs'
+else
+	rdmx_barrier acc-up 600
+	a1=$(rdmxctl map -p "$port" "$srv" acc) || a1=
+	rdmx_check "map acc read-write: $a1" test -n "$a1"
+	rdmxctl map -p "$port" "$srv" acc >"$RDMX_OUT/acc-2.txt" 2>&1
+	rc=$?
+	cat "$RDMX_OUT/acc-2.txt"
+	rdmx_check "a second read-write map of acc is refused (exit $rc), saying why" \
+		sh -c "[ $rc -ne 0 ] && grep -q 'another map writes it' '$RDMX_OUT/acc-2.txt'"
+	a2=$(rdmxctl map -p "$port" "$srv" acc --ro) || a2=
+	rdmx_check "a read-only map of acc gets in: $a2" test -n "$a2"
+	s1=$(rdmxctl map -p "$port" "$srv" accs) || s1=
+	s2=$(rdmxctl map -p "$port" "$srv" accs) || s2=
+	rdmx_check "two read-write maps of the shared accs: $s1 $s2" \
+		test -n "$s1" -a -n "$s2"
+	[ -z "$s1" ] || rdmx_check "write through $s1" \
+		dd if=/dev/zero of="$s1" bs=4096 count=1 oflag=direct
+	[ -z "$s2" ] || rdmx_check "write through $s2" \
+		dd if=/dev/zero of="$s2" bs=4096 count=1 oflag=direct
+	rdmx_barrier acc-mapped 600
+	[ -z "$a1" ] || rdmx_check "unmap $a1 (the writer)" rdmxctl unmap "$a1"
+	a3=$(rdmxctl map -p "$port" "$srv" acc) || a3=
+	rdmx_check "with the writer gone, a new read-write map of acc: $a3" \
+		test -n "$a3"
+	for d in $a2 $a3 $s1 $s2; do
+		rdmx_check "unmap $d" rdmxctl unmap "$d"
+	done
+	rdmx_barrier acc-done 600
+fi
+
+# 14. The RDMA device goes away under a mapped disk and a session whose
 # link is down: its removal waits for their teardown, which must not wait
 # for the port to come back (the loss timeouts here are 120 s). Both come
 # back over the device added again. Last: node 2's link goes down.

@@ -311,7 +311,7 @@ static const struct ioc_desc iocs[NIOC] = {
 		.ver0 = RDMX_EXPORT_ADD_SIZE_VER0,
 		.ksize = sizeof(struct rdmx_export_add),
 		.flags_known = RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
-			       RDMX_EXPORT_INSECURE,
+			       RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED,
 		.cap = CAP_FIRST, .writes_back = true,
 		.rsv = { { offsetof(struct rdmx_export_add, reserved0), 4 },
 			 { offsetof(struct rdmx_export_add, reserved), 32 } },
@@ -2564,6 +2564,8 @@ static void op_export_add(struct worker *w)
 		a->flags |= RDMX_EXPORT_RO;
 	if (one_in(w, 4))
 		a->flags |= RDMX_EXPORT_INSECURE;
+	if (one_in(w, 4))
+		a->flags |= RDMX_EXPORT_SHARED;
 	a->logical_block_size = lbs[below(w, ARRAY_SIZE(lbs))];
 	a->nr_allow = below(w, 3);
 	for (i = 0; i < a->nr_allow; i++)

@@ -85,6 +85,7 @@
 #define RDMX_FEATURE_BLOCK		_BITULL(4)	/* RDMX_IOC_EXPORT_*, _MAP, _UNMAP */
 #define RDMX_FEATURE_BLOCK_RESIZE	_BITULL(5)	/* RDMX_IOC_EXPORT_RESIZE */
 #define RDMX_FEATURE_BLOCK_SECURE	_BITULL(6)	/* reserved ports, RDMX_EXPORT_INSECURE */
+#define RDMX_FEATURE_BLOCK_ACCESS	_BITULL(7)	/* one writer, RDMX_EXPORT_SHARED */
 
 #define RDMX_VERSION_LEN	32
 
@@ -822,6 +823,13 @@ struct rdmx_bench {
  * binds one (RDMX_FEATURE_BLOCK_SECURE).
  */
 #define RDMX_EXPORT_INSECURE	_BITULL(2)
+/*
+ * Let several maps write at once (a cluster filesystem's disk). Without it
+ * one map at a time may write the export: a read-write map of another
+ * client, or another map of the same client, is refused (EBUSY on its
+ * side) while one holds it; read-only maps are always let in.
+ */
+#define RDMX_EXPORT_SHARED	_BITULL(3)
 
 /**
  * struct rdmx_export_allow - one allow-list entry: a network prefix
@@ -959,8 +967,9 @@ struct rdmx_export_resize {
  *
  * Returns once the disk exists. Errors: ECONNREFUSED (no listener),
  * ETIMEDOUT, ENOENT (no such export), EACCES (not on its allow-list, or
- * a read-write map of a read-only export), EPROTO (an incompatible
- * server).
+ * a read-write map of a read-only export), EBUSY (a read-write map of an
+ * export another map writes, without RDMX_EXPORT_SHARED), EPROTO (an
+ * incompatible server).
  */
 struct rdmx_map {
 	__u32 size;

@@ -29,13 +29,14 @@
 #define EXPORT_ALLOW_STR	1024
 
 enum { EXPORT_OPT_RO, EXPORT_OPT_ALLOW, EXPORT_OPT_LBS, EXPORT_OPT_FORCE,
-       EXPORT_OPT_INSECURE };
+       EXPORT_OPT_INSECURE, EXPORT_OPT_SHARED };
 
 static const struct rd_opt export_add_opts[] = {
 	{ EXPORT_OPT_RO,	0, "ro", false },
 	{ EXPORT_OPT_ALLOW,	0, "allow", true },
 	{ EXPORT_OPT_LBS,	0, "lbs", true },
 	{ EXPORT_OPT_INSECURE,	0, "insecure", false },
+	{ EXPORT_OPT_SHARED,	0, "shared", false },
 	{ 0, 0, NULL, false },
 };
 
@@ -52,7 +53,7 @@ static int export_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
-	       "                          [ --lbs 512|4096 ] [ --insecure ]\n"
+	       "                          [ --lbs 512|4096 ] [ --insecure ] [ --shared ]\n"
 	       "       " RD_PROG " export del NAME [ --force ]\n"
 	       "       " RD_PROG " export resize NAME [ SIZE ]\n"
 	       "       " RD_PROG " export [ list ]\n"
@@ -64,7 +65,9 @@ static int export_help(struct rd *rd)
 	       "without one, any peer); --lbs sets the logical block size (default: the\n"
 	       "device's, 512 for files and memory). Clients must connect from a port\n"
 	       "below 1024, which only privileged processes bind (rdmx's client does);\n"
-	       "--insecure serves any port. Peers connect through a listener\n"
+	       "--insecure serves any port. One map at a time may write the export (others\n"
+	       "map it --ro); --shared lets several write it, for a cluster filesystem.\n"
+	       "Peers connect through a listener\n"
 	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
 	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
 	       "a ram export to SIZE bytes (as in ram:SIZE), a file or device to its size\n"
@@ -255,6 +258,9 @@ static int export_add_opt(struct export_args *x, int opt, const char *val)
 	case EXPORT_OPT_INSECURE:
 		x->ea.flags |= RDMX_EXPORT_INSECURE;
 		return 0;
+	case EXPORT_OPT_SHARED:
+		x->ea.flags |= RDMX_EXPORT_SHARED;
+		return 0;
 	case EXPORT_OPT_ALLOW:
 		if (x->ea.nr_allow == RDMX_EXPORT_ALLOW_MAX)
 			return rd_usage_err("export", "too many --allow: at most %d",
@@ -400,10 +406,14 @@ static int export_add(struct rd *rd)
 		goto out;
 	memcpy(x->ea.name, x->name, strlen(x->name));
 
-	fd = x->ea.flags & RDMX_EXPORT_INSECURE ?
-	     blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_SECURE,
-			   "source port check (--insecure)") :
-	     rd_blk_open();
+	if (x->ea.flags & RDMX_EXPORT_SHARED)
+		fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_ACCESS,
+				   "access modes (--shared)");
+	else if (x->ea.flags & RDMX_EXPORT_INSECURE)
+		fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_SECURE,
+				   "source port check (--insecure)");
+	else
+		fd = rd_blk_open();
 	if (fd < 0)
 		goto out;
 	if (ioctl(fd, RDMX_IOC_EXPORT_ADD, &x->ea) < 0)
@@ -625,8 +635,62 @@ static void export_print_flag(struct rd *rd, const char *dir,
 }
 
 /*
+ * A one-word attribute of an export as a string, in text "@name WORD"; null
+ * ("@name -") if unreadable.
+ */
+static void export_print_word(struct rd *rd, const char *dir,
+			      const char *name)
+{
+	char v[32];
+
+	if (rd_object_attr(dir, name, v, sizeof(v)) > 0) {
+		print_text(rd, "%s", name);
+		print_str(rd, name, "%s", v);
+	} else {
+		print_null(rd, name, name);
+		print_text(rd, "-");
+	}
+}
+
+/*
+ * "maps": who maps the export, a line each in text ("map ADDR UUID rw
+ * queues N"), an array of objects in JSON; null when unreadable (the file
+ * is root's).
+ */
+static void export_print_maps(struct rd *rd, const char *dir)
+{
+	char buf[8192], host[64], uuid[40], mode[4], *line, *save = NULL;
+	unsigned int queues;
+	int len;
+
+	len = rd_object_attr(dir, "maps", buf, sizeof(buf));
+	if (len < 0) {
+		if (rd->json)
+			print_null(rd, "maps", NULL);
+		return;
+	}
+	open_array(rd, "maps");
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %39s %3s %u", host, uuid, mode,
+			   &queues) != 4)
+			continue;
+		print_nl(rd);
+		print_indent(rd, 4);
+		open_object(rd, NULL);
+		print_str(rd, "host", "map %s", host);
+		print_str(rd, "map", "%s", uuid);
+		print_str(rd, "mode", "%s", mode);
+		print_uint(rd, "queues", "queues %u", queues);
+		close_object(rd);
+	}
+	close_array(rd);
+}
+
+/*
  * One export: a line with name, path, size, block size, access, port
- * check and allow-list, then an indented line of counters.
+ * check, access mode and allow-list, then an indented line of counters,
+ * and a line for each map (for root).
  * Return: false if it went away while being read.
  */
 static bool export_print(struct rd *rd, const char *dir, const char *name)
@@ -647,11 +711,13 @@ static bool export_print(struct rd *rd, const char *dir, const char *name)
 	export_print_num(rd, dir, "logical_block_size", "lbs");
 	export_print_flag(rd, dir, "read_only", "ro", "rw");
 	export_print_flag(rd, dir, "secure", "secure", "insecure");
+	export_print_word(rd, dir, "access");
 	export_print_allow(rd, dir);
 	print_nl(rd);
 	print_indent(rd, 4);
 	for (i = 0; i < ARRAY_SIZE(export_nums); i++)
 		export_print_num(rd, dir, export_nums[i], export_nums[i]);
+	export_print_maps(rd, dir);
 	print_nl(rd);
 	close_object(rd);
 	return true;

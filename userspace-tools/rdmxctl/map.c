@@ -210,6 +210,12 @@ static void map_err(int err, const struct map_args *x, const char *where)
 		fprintf(stderr, "hint: see '%s export show %s' on %s\n",
 			RD_PROG, x->name, x->host);
 		return;
+	case EBUSY:
+		rd_err("%s (%s) refused to let this map write export %s: another map writes it",
+		       x->host, where, x->name);
+		fprintf(stderr, "hint: '%s export show %s' on %s names it; map with --ro, or export it --shared for a cluster filesystem\n",
+			RD_PROG, x->name, x->host);
+		return;
 	case EPERM:
 		rd_err("map %s of %s: %s: mapping needs CAP_SYS_ADMIN, run as root",
 		       x->name, x->host, strerror(err));
