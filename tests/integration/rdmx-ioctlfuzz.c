@@ -1815,6 +1815,13 @@ static void op_xfer(struct worker *w, bool send)
 			a->msgs = bad_ptr(w);
 			/* The first entry cannot be read. */
 			mut(&c, M_FAIL, EFAULT, "msgs %#llx", a->msgs);
+			/*
+			 * Past a guard page's, a larger entry's tail may be
+			 * readable, and not zero: it is checked first
+			 * (copy_struct_from_user()).
+			 */
+			if (vs > sizeof(*v0))
+				c.exp_alt = E2BIG;
 		}
 		arr_ok = false;
 	} else {
