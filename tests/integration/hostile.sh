@@ -519,9 +519,10 @@ if [ "$RDMX_NODE" = 1 ]; then
 		rdmxctl export add acc ram:4M
 	rdmx_check "export accs: ram:4M --shared" \
 		rdmxctl export add accs ram:4M --shared
-	rdmx_check "export show: acc exclusive, accs shared" \
-		rdmx_json "{e['name']: e['access'] for e in j if e['name'] in ('acc', 'accs')} == {'acc': 'exclusive', 'accs': 'shared'}" \
-		< <(rdmxctl -j export list)
+	rdmx_check "export show acc: exclusive" \
+		rdmx_export_json acc "j[0]['access'] == 'exclusive'"
+	rdmx_check "export show accs: shared" \
+		rdmx_export_json accs "j[0]['access'] == 'shared'"
 	rdmx_barrier acc-up 600
 	rdmx_barrier acc-mapped 600
 	rdmxctl export show acc
@@ -534,6 +535,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 		sh -c '! cat /sys/kernel/rdmx/exports/acc/maps'
 	rdmx_check "logged: the second writer refused, the writer named" \
 		sh -c "dmesg | grep -q 'export acc: $RDMX_ADDR_2 (map .*) asked to write; $RDMX_ADDR_2 (map .*) writes it; refused'"
+	rdmx_barrier acc-checked 600
 	rdmx_barrier acc-done 600
 	rdmx_check "export del acc, accs" \
 		rdmx_poll 60 sh -c 'rdmxctl export del acc && rdmxctl export del accs'
@@ -557,6 +559,8 @@ else
 	[ -z "$s2" ] || rdmx_check "write through $s2" \
 		dd if=/dev/zero of="$s2" bs=4096 count=1 oflag=direct
 	rdmx_barrier acc-mapped 600
+	# Node 1 looks at the maps before the writer goes.
+	rdmx_barrier acc-checked 600
 	[ -z "$a1" ] || rdmx_check "unmap $a1 (the writer)" rdmxctl unmap "$a1"
 	a3=$(rdmxctl map -p "$port" "$srv" acc) || a3=
 	rdmx_check "with the writer gone, a new read-write map of acc: $a3" \
