@@ -165,7 +165,8 @@ setup_rdmx_server() {
 		return 1
 	}
 	rdmxctl listen add -p "$RDMX_BLK_PORT" || return 1
-	rdmxctl export add "$RDMX_BLK_EXPORT" "$nullb" || return 1
+	# --shared: rdmx-rw maps it a second time beside the first map.
+	rdmxctl export add "$RDMX_BLK_EXPORT" "$nullb" --shared || return 1
 	rdmxctl export show "$RDMX_BLK_EXPORT"
 }
 
