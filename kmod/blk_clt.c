@@ -1156,8 +1156,9 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 		q->inline_read_max = 0;
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
-		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb)\n",
-				    bd->index, bd->name, &bd->addr, &rsp->uuid);
+		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb, mapped %pUb)\n",
+				    bd->index, bd->name, &bd->addr, &rsp->uuid,
+				    &bd->exp_uuid);
 		return -ESTALE;
 	}
 	if (q->idx == 0) {
@@ -1335,6 +1336,16 @@ static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
 	queue_work(rdmx_bdev_wq, &bd->err_work);
 }
 
+/*
+ * The loss timeout as a bound on waits that must end even when the map
+ * waits for its server for ever: a request that is sent again and again
+ * while the connection comes back each time, the wait for a port.
+ */
+static unsigned int rdmx_bdev_bounded_loss_ms(const struct rdmx_bdev *bd)
+{
+	return min(bd->loss_timeout_ms, RDMX_MAP_LOSS_TIMEOUT_MAX_MS);
+}
+
 /**
  * rdmx_blk_requeue_ok - whether a request taken back from a lost connection
  * is held for the next one
@@ -1370,7 +1381,7 @@ static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
 		return true;
 	rdmx_bcq_unmap(req, rq);
 	if (!rdmx_blk_requeue_ok(now, req->first_ns, req->requeues,
-				 (u64)bd->loss_timeout_ms * NSEC_PER_MSEC)) {
+				 (u64)rdmx_bdev_bounded_loss_ms(bd) * NSEC_PER_MSEC)) {
 		pr_err_ratelimited("rdmxb%u: a request at sector %llu was sent %u times over %llu ms and never completed: failing it\n",
 				   bd->index, (u64)blk_rq_pos(rq),
 				   req->requeues + 1,
@@ -1413,7 +1424,7 @@ static bool rdmx_bdev_dev_removed(struct rdmx_bdev *bd)
 static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 {
 	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(bd->loss_timeout_ms);
+				 msecs_to_jiffies(rdmx_bdev_bounded_loss_ms(bd));
 	struct rdma_cm_id *id = NULL;
 	bool logged = false;
 	unsigned int i;
@@ -1441,8 +1452,12 @@ static void rdmx_bdev_err_work(struct work_struct *work)
 {
 	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev, err_work);
 
-	pr_warn_ratelimited("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
-			    bd->index, &bd->addr, bd->loss_timeout_ms);
+	if (bd->loss_timeout_ms == RDMX_MAP_LOSS_TIMEOUT_FOREVER)
+		pr_warn_ratelimited("rdmxb%u: connection to %pISpc lost; I/O waits until it is back\n",
+				    bd->index, &bd->addr);
+	else
+		pr_warn_ratelimited("rdmxb%u: connection to %pISpc lost; I/O waits up to %u ms\n",
+				    bd->index, &bd->addr, bd->loss_timeout_ms);
 	bd->down_since = jiffies;
 	blk_mq_quiesce_tagset(&bd->tag_set);
 	bd->quiesced = true;
@@ -1509,12 +1524,23 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 		blk_mq_kick_requeue_list(bd->disk->queue);
 		return;
 	}
-	if (time_after(jiffies, bd->down_since +
-		       msecs_to_jiffies(bd->loss_timeout_ms))) {
+	/*
+	 * Another export under the name (rdmx_bcq_open()): not our data,
+	 * which waiting cannot bring back.
+	 */
+	if (ret == -ESTALE ||
+	    (bd->loss_timeout_ms != RDMX_MAP_LOSS_TIMEOUT_FOREVER &&
+	     time_after(jiffies, bd->down_since +
+			msecs_to_jiffies(bd->loss_timeout_ms)))) {
 		if (rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
 					RDMX_BDEV_DEAD)) {
-			pr_err_ratelimited("rdmxb%u: %pISpc lost for %u ms (last error %d): failing I/O\n",
-					   bd->index, &bd->addr, bd->loss_timeout_ms, ret);
+			if (ret == -ESTALE)
+				pr_err_ratelimited("rdmxb%u: export %s on %pISpc is other storage now: failing I/O\n",
+						   bd->index, bd->name, &bd->addr);
+			else
+				pr_err_ratelimited("rdmxb%u: %pISpc lost for %u ms (last error %d): failing I/O\n",
+						   bd->index, &bd->addr,
+						   bd->loss_timeout_ms, ret);
 			bd->quiesced = false;
 			blk_mq_unquiesce_tagset(&bd->tag_set);
 			blk_mq_kick_requeue_list(bd->disk->queue);
@@ -1990,7 +2016,8 @@ long rdmx_ioc_map(void __user *uarg)
 	    !rdmx_service_name_valid((const char *)m.name, sizeof(m.name)) ||
 	    m.nr_queues > RDMX_MAP_QUEUES_MAX ||
 	    m.queue_depth > RDMX_MAP_DEPTH_MAX ||
-	    m.loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS)
+	    (m.loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS &&
+	     m.loss_timeout_ms != RDMX_MAP_LOSS_TIMEOUT_FOREVER))
 		return -EINVAL;
 
 	bd = kzalloc(sizeof(*bd), GFP_KERNEL);

@@ -249,11 +249,14 @@ struct rdmx_bsq_req {
  * @node: on rdmx_bsqs, under rdmx_exports_mutex
  * @born: when it was accepted (jiffies)
  * @opens: OPENs received and not yet answered
- * @rx_seq: commands received, counted by the receive completions
- * @ka_rx: @rx_seq as rdmx_bsq_watch() last saw it (under
- *	rdmx_exports_mutex, as is @ka_at)
+ * @alive_seq: completions that show the client alive: commands received,
+ *	RDMA READs of their data and SENDs it acknowledged (bumped by the
+ *	queue's completion handlers, which run one at a time)
+ * @ka_rx: @alive_seq as rdmx_bsq_watch() last saw it (under
+ *	rdmx_exports_mutex, as are @ka_at and @probe_at)
  * @ka_at: when it saw it change, or last sent a keepalive
- * @probe_at: when it sent the keepalive in flight (RDMX_BSQ_PROBING)
+ * @probe_at: when it sent the keepalive in flight (RDMX_BSQ_PROBING), or
+ *	last saw @alive_seq change since
  * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
  *	a READ's bio completion answers it (see rdmx_bsq_read_done())
  * @dead: nothing more is posted
@@ -295,7 +298,7 @@ struct rdmx_bsq {
 	struct list_head node;
 	unsigned long born;
 	atomic_t opens;
-	unsigned int rx_seq;
+	unsigned int alive_seq;
 	unsigned int ka_rx;
 	unsigned long ka_at;
 	unsigned long probe_at;
@@ -665,25 +668,48 @@ static int rdmx_export_check_allow(const struct rdmx_export_allow *a)
 }
 
 /*
- * An identity: for a device or file, stable (the same host, name and path
- * give the same uuid); for RAM, new each time, since its data dies with the
- * export: a client that reconnects to a RAM export added again must not
- * take its zeroes for its disk.
+ * An identity, what a reconnecting client checks (see the uapi header):
+ * the operator's (RDMX_EXPORT_UUID); for RAM, new each time, since its data
+ * dies with the export: a client that reconnects to a RAM export added
+ * again must not take its zeroes for its disk; for a regular file, its
+ * filesystem's uuid (or, for one without, such as tmpfs, its device
+ * number), inode number and generation, so that it survives a server
+ * restart and a path that changed, and a file put in its place does not
+ * inherit it; for a block device, the host, name and path (rdmxctl derives
+ * a better one from the device's WWN, serial or uuid and passes it).
  */
-static void rdmx_export_make_uuid(struct rdmx_export *exp)
+static void rdmx_export_make_uuid(struct rdmx_export *exp,
+				  const struct rdmx_export_add *ea)
 {
 	const char *host = init_utsname()->nodename;
+	struct inode *inode;
 	u32 w[4];
 	int i;
 
+	if (ea->flags & RDMX_EXPORT_UUID) {
+		import_uuid(&exp->uuid, ea->uuid);
+		return;
+	}
 	if (exp->ram) {
 		uuid_gen(&exp->uuid);
 		return;
 	}
+	inode = file_inode(exp->file);
 	for (i = 0; i < 4; i++) {
-		w[i] = jhash(host, strlen(host), i);
-		w[i] = jhash(exp->name, strlen(exp->name), w[i]);
-		w[i] = jhash(exp->path, strlen(exp->path), w[i]);
+		w[i] = jhash(exp->name, strlen(exp->name), i);
+		if (S_ISBLK(inode->i_mode)) {
+			w[i] = jhash(host, strlen(host), w[i]);
+			w[i] = jhash(exp->path, strlen(exp->path), w[i]);
+		} else if (!uuid_is_null(&inode->i_sb->s_uuid)) {
+			w[i] = jhash(&inode->i_sb->s_uuid,
+				     sizeof(inode->i_sb->s_uuid), w[i]);
+		} else {
+			w[i] = jhash_1word(inode->i_sb->s_dev, w[i]);
+		}
+		if (!S_ISBLK(inode->i_mode))
+			w[i] = jhash_3words(lower_32_bits(inode->i_ino),
+					    upper_32_bits(inode->i_ino),
+					    inode->i_generation, w[i]);
 	}
 	memcpy(exp->uuid.b, w, sizeof(exp->uuid.b));
 	exp->uuid.b[6] = (exp->uuid.b[6] & 0x0f) | 0x80;	/* version 8 */
@@ -803,7 +829,13 @@ long rdmx_ioc_export_add(void __user *uarg)
 		goto out_free_ea;
 	ret = -EINVAL;
 	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
-			  RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED) ||
+			  RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED |
+			  RDMX_EXPORT_UUID) ||
+	    ((ea->flags & RDMX_EXPORT_UUID) &&
+	     ((ea->flags & RDMX_EXPORT_RAM) ||
+	      !memchr_inv(ea->uuid, 0, sizeof(ea->uuid)))) ||
+	    (!(ea->flags & RDMX_EXPORT_UUID) &&
+	     memchr_inv(ea->uuid, 0, sizeof(ea->uuid))) ||
 	    ea->reserved0 ||
 	    memchr_inv(ea->reserved, 0, sizeof(ea->reserved)) ||
 	    !rdmx_export_name_ok(ea->name) ||
@@ -845,7 +877,8 @@ long rdmx_ioc_export_add(void __user *uarg)
 	ret = rdmx_export_open(exp, ea);
 	if (ret)
 		goto out_put;
-	rdmx_export_make_uuid(exp);
+	rdmx_export_make_uuid(exp, ea);
+	export_uuid(ea->uuid, &exp->uuid);
 	if (ea->flags & RDMX_EXPORT_RO)
 		exp->flags |= RDMX_BLK_EXP_RO;
 	exp->insecure = ea->flags & RDMX_EXPORT_INSECURE;
@@ -862,9 +895,9 @@ long rdmx_ioc_export_add(void __user *uarg)
 	exp->added = true;
 	list_add_tail(&exp->node, &rdmx_exports);
 	mutex_unlock(&rdmx_exports_mutex);
-	pr_info("export %s: %s, %llu bytes, %u-byte blocks%s\n", exp->name,
-		exp->path, exp->size, exp->lbs,
-		exp->flags & RDMX_BLK_EXP_RO ? ", read-only" : "");
+	pr_info("export %s: %s, %llu bytes, %u-byte blocks%s, uuid %pUb\n",
+		exp->name, exp->path, exp->size, exp->lbs,
+		exp->flags & RDMX_BLK_EXP_RO ? ", read-only" : "", &exp->uuid);
 	ret = rdmx_copy_args_out(uarg, ea, sizeof(*ea), usize);
 	kfree(ea);
 	return ret;
@@ -1860,7 +1893,7 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(q->ibdev, rb->cmd_dma, sizeof(*rb->cmd),
 				   DMA_FROM_DEVICE);
-	WRITE_ONCE(q->rx_seq, q->rx_seq + 1);	/* completions: one at a time */
+	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
 	if (wc->byte_len < sizeof(*rb->cmd) ||
 	    rdmx_blk_cmd_parse(rb->cmd, &io) || io.tag >= q->depth) {
 		rdmx_bsq_fail(q, "malformed command header");
@@ -1903,6 +1936,7 @@ static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_bsq_req_end(req);
 		return;
 	}
+	WRITE_ONCE(req->q->alive_seq, req->q->alive_seq + 1);
 	queue_work(rdmx_blk_wq, &req->work);
 }
 
@@ -1922,6 +1956,8 @@ static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 				    ib_wc_status_msg(wc->status));
 		rdmx_bsq_fail(q, event ? "the client is unreachable" :
 				 "response failed");
+	} else if (wc->status == IB_WC_SUCCESS) {
+		WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
 	}
 	if (event)
 		clear_bit(RDMX_BSQ_PROBING, &q->flags);
@@ -2171,14 +2207,16 @@ static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
  * Every RDMX_BSQ_WATCH_MS while server queues exist: a queue that is not
  * bound to an export RDMX_BSQ_OPEN_MS after its request (and is not
  * answering an OPEN) is half-open, and dropped; a bound queue that took
- * events and received nothing for rdmx_params.blk_keepalive_ms gets a
+ * events and showed no sign of its client (@alive_seq) for
+ * rdmx_params.blk_keepalive_ms gets a
  * keepalive event. If the client's QP is gone (a client that vanished
  * without a word, or whose DREQ was lost, would otherwise keep its export
  * busy for ever) the event's SEND fails once the transport gives up, or,
  * where it retries for ever (a retry count of 7 is unlimited on
  * soft-RoCE; receiver-not-ready retries are unlimited everywhere), the
- * queue is dropped when the keepalive is still unanswered after
- * rdmx_params.hb_miss_max keepalive periods. Nothing here waits for a
+ * queue is dropped when the keepalive is still unanswered, and nothing
+ * else of the queue completed, for rdmx_params.hb_miss_max keepalive
+ * periods. Nothing here waits for a
  * peer.
  */
 static void rdmx_bsq_watch(struct work_struct *work)
@@ -2193,7 +2231,7 @@ static void rdmx_bsq_watch(struct work_struct *work)
 		     READ_ONCE(rdmx_params.hb_miss_max);
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry(q, &rdmx_bsqs, node) {
-		unsigned int rx = READ_ONCE(q->rx_seq);
+		unsigned int rx = READ_ONCE(q->alive_seq);
 
 		if (!test_bit(RDMX_BSQ_LIVE, &q->flags) ||
 		    test_bit(RDMX_BSQ_FAILED, &q->flags) || READ_ONCE(q->dead))
@@ -2206,8 +2244,17 @@ static void rdmx_bsq_watch(struct work_struct *work)
 			continue;
 		}
 		if (test_bit(RDMX_BSQ_PROBING, &q->flags)) {
-			if (time_after(now, q->probe_at + unanswered))
+			/*
+			 * The keepalive's SEND may wait behind transfers
+			 * of a busy queue: while any of them completes, the
+			 * client is there.
+			 */
+			if (rx != q->ka_rx) {
+				q->ka_rx = rx;
+				q->probe_at = now;
+			} else if (time_after(now, q->probe_at + unanswered)) {
 				rdmx_bsq_expire(q, "keepalive unanswered");
+			}
 			continue;
 		}
 		if (rx != q->ka_rx) {

@@ -427,6 +427,13 @@ usage_err "export add ram with a bad suffix" export add disk1 ram:1X
 usage_err "export add ram over 2^64" export add disk1 ram:17179869184G
 usage_err "export add extra word" export add disk1 ram:1M more
 check "export add extra word: names it" err_has "unexpected argument 'more'"
+usage_err "export add --uuid of RAM" export add disk1 ram:1M --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b
+check "export add --uuid of RAM: says why not" err_has "--uuid does not apply to RAM"
+usage_err "export add --uuid all zero" export add disk1 /dev/null --uuid 00000000-0000-0000-0000-000000000000
+check "export add --uuid all zero: names it" err_has "bad --uuid '00000000-0000-0000-0000-000000000000'"
+usage_err "export add --uuid short" export add disk1 /dev/null --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7
+usage_err "export add --uuid misplaced dash" export add disk1 /dev/null --uuid 0f4e2a6c1-d3b-4c5e-9a7b-2c1d0e9f8a7b
+usage_err "export add --uuid not hex" export add disk1 /dev/null --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7g
 usage_err "export add --lbs 1024" export add disk1 ram:1M --lbs 1024
 check "export add --lbs 1024: says 512 or 4096" err_has "bad --lbs '1024': expected 512 or 4096"
 usage_err "export add --lbs empty" export add disk1 ram:1M --lbs=
@@ -485,7 +492,11 @@ check "map depth 1025: names the bounds" err_has "bad depth '1025': expected 1 t
 usage_err "map depth not a number" map host1 disk1 -d many
 usage_err "map loss timeout 0" map host1 disk1 --loss-timeout 0
 usage_err "map loss timeout over an hour" map host1 disk1 --loss-timeout 3600001
-check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3600001': expected 1 to 3600000"
+check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3600001': expected 1ms to 1h, or forever"
+usage_err "map loss timeout with an unknown unit" map host1 disk1 --loss-timeout 5d
+usage_err "map loss timeout of 61m" map host1 disk1 --loss-timeout 61m
+usage_err "map loss timeout -1" map host1 disk1 --loss-timeout -1
+usage_err "map timeout 2h" map host1 disk1 --timeout 2h
 usage_err "map timeout 0" map host1 disk1 --timeout 0
 usage_err "map timeout 1.5" map host1 disk1 --timeout 1.5
 usage_err "map --ro with a value" map host1 disk1 --ro=yes
@@ -697,6 +708,7 @@ fake_export() {
 	put "$d/allow" "$7"
 	put "$d/secure" "${8:-1}"
 	put "$d/access" "${9:-exclusive}"
+	put "$d/uuid" "${10:-5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b}"
 	: >"$d/maps"
 	for a in clients reads writes read_bytes write_bytes errors; do
 		put "$d/$a" "$v"
@@ -731,7 +743,7 @@ fake_export "$S" nullb /dev/nullb0 268435456 512 0 "198.18.0.2/32"
 put "$S/kernel/rdmx/exports/file/write_bytes" 12345678901234
 rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow" \
 	"$S/kernel/rdmx/exports/nullb/secure" "$S/kernel/rdmx/exports/nullb/access" \
-	"$S/kernel/rdmx/exports/nullb/maps"
+	"$S/kernel/rdmx/exports/nullb/maps" "$S/kernel/rdmx/exports/nullb/uuid"
 fake_disk "$S" 0 198.18.0.1:7471 ram live 131072 0
 fake_disk "$S" 10 '[fe80::1]:7471' file reconnecting 2048 1
 fake_disk "$S" 2 198.18.0.1:7000 nullb dead 524288 0
@@ -743,19 +755,20 @@ RDMX_SYSFS=$S run export list
 check "export list exits 0" rc_is 0
 check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw insecure access shared allow any$'
 check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro secure access exclusive allow 198\.18\.0\.0/24,::1/128$'
-check "export list: counters" out_has '^    clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
+check "export list: uuid and counters" out_has '^    uuid 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
 check "export list: a line per map" eval 'out_has "^    map 198\.18\.0\.2 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b rw queues 2$" && out_has "^    map fd00::2 7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d ro queues 1$"'
-check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - access - allow -$" && out_has "^    clients 1 .* errors -$"'
+check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - access - allow -$" && out_has "^    uuid - clients 1 .* errors -$"'
 check "export list: in name order" eval '[ "$(grep -oE "^[a-z]+:" "$T/out" | tr -d "\n")" = "file:nullb:ram:" ]'
 RDMX_SYSFS=$S run export
 check "export alone lists too" out_has '^ram: '
 RDMX_SYSFS=$S run -j export list
 check "-j export list is JSON" is_json
-check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "access", "allow", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors", "maps"}'
+check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "access", "allow", "uuid", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors", "maps"}'
 check "-j export list: access and maps" json_true 'd[2]["access"] == "shared" and d[0]["access"] == "exclusive" and d[1]["access"] is None and d[0]["maps"] == [] and d[1]["maps"] is None and d[2]["maps"] == [{"host": "198.18.0.2", "map": "0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b", "mode": "rw", "queues": 2}, {"host": "fd00::2", "map": "7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d", "mode": "ro", "queues": 1}]'
 check "-j export list: values" json_true 'd[0]["name"] == "file" and d[0]["read_only"] is True and d[0]["allow"] == ["198.18.0.0/24", "::1/128"] and d[0]["write_bytes"] == 12345678901234 and d[0]["logical_block_size"] == 4096'
 check "-j export list: empty allow-list is [], a missing one null" json_true 'd[2]["allow"] == [] and d[1]["allow"] is None and d[1]["errors"] is None and d[2]["read_only"] is False'
 check "-j export list: secure, insecure, missing" json_true 'd[0]["secure"] is True and d[2]["secure"] is False and d[1]["secure"] is None'
+check "-j export list: uuid, or null" json_true 'd[0]["uuid"] == "5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b" and d[1]["uuid"] is None'
 RDMX_SYSFS=$S run -j export show ram
 check "-j export show ram: only that one" json_true 'len(d) == 1 and d[0]["name"] == "ram" and d[0]["size"] == 67108864'
 RDMX_SYSFS=$S run export show nosuch
@@ -1197,12 +1210,15 @@ static int shim_export_name_ok(const __u8 *s)
 static int shim_export_add(struct rdmx_export_add *ea)
 {
 	int ram = !!(ea->flags & RDMX_EXPORT_RAM);
-	char allow[1024] = "", ip[64];
+	char allow[1024] = "", ip[64], uuid[16] = "";
 	unsigned int i;
 
-	if (ea->size != sizeof(*ea) ||
+	if ((ea->size != sizeof(*ea) &&
+	     (ea->size != RDMX_EXPORT_ADD_SIZE_VER0 ||
+	      ea->flags & RDMX_EXPORT_UUID)) ||
 	    (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
-			   RDMX_EXPORT_INSECURE)) ||
+			   RDMX_EXPORT_INSECURE | RDMX_EXPORT_UUID)) ||
+	    ((ea->flags & RDMX_EXPORT_UUID) && (ram || !ea->uuid[0])) ||
 	    !shim_export_name_ok(ea->name) || ea->reserved0 ||
 	    ea->nr_allow > RDMX_EXPORT_ALLOW_MAX ||
 	    (ram && (ea->path || ea->path_len || !ea->ram_size ||
@@ -1226,12 +1242,21 @@ static int shim_export_add(struct rdmx_export_add *ea)
 		snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow),
 			 "%s%s/%u", i ? "," : "", ip, a->prefix_len);
 	}
-	shim_log("EXPORT_ADD name=%s flags=%u path=%.*s ram=%llu lbs=%u allow=%s",
+	/* A uuid given: its first and last byte. */
+	if (ea->flags & RDMX_EXPORT_UUID)
+		snprintf(uuid, sizeof(uuid), " uuid=%02x%02x", ea->uuid[0],
+			 ea->uuid[15]);
+	shim_log("EXPORT_ADD name=%s flags=%u path=%.*s ram=%llu lbs=%u allow=%s%s",
 		 ea->name, ea->flags, (int)ea->path_len,
 		 ram ? "" : (const char *)(uintptr_t)ea->path,
 		 (unsigned long long)ea->ram_size, ea->logical_block_size,
-		 allow);
-	return shim_fail("EXPORT_ADD") ? -1 : 0;
+		 allow, uuid);
+	if (shim_fail("EXPORT_ADD"))
+		return -1;
+	/* The identity it got: the caller's, or the module's own. */
+	if (ea->size == sizeof(*ea) && !(ea->flags & RDMX_EXPORT_UUID))
+		memset(ea->uuid, ram ? 0xee : 0xf1, sizeof(ea->uuid));
+	return 0;
 }
 
 /*
@@ -1263,7 +1288,8 @@ static int shim_map(struct rdmx_map *m)
 	    !shim_sockaddr_ok(&m->addr) || !shim_export_name_ok(m->name) ||
 	    m->nr_queues > RDMX_MAP_QUEUES_MAX ||
 	    m->queue_depth > RDMX_MAP_DEPTH_MAX ||
-	    m->loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS || m->index ||
+	    (m->loss_timeout_ms > RDMX_MAP_LOSS_TIMEOUT_MAX_MS &&
+	     m->loss_timeout_ms != RDMX_MAP_LOSS_TIMEOUT_FOREVER) || m->index ||
 	    m->reserved0)
 		return errno = EINVAL, -1;
 	for (i = 0; i < 4; i++)
@@ -1423,6 +1449,8 @@ int ioctl(int fd, unsigned long req, ...)
 			info->features |= RDMX_FEATURE_BLOCK_RESIZE;
 		if (!getenv("SHIM_NO_BLOCK") && !getenv("SHIM_NO_SECURE"))
 			info->features |= RDMX_FEATURE_BLOCK_SECURE;
+		if (!getenv("SHIM_NO_BLOCK") && !getenv("SHIM_NO_IDENTITY"))
+			info->features |= RDMX_FEATURE_BLOCK_IDENTITY;
 		strcpy((char *)info->version, "9.9.9");
 		return 0;
 	}
@@ -1593,7 +1621,7 @@ CC=${CC:-cc}
 if build_shim; then
 	shim() { RDMX_DEVNODE=/dev/null LD_PRELOAD="$T/shim.so" run "$@"; }
 	shim version
-	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block,block_resize,block_secure$'
+	check "shim: version shows the module" out_has '^module: 9\.9\.9 abi 1 features list_devices,msg,rma,block,block_resize,block_secure,block_identity$'
 	shim dev
 	check "shim: dev exits 0" rc_is 0
 	check "shim: dev line like rdma dev" out_has '^0/1: rxe0 port 1 roce ACTIVE phys LINK_UP netdev eth0 mtu 1024/4096 guid 0250:56ff:fe8a:1234$'
@@ -1957,6 +1985,24 @@ EOF
 	mshim export add nb /dev/null
 	check "shim: export add of a character device: exits 1 before the module" \
 		eval 'rc_is 1 && err_has "neither a block device nor a regular file" && not_log_has EXPORT_ADD'
+	mshim export add pinned "$T/disk.img" --uuid 0F4E2A6C-1D3B-4C5E-9A7B-2C1D0E9F8A7B
+	check "shim: export add --uuid passes RDMX_EXPORT_UUID and the uuid" \
+		eval 'rc_is 0 && out_empty && log_has "^EXPORT_ADD name=pinned flags=16 path=$T/disk\\.img ram=0 lbs=0 allow= uuid=0f7b\$"'
+	mshim -j export add pinned "$T/disk.img" --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b
+	check "shim: -j export add --uuid: name, uuid, where it came from" \
+		json_true 'd == {"export": "pinned", "uuid": "0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b", "identity": "--uuid"}'
+	mshim -j export add r ram:1M
+	check "shim: -j export add ram: the module's new uuid" \
+		json_true 'd == {"export": "r", "uuid": "eeeeeeee-eeee-eeee-eeee-eeeeeeeeeeee", "identity": "new for RAM"}'
+	mshim -j export add f "$T/disk.img"
+	check "shim: -j export add of a file: the module's uuid, from its filesystem and inode" \
+		json_true 'd["uuid"] == "f1f1f1f1-f1f1-f1f1-f1f1-f1f1f1f1f1f1" and d["identity"] == "its filesystem and inode"'
+	SHIM_NO_IDENTITY=1 mshim -j export add f "$T/disk.img"
+	check "shim: export add on a module without RDMX_FEATURE_BLOCK_IDENTITY: the old argument, uuid unknown" \
+		eval 'rc_is 0 && json_true "d[\"uuid\"] == \"unknown\"" && log_has "^EXPORT_ADD name=f flags=0 "'
+	SHIM_NO_IDENTITY=1 mshim export add pinned "$T/disk.img" --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b
+	check "shim: export add --uuid on a module without RDMX_FEATURE_BLOCK_IDENTITY: exits 1, says so" \
+		eval 'rc_is 1 && err_has "has no export uuids \(--uuid\): upgrade the module" && not_log_has EXPORT_ADD'
 	SHIM_FAIL=EXPORT_ADD:17 mshim export add disk1 ram:1M
 	check "shim: export add EEXIST: exits 1, says it exists" eval 'rc_is 1 && err_has "export disk1 exists already"'
 	SHIM_FAIL=EXPORT_ADD:1 mshim export add disk1 ram:1M
@@ -2025,6 +2071,15 @@ EOF
 		log_has '^MAP family=10 port=9000 addr=::1 name=disk1 flags=1 queues=4 depth=64 loss=30000 timeout=5000$'
 	check "shim: -j map: the device, index, server and export" \
 		json_true 'd == {"dev": "/dev/rdmxb3", "index": 3, "server": "[::1]:9000", "export": "disk1", "read_only": True}'
+	mshim map 127.0.0.1 disk1 --loss-timeout 2m --timeout 1500ms
+	check "shim: map --loss-timeout 2m --timeout 1500ms: in milliseconds" \
+		log_has ' loss=120000 timeout=1500$'
+	mshim map 127.0.0.1 disk1 --loss-timeout forever --timeout 1h
+	check "shim: map --loss-timeout forever passes RDMX_MAP_LOSS_TIMEOUT_FOREVER" \
+		log_has ' loss=4294967295 timeout=3600000$'
+	SHIM_NO_IDENTITY=1 mshim map 127.0.0.1 disk1 --loss-timeout forever
+	check "shim: map --loss-timeout forever on a module without RDMX_FEATURE_BLOCK_IDENTITY: exits 1, says so" \
+		eval 'rc_is 1 && err_has "has no loss timeout forever: upgrade the module" && not_log_has MAP'
 	SHIM_FAIL=MAP:13 mshim map 127.0.0.1 disk1
 	check "shim: map EACCES: exits 1, says read-only or allow-list, no stdout" \
 		eval 'rc_is 1 && err_has "refused export disk1: read-only export \(map it with --ro\), or this host is not on its allow-list" && err_has "^hint: see .rdmxctl export show disk1. on 127\.0\.0\.1" && out_empty'

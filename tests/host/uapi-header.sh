@@ -26,13 +26,20 @@ typedef char d[offsetof(struct rdmx_device_info, max_mr_size) % 8 == 0 ? 1 : -1]
 typedef char e[offsetof(struct rdmx_list_devices, devices) % 8 == 0 ? 1 : -1];
 C
 # Every struct with a published size (RDMX_FOO_SIZE_VER0 for struct
-# rdmx_foo) keeps it, on 64-bit and 32-bit userspace alike.
+# rdmx_foo, RDMX_FOO_SIZE_VER1 when it grew) has its newest one, on 64-bit
+# and 32-bit userspace alike, and each newer size is larger.
 n=0
 while read -r _ m; do
-	st=$(echo "${m%_SIZE_VER0}" | tr '[:upper:]' '[:lower:]')
+	base=${m%_SIZE_VER0}
+	st=$(echo "$base" | tr '[:upper:]' '[:lower:]')
 	grep -q "^struct $st {" "$hdr" || { echo "$m: no struct $st" >&2; exit 1; }
+	v=0
+	while grep -q "^#define ${base}_SIZE_VER$((v + 1))\b" "$hdr"; do
+		echo "typedef char g${n}_$v[${base}_SIZE_VER$((v + 1)) > ${base}_SIZE_VER$v ? 1 : -1];" >>"$tmp/sizes.c"
+		v=$((v + 1))
+	done
 	n=$((n + 1))
-	echo "typedef char s${n}[sizeof(struct $st) == $m ? 1 : -1];" >>"$tmp/sizes.c"
+	echo "typedef char s${n}[sizeof(struct $st) == ${base}_SIZE_VER$v ? 1 : -1];" >>"$tmp/sizes.c"
 done < <(grep -o '^#define RDMX_[A-Z0-9_]*_SIZE_VER0' "$hdr")
 [ "$n" -ge 20 ] || { echo "only $n published sizes found" >&2; exit 1; }
 gcc -std=c99 -Wall -Werror -Wno-unused-local-typedefs -I"$repo/uapi" -fsyntax-only "$tmp/sizes.c"

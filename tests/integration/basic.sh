@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # One guest, debug kernel: KUnit suites, rdmxctl against the live module,
-# bad ioctls, the ioctl fuzzer (30 s as root, 30 s as user nobody),
-# devices coming and going under a loaded rdmx, and load/unload
-# loops with and without RDMA devices. Run by tests/check through
-#   tests/vm/run --nodes 1 tests/integration/basic.sh
+# bad ioctls, the ioctl fuzzer (FUZZ_SECS as root and as user nobody; the
+# argument, default 30), devices coming and going under a loaded rdmx, and
+# load/unload loops with and without RDMA devices. Run by tests/check
+# through
+#   tests/vm/run --nodes 1 tests/integration/basic.sh [FUZZ_SECS]
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
+
+fuzz_secs=${1:-30}
 
 dev=$RDMX_RDMA_DEV
 abuse=$RDMX_REPO/tests/integration/rdmx-abuse
@@ -233,10 +236,10 @@ test_fault_injection() {
 	rdmx_check "$dev still tracked after the fault sweep" wait_tracked tracked "$dev"
 }
 
-# The ioctl fuzzer, briefly: 30 s as root and 30 s as user nobody (make
+# The ioctl fuzzer, briefly: FUZZ_SECS as root and as user nobody (make
 # fuzz runs it for long).
 test_ioctl_fuzz() {
-	"$RDMX_REPO/tests/integration/ioctl-fuzz.sh" 30 || rdmx_failed=1
+	"$RDMX_REPO/tests/integration/ioctl-fuzz.sh" "$fuzz_secs" || rdmx_failed=1
 }
 
 test_kunit

@@ -7,7 +7,8 @@
 # (tests/check's groups guest-blk-rxe and guest-blk-siw). Arguments: MAX,
 # the largest fio run in MiB (default 8; each export is 64 MiB), and MODE:
 # full (the default) runs everything below; quick (make check's
-# guest-blk-quick) runs 1 with fewer block sizes, 2, 2b and 7, and leaves
+# guest-blk-quick) runs 1 with fewer block sizes and without 1c and 1d,
+# 2, 2b with the client checking the RAM export alone, and 2c, and leaves
 # sections 3 to 6 (tests/integration/blk-full.sh, sourced in full mode).
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
@@ -34,6 +35,12 @@
 #      resize): the disks grow at once, with no I/O (the server's event),
 #      the new blocks take data, the old data is intact; shrinking and a
 #      size for a file refused;
+#   2c. identity: a loop device's export, exported again after the loop
+#      devices were set up the other way round (renamed), keeps its uuid,
+#      and the client's disk reconnects with its data; other storage
+#      under the name gets another uuid and the disk fails its I/O at
+#      once; a file moved keeps its uuid, a new file at its path and RAM
+#      exported again get new ones, --uuid sets one;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
 #      writes failing; an allow-list without node 2 refused (EACCES), one
 #      with it accepted; a missing export (ENOENT) and a port without a
@@ -436,7 +443,10 @@ if [ "$RDMX_NODE" = 2 ]; then
 	# wait on (counted in slow), not make the disk reconnect, which would
 	# requeue all of them to time out again, for ever.
 	# The map's loss timeout is 3 s, for 1d.
-	if d=$(rdmxctl map -p "$port" "$srv" slow --queues 1 --loss-timeout 3000 \
+	# Both take about 80 s: full mode only.
+	if [ "$mode" != full ]; then
+		rdmx_skip "slow: a slow export, stuck requests" "full mode only"
+	elif d=$(rdmxctl map -p "$port" "$srv" slow --queues 1 --loss-timeout 3000 \
 		2>"$RDMX_OUT/map-slow.err"); then
 		rdmx_pass "slow: map slow (one queue, loss timeout 3 s): $d"
 		s=/sys/block/${d#/dev/}
@@ -590,9 +600,13 @@ size_is() {
 	[ "$(blockdev --getsize64 "$1")" -eq "$2" ]
 }
 
+# Quick mode checks the RAM export's growth from the client; full mode all
+# three.
+resized_maps=grow
+[ "$mode" = full ] && resized_maps="grow growf growb"
 if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier resize-up "$long"
-	for e in grow growf growb; do
+	for e in $resized_maps; do
 		d=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err") || d=""
 		if [ -z "$d" ]; then
 			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
@@ -605,7 +619,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	done
 	rdmx_barrier resize-mapped "$long"
 	rdmx_barrier resized "$long"
-	for e in grow growf growb; do
+	for e in $resized_maps; do
 		d=$(eval "echo \${dev_$e:-}")
 		[ -n "$d" ] || continue
 		rdmx_check "$e: idle $d grew to 32 MiB (the server's event)" grown "$d" $((32 * mib))
@@ -622,6 +636,127 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_check "$e: unmap $d" rdmxctl unmap "$d"
 	done
 	rdmx_barrier resize-done "$long"
+fi
+
+# ------------------------------------------------------- 2c. identity
+# An export's uuid follows its storage. Node 1 exports a loop device, then
+# sets the loop devices up again the other way round (the devices renamed,
+# as disks are after a reboot) and exports the same storage again under
+# its new name: the uuid is the same, and node 2's disk reconnects with
+# its data. Then other storage under the export's name: the uuid differs,
+# and node 2's disk fails its I/O at once (its loss timeout is a minute)
+# rather than read someone else's data. A file moved keeps its uuid, a new
+# file in its place gets another, and RAM gets a new one each time.
+
+# export_uuid NAME PATH [OPTION...]: on node 1, export add NAME PATH; prints
+# the uuid it got and where it came from.
+export_uuid() {
+	rdmxctl -j export add "$@" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["uuid"], j["identity"])'
+}
+
+if [ "$RDMX_NODE" = 1 ]; then
+	truncate -s 8M /mnt/blk/ida.img /mnt/blk/idb.img
+	la=$(losetup -f --show /mnt/blk/ida.img)
+	lb=$(losetup -f --show /mnt/blk/idb.img)
+	read -r u1 src <<<"$(export_uuid ident "$la")"
+	echo "ident on $la: $u1 from $src"
+	rdmx_check "identity: a loop device's uuid comes from its backing file" \
+		test "$src" = "loop/backing_file=/mnt/blk/ida.img"
+	rdmx_check "identity: export show has the uuid" \
+		rdmx_export_json ident "j[0]['uuid'] == '$u1'"
+	rdmx_barrier ident-up
+	rdmx_barrier ident-mapped "$long"
+	rdmxctl export del --force ident
+	losetup -d "$la" "$lb"
+	lb2=$(losetup -f --show /mnt/blk/idb.img)
+	la2=$(losetup -f --show /mnt/blk/ida.img)
+	echo "ida.img now on $la2, idb.img on $lb2"
+	rdmx_check "identity: the loop devices renamed ($la is idb.img's now)" \
+		test "$la2" != "$la" -a "$lb2" = "$la"
+	read -r u2 src <<<"$(export_uuid ident "$la2")"
+	rdmx_check "identity: the same storage under its new name keeps the uuid ($u2)" \
+		test "$u2" = "$u1"
+	rdmx_barrier ident-back
+	rdmx_barrier ident-checked "$long"
+	rdmxctl export del --force ident
+	read -r u3 src <<<"$(export_uuid ident "$lb2")"
+	rdmx_check "identity: other storage under the name gets another uuid ($u3)" \
+		test -n "$u3" -a "$u3" != "$u1"
+	rdmx_barrier ident-other
+	rdmx_barrier ident-failed "$long"
+	rdmx_check "export del ident" rdmxctl export del ident
+	losetup -d "$la2" "$lb2"
+
+	# Files and RAM, on node 1 alone.
+	truncate -s 4M /mnt/blk/idf.img
+	read -r f1 src <<<"$(export_uuid idf /mnt/blk/idf.img)"
+	rdmx_check "identity: a file's uuid comes from its filesystem and inode" \
+		test "$src" = "its filesystem and inode"
+	rdmxctl export del idf
+	mv /mnt/blk/idf.img /mnt/blk/idf-moved.img
+	read -r f2 src <<<"$(export_uuid idf /mnt/blk/idf-moved.img)"
+	rdmx_check "identity: a file moved keeps its uuid" test "$f2" = "$f1"
+	rdmxctl export del idf
+	truncate -s 4M /mnt/blk/idf.img
+	read -r f3 src <<<"$(export_uuid idf /mnt/blk/idf.img)"
+	rdmx_check "identity: a new file at the old path gets another" \
+		test -n "$f3" -a "$f3" != "$f1"
+	rdmxctl export del idf
+	read -r f4 src <<<"$(export_uuid idf /mnt/blk/idf.img --uuid 6f1e9a52-3c4d-4e5f-8a9b-0c1d2e3f4a5b)"
+	rdmx_check "identity: --uuid sets it" \
+		test "$f4 $src" = "6f1e9a52-3c4d-4e5f-8a9b-0c1d2e3f4a5b --uuid"
+	rdmxctl export del idf
+	rm -f /mnt/blk/idf.img /mnt/blk/idf-moved.img /mnt/blk/ida.img /mnt/blk/idb.img
+	read -r r1 src <<<"$(export_uuid idr ram:1M)"
+	rdmxctl export del idr
+	read -r r2 src <<<"$(export_uuid idr ram:1M)"
+	rdmxctl export del idr
+	rdmx_check "identity: RAM gets a new uuid each time" test -n "$r1" -a "$r2" != "$r1"
+fi
+
+# wwid DEV: the serial disk DEV shows udev.
+wwid() { cat "/sys/block/${1#/dev/}/wwid"; }
+
+if [ "$RDMX_NODE" = 2 ]; then
+	rdmx_barrier ident-up "$long"
+	if d=$(map_dev ident 2>"$RDMX_OUT/map-ident.err"); then
+		rdmx_pass "identity: map ident: $d"
+		w1=$(wwid "$d")
+		rdmx_check "identity: the disk's wwid is rdmx.UUID ($w1)" \
+			sh -c "echo '$w1' | grep -qE '^rdmx\.[0-9a-f-]{36}\$'"
+		head -c $((2 * mib)) /dev/urandom >/tmp/ident.bin
+		rdmx_check "identity: 2 MiB written" \
+			dd if=/tmp/ident.bin of="$d" bs=1M oflag=direct status=none
+	else
+		rdmx_fail "identity: map ident" "$(cat "$RDMX_OUT/map-ident.err")"
+	fi
+	rdmx_barrier ident-mapped
+	rdmx_barrier ident-back "$long"
+	if [ -n "$d" ]; then
+		rdmx_check "identity: renamed storage: the disk reconnected" wait_live "$d"
+		rdmx_check "identity: renamed storage: the data read back" sh -c \
+			"dd if=$d bs=1M count=2 iflag=direct status=none | cmp - /tmp/ident.bin"
+		rdmx_check "identity: renamed storage: the same wwid" \
+			test "$(wwid "$d")" = "$w1"
+		rdmx_check "identity: renamed storage: reconnected, no error" \
+			disk_json "$d" "j[0]['errors'] == 0 and j[0]['reconnects'] > 0"
+	fi
+	rdmx_barrier ident-checked
+	rdmx_barrier ident-other "$long"
+	if [ -n "$d" ]; then
+		start=$SECONDS
+		timeout 120 dd if="$d" of=/dev/null bs=4k count=1 iflag=direct \
+			>"$RDMX_OUT/ident-dd.txt" 2>&1
+		rc=$? took=$((SECONDS - start))
+		rdmx_check "identity: other storage: a read fails (exit $rc) in $took s, well within the 60 s loss timeout" \
+			test "$rc" -ne 0 -a "$rc" -ne 124 -a "$took" -lt 40
+		rdmx_check "identity: other storage: the disk is dead" \
+			disk_json "$d" "j[0]['state'] == 'dead'"
+		rdmx_check "identity: other storage: the client logged it" sh -c \
+			"dmesg | grep -q '${d#/dev/}: export ident on .* is other storage now: failing I/O'"
+		rdmx_check "identity: unmap $d" rdmxctl unmap "$d"
+	fi
+	rdmx_barrier ident-failed
 fi
 
 # Sections 3 to 6, in full mode only.

@@ -311,7 +311,8 @@ static const struct ioc_desc iocs[NIOC] = {
 		.ver0 = RDMX_EXPORT_ADD_SIZE_VER0,
 		.ksize = sizeof(struct rdmx_export_add),
 		.flags_known = RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
-			       RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED,
+			       RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED |
+			       RDMX_EXPORT_UUID,
 		.cap = CAP_FIRST, .writes_back = true,
 		.rsv = { { offsetof(struct rdmx_export_add, reserved0), 4 },
 			 { offsetof(struct rdmx_export_add, reserved), 32 } },
@@ -2555,7 +2556,7 @@ static void op_export_add(struct worker *w)
 	u32 i;
 
 	a = arg_begin(w, &c, I_EXPORT_ADD);
-	fuzz_plan(w, &c, 8);
+	fuzz_plan(w, &c, 9);
 	call_fd(w, &c, -1);
 	put_export(w, a->name);
 	if (one_in(w, 4)) {
@@ -2573,6 +2574,12 @@ static void op_export_add(struct worker *w)
 		a->flags |= RDMX_EXPORT_INSECURE;
 	if (one_in(w, 4))
 		a->flags |= RDMX_EXPORT_SHARED;
+	if (!(a->flags & RDMX_EXPORT_RAM) && one_in(w, 3)) {
+		a->flags |= RDMX_EXPORT_UUID;
+		for (i = 0; i < sizeof(a->uuid); i++)
+			a->uuid[i] = below(w, 256);
+		a->uuid[0] |= 1;
+	}
 	a->logical_block_size = lbs[below(w, ARRAY_SIZE(lbs))];
 	a->nr_allow = below(w, 3);
 	for (i = 0; i < a->nr_allow; i++)
@@ -2661,6 +2668,18 @@ static void op_export_add(struct worker *w)
 			break;
 		}
 		mut(&c, M_FAIL, EINVAL, "a bad allow-list entry");
+	}
+	if (at(&c, S(8))) {
+		/* A uuid for RAM, an all-zero one, or one without its flag. */
+		if (a->flags & RDMX_EXPORT_RAM) {
+			a->flags |= RDMX_EXPORT_UUID;
+			a->uuid[below(w, sizeof(a->uuid))] = 1 + below(w, 255);
+		} else if (a->flags & RDMX_EXPORT_UUID) {
+			memset(a->uuid, 0, sizeof(a->uuid));
+		} else {
+			a->uuid[below(w, sizeof(a->uuid))] = 1 + below(w, 255);
+		}
+		mut(&c, M_FAIL, EINVAL, "uuid with flags %#x", a->flags);
 	}
 	c.unpriv = !priv_sys_admin;
 	arg_finish(w, &c);

@@ -86,6 +86,7 @@
 #define RDMX_FEATURE_BLOCK_RESIZE	_BITULL(5)	/* RDMX_IOC_EXPORT_RESIZE */
 #define RDMX_FEATURE_BLOCK_SECURE	_BITULL(6)	/* reserved ports, RDMX_EXPORT_INSECURE */
 #define RDMX_FEATURE_BLOCK_ACCESS	_BITULL(7)	/* one writer, RDMX_EXPORT_SHARED */
+#define RDMX_FEATURE_BLOCK_IDENTITY	_BITULL(8)	/* RDMX_EXPORT_UUID, loss timeout forever */
 
 #define RDMX_VERSION_LEN	32
 
@@ -830,6 +831,12 @@ struct rdmx_bench {
  * side) while one holds it; read-only maps are always let in.
  */
 #define RDMX_EXPORT_SHARED	_BITULL(3)
+/*
+ * rdmx_export_add.uuid is the export's identity, as the operator set it or
+ * derived it from the backing storage (not with RDMX_EXPORT_RAM, whose data
+ * does not outlive the export).
+ */
+#define RDMX_EXPORT_UUID	_BITULL(4)
 
 /**
  * struct rdmx_export_allow - one allow-list entry: a network prefix
@@ -866,12 +873,23 @@ struct rdmx_export_allow {
  * @allow: peers allowed to map the export; others are refused at connect
  *	time (EACCES on their side)
  * @reserved: zero
+ * @uuid: in, with RDMX_EXPORT_UUID: the export's identity, not all zero;
+ *	out: the identity it got (RDMX_FEATURE_BLOCK_IDENTITY)
  *
  * A regular file is read and written with direct I/O when its filesystem
  * supports it, else through the page cache; its size must be a non-zero
  * multiple of the logical block size. Errors: EEXIST, ENOENT and the other
  * errors of opening @path, EINVAL (a bad field; a file that is neither a
  * regular file nor a block device), ENOMEM.
+ *
+ * The identity is what the clients' disks show as their serial (wwid) and
+ * what a reconnecting client checks: the disk fails its I/O rather than
+ * carry on over other storage under the same name. Without
+ * RDMX_EXPORT_UUID: for RAM a new one each time; for a regular file, one
+ * derived from its filesystem's uuid (or device number), its inode number
+ * and generation, and the export's name; for a block device, one derived
+ * from the host, the export's name and @path (rdmxctl passes one derived
+ * from the device's WWN, serial or uuid instead).
  */
 struct rdmx_export_add {
 	__u32 size;
@@ -885,9 +903,11 @@ struct rdmx_export_add {
 	__u32 reserved0;
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
 	__u64 reserved[4];
+	__u8 uuid[16];
 };
 
 #define RDMX_EXPORT_ADD_SIZE_VER0	520
+#define RDMX_EXPORT_ADD_SIZE_VER1	536	/* @uuid */
 
 /* rdmx_export_del.flags */
 #define RDMX_EXPORT_DEL_FORCE	_BITULL(0)	/* disconnect clients first */
@@ -945,6 +965,8 @@ struct rdmx_export_resize {
 #define RDMX_MAP_QUEUES_MAX	64
 #define RDMX_MAP_DEPTH_MAX	1024
 #define RDMX_MAP_LOSS_TIMEOUT_MAX_MS	3600000
+/* rdmx_map.loss_timeout_ms: I/O waits for a lost server for ever */
+#define RDMX_MAP_LOSS_TIMEOUT_FOREVER	0xffffffffU
 
 /**
  * struct rdmx_map - argument of RDMX_IOC_MAP
@@ -958,7 +980,11 @@ struct rdmx_export_resize {
  * @queue_depth: requests in flight per queue, 1 to RDMX_MAP_DEPTH_MAX;
  *	0 for 128. The server may grant fewer
  * @loss_timeout_ms: how long I/O waits for a lost server before failing
- *	with EIO; 0 for the default (/sys/kernel/rdmx/loss_timeout_ms)
+ *	with EIO, up to RDMX_MAP_LOSS_TIMEOUT_MAX_MS or
+ *	RDMX_MAP_LOSS_TIMEOUT_FOREVER (RDMX_FEATURE_BLOCK_IDENTITY); 0 for the
+ *	default (/sys/kernel/rdmx/loss_timeout_ms). A server that answers
+ *	with another export under the name (another uuid) fails the I/O at
+ *	once, whatever this is
  * @index: out: N of /dev/rdmxbN
  * @timeout_ms: how long the first connection may take (ETIMEDOUT); 0
  *	for the default of 10 s

@@ -131,6 +131,47 @@ int rd_parse_ulong(const char *s, unsigned long min, unsigned long max,
 }
 
 /**
+ * rd_parse_ms() - a duration
+ * @s: a number with an optional unit: ms, s, m or h; a bare number counts
+ *	in @unit_ms
+ * @unit_ms: what a bare number counts, in milliseconds (1 or 1000)
+ * @min: the least, in milliseconds
+ * @max: the most, in milliseconds
+ * @ms: out: milliseconds
+ *
+ * Return: 0, or -EINVAL.
+ */
+int rd_parse_ms(const char *s, uint64_t unit_ms, uint64_t min, uint64_t max,
+		uint64_t *ms)
+{
+	static const struct { const char *suffix; uint64_t ms; } units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].suffix))
+				break;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return -EINVAL;
+		unit_ms = units[i].ms;
+	}
+	if (v > UINT64_MAX / unit_ms || v * unit_ms < min || v * unit_ms > max)
+		return -EINVAL;
+	*ms = v * unit_ms;
+	return 0;
+}
+
+/**
  * rd_parse_port() - a port of the rdma_cm (TCP) port space
  * @object: the command, for the message
  * @s: the text

@@ -29,7 +29,7 @@
 #define EXPORT_ALLOW_STR	1024
 
 enum { EXPORT_OPT_RO, EXPORT_OPT_ALLOW, EXPORT_OPT_LBS, EXPORT_OPT_FORCE,
-       EXPORT_OPT_INSECURE, EXPORT_OPT_SHARED };
+       EXPORT_OPT_INSECURE, EXPORT_OPT_SHARED, EXPORT_OPT_UUID };
 
 static const struct rd_opt export_add_opts[] = {
 	{ EXPORT_OPT_RO,	0, "ro", false },
@@ -37,6 +37,7 @@ static const struct rd_opt export_add_opts[] = {
 	{ EXPORT_OPT_LBS,	0, "lbs", true },
 	{ EXPORT_OPT_INSECURE,	0, "insecure", false },
 	{ EXPORT_OPT_SHARED,	0, "shared", false },
+	{ EXPORT_OPT_UUID,	0, "uuid", true },
 	{ 0, 0, NULL, false },
 };
 
@@ -54,6 +55,7 @@ static int export_help(struct rd *rd)
 	(void)rd;
 	printf("Usage: " RD_PROG " export add NAME PATH [ --ro ] [ --allow ADDR[/PREFIX] ]...\n"
 	       "                          [ --lbs 512|4096 ] [ --insecure ] [ --shared ]\n"
+	       "                          [ --uuid UUID ]\n"
 	       "       " RD_PROG " export del NAME [ --force ]\n"
 	       "       " RD_PROG " export resize NAME [ SIZE ]\n"
 	       "       " RD_PROG " export [ list ]\n"
@@ -67,6 +69,9 @@ static int export_help(struct rd *rd)
 	       "below 1024, which only privileged processes bind (rdmx's client does);\n"
 	       "--insecure serves any port. One map at a time may write the export (others\n"
 	       "map it --ro); --shared lets several write it, for a cluster filesystem.\n"
+	       "The export's uuid, its clients' disk serial, follows the storage: --uuid\n"
+	       "sets it; else a block device's comes from its WWN, serial or uuid, a file's\n"
+	       "from its filesystem and inode, and RAM gets a new one each time.\n"
 	       "Peers connect through a listener\n"
 	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
 	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
@@ -77,12 +82,14 @@ static int export_help(struct rd *rd)
 	return RD_EXIT_OK;
 }
 
-/*
- * /dev/rdmx for a command of the block service that also needs the
- * RDMX_FEATURE_* bits @need, @what for the message when they are missing.
+/**
+ * rd_blk_open_need() - open /dev/rdmx for a command that needs features
+ * @need: the RDMX_FEATURE_* bits it needs, RDMX_FEATURE_BLOCK among them
+ * @what: what they give, for the message when they are missing
+ *
  * Return: a file descriptor, or -1 after saying why not.
  */
-static int blk_open_need(uint64_t need, const char *what)
+int rd_blk_open_need(uint64_t need, const char *what)
 {
 	struct rdmx_info info;
 	int fd;
@@ -100,6 +107,15 @@ static int blk_open_need(uint64_t need, const char *what)
 	return -1;
 }
 
+/* Whether the module behind @fd has all of @features. */
+static bool blk_has(int fd, uint64_t features)
+{
+	struct rdmx_info info;
+
+	return !rd_get_info(fd, &info) &&
+	       (info.features & features) == features;
+}
+
 /**
  * rd_blk_open() - open /dev/rdmx for a command of the block service
  *
@@ -110,7 +126,7 @@ static int blk_open_need(uint64_t need, const char *what)
  */
 int rd_blk_open(void)
 {
-	return blk_open_need(RDMX_FEATURE_BLOCK, "block service");
+	return rd_blk_open_need(RDMX_FEATURE_BLOCK, "block service");
 }
 
 static bool export_name_char(char c)
@@ -226,12 +242,15 @@ int rd_parse_ram(const char *s, uint64_t *size)
  * @name: NAME
  * @path: PATH, as given
  * @abs: PATH made absolute, for the kernel and sysfs
+ * @ident: where the uuid came from: "--uuid", what rd_blk_identity() read,
+ *	or empty for the kernel's own
  */
 struct export_args {
 	struct rdmx_export_add ea;
 	const char *name;
 	const char *path;
 	char abs[PATH_MAX];
+	char ident[768];
 };
 
 static int export_add_word(struct export_args *x, const char *word)
@@ -260,6 +279,13 @@ static int export_add_opt(struct export_args *x, int opt, const char *val)
 		return 0;
 	case EXPORT_OPT_SHARED:
 		x->ea.flags |= RDMX_EXPORT_SHARED;
+		return 0;
+	case EXPORT_OPT_UUID:
+		if (rd_parse_uuid(val, x->ea.uuid))
+			return rd_usage_err("export", "bad --uuid '%s': expected a uuid (8-4-4-4-12 hex digits), not all zero",
+					    val);
+		x->ea.flags |= RDMX_EXPORT_UUID;
+		snprintf(x->ident, sizeof(x->ident), "--uuid");
 		return 0;
 	case EXPORT_OPT_ALLOW:
 		if (x->ea.nr_allow == RDMX_EXPORT_ALLOW_MAX)
@@ -310,6 +336,8 @@ static int export_add_parse(struct rd *rd, struct export_args *x)
 	if (rd_parse_ram(x->path + strlen(EXPORT_RAM_PREFIX), &ram_size))
 		return rd_usage_err("export", "bad size in '%s': expected ram:SIZE, SIZE a non-zero multiple of 4096 bytes (K, M, G, T suffixes)",
 				    x->path);
+	if (x->ea.flags & RDMX_EXPORT_UUID)
+		return rd_usage_err("export", "--uuid does not apply to RAM: its data does not outlive the export, so it gets a new uuid each time");
 	x->ea.ram_size = ram_size;
 	x->ea.flags |= RDMX_EXPORT_RAM;
 	return 0;
@@ -343,6 +371,16 @@ static int export_path(struct export_args *x)
 	}
 	x->ea.path = (uintptr_t)x->abs;
 	x->ea.path_len = strlen(x->abs);
+	if (S_ISREG(st.st_mode) && !(x->ea.flags & RDMX_EXPORT_UUID))
+		snprintf(x->ident, sizeof(x->ident), "its filesystem and inode");
+	if (S_ISBLK(st.st_mode) && !(x->ea.flags & RDMX_EXPORT_UUID)) {
+		if (!rd_blk_identity(x->name, x->abs, x->ea.uuid, x->ident,
+				     sizeof(x->ident)))
+			x->ea.flags |= RDMX_EXPORT_UUID;
+		else if (snprintf(x->ident, sizeof(x->ident), "its path") > 0)
+			fprintf(stderr, "note: %s says nothing stable about itself (no WWN, serial or uuid): export %s's uuid follows its path; pin it with --uuid\n",
+				x->path, x->name);
+	}
 	return 0;
 }
 
@@ -383,6 +421,25 @@ static void export_add_err(int err, const struct export_args *x)
 	rd_err("add export %s: %s", x->name, strerror(err));
 }
 
+/* -j: what export add made: its name and uuid, where the uuid came from. */
+static void export_add_print(struct rd *rd, const struct export_args *x)
+{
+	char uuid[RD_UUID_LEN] = "";
+
+	if (!rd->json)
+		return;
+	if (x->ea.size >= RDMX_EXPORT_ADD_SIZE_VER1)
+		rd_format_uuid(x->ea.uuid, uuid);
+	open_object(rd, NULL);
+	print_str(rd, "export", "export %s:", x->name);
+	print_str(rd, "uuid", " uuid %s", uuid[0] ? uuid : "unknown");
+	print_str(rd, "identity", " (%s)",
+		  x->ident[0] ? x->ident :
+		  x->ea.flags & RDMX_EXPORT_RAM ? "new for RAM" : "the module's");
+	print_nl(rd);
+	close_object(rd);
+}
+
 static int export_add(struct rd *rd)
 {
 	struct export_args *x;
@@ -406,20 +463,32 @@ static int export_add(struct rd *rd)
 		goto out;
 	memcpy(x->ea.name, x->name, strlen(x->name));
 
-	if (x->ea.flags & RDMX_EXPORT_SHARED)
-		fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_ACCESS,
+	if (x->ea.flags & RDMX_EXPORT_UUID && !strcmp(x->ident, "--uuid"))
+		fd = rd_blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_IDENTITY,
+				   "export uuids (--uuid)");
+	else if (x->ea.flags & RDMX_EXPORT_SHARED)
+		fd = rd_blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_ACCESS,
 				   "access modes (--shared)");
 	else if (x->ea.flags & RDMX_EXPORT_INSECURE)
-		fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_SECURE,
+		fd = rd_blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_SECURE,
 				   "source port check (--insecure)");
 	else
 		fd = rd_blk_open();
 	if (fd < 0)
 		goto out;
-	if (ioctl(fd, RDMX_IOC_EXPORT_ADD, &x->ea) < 0)
+	if (!blk_has(fd, RDMX_FEATURE_BLOCK_IDENTITY)) {
+		/* An older module: its own identity, and the old argument. */
+		x->ea.flags &= ~(uint32_t)RDMX_EXPORT_UUID;
+		memset(x->ea.uuid, 0, sizeof(x->ea.uuid));
+		x->ea.size = RDMX_EXPORT_ADD_SIZE_VER0;
+		x->ident[0] = '\0';
+	}
+	if (ioctl(fd, RDMX_IOC_EXPORT_ADD, &x->ea) < 0) {
 		export_add_err(errno, x);
-	else
+	} else {
+		export_add_print(rd, x);
 		ret = RD_EXIT_OK;
+	}
 	close(fd);
 out:
 	free(x);
@@ -543,7 +612,7 @@ static int export_resize(struct rd *rd)
 	er.new_size = bytes;	/* 0: read the file's or device's size again */
 	memcpy(er.name, name, strlen(name));
 
-	fd = blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_RESIZE,
+	fd = rd_blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_RESIZE,
 			   "export resize");
 	if (fd < 0)
 		return RD_EXIT_FAIL;
@@ -641,7 +710,7 @@ static void export_print_flag(struct rd *rd, const char *dir,
 static void export_print_word(struct rd *rd, const char *dir,
 			      const char *name)
 {
-	char v[32];
+	char v[40];
 
 	if (rd_object_attr(dir, name, v, sizeof(v)) > 0) {
 		print_text(rd, "%s", name);
@@ -715,6 +784,7 @@ static bool export_print(struct rd *rd, const char *dir, const char *name)
 	export_print_allow(rd, dir);
 	print_nl(rd);
 	print_indent(rd, 4);
+	export_print_word(rd, dir, "uuid");
 	for (i = 0; i < ARRAY_SIZE(export_nums); i++)
 		export_print_num(rd, dir, export_nums[i], export_nums[i]);
 	export_print_maps(rd, dir);

@@ -52,16 +52,19 @@ static int map_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " map [ -p PORT ] HOST NAME [ --queues N ] [ --depth D ] [ --ro ]\n"
-	       "                   [ --loss-timeout MS ] [ --timeout MS ]\n"
+	       "                   [ --loss-timeout TIME|forever ] [ --timeout TIME ]\n"
 	       "       " RD_PROG " map list\n"
 	       "       " RD_PROG " map show DEV\n"
 	       "Map export NAME of HOST (served by the listener on PORT, default %u) as a\n"
 	       "local disk and print its path, /dev/rdmxbN; or list the mapped disks with\n"
 	       "their counters. N hardware queues, one connection each (1 to %d, default\n"
 	       "one per CPU), of D requests each (1 to %d, default 128). --ro maps\n"
-	       "read-only. I/O waits up to --loss-timeout MS for a lost server (default:\n"
-	       "/sys/kernel/rdmx/loss_timeout_ms) before failing; --timeout bounds the\n"
-	       "first connection (default 10 s). Mapping needs CAP_SYS_ADMIN.\n"
+	       "read-only. I/O waits up to --loss-timeout for a lost server (default:\n"
+	       "/sys/kernel/rdmx/loss_timeout_ms; at most 1h, or forever) before failing;\n"
+	       "--timeout bounds the first connection (default 10s). TIME is a number with\n"
+	       "a unit, ms, s, m or h (a bare number is milliseconds). A server that has\n"
+	       "other storage under NAME when the disk reconnects fails its I/O at once.\n"
+	       "Mapping needs CAP_SYS_ADMIN.\n"
 	       "See also '" RD_PROG " unmap'.\n",
 	       RDMX_DEFAULT_PORT, RDMX_MAP_QUEUES_MAX, RDMX_MAP_DEPTH_MAX);
 	return RD_EXIT_OK;
@@ -128,6 +131,19 @@ static int map_number(const char *what, const char *s, unsigned long min,
 	return 0;
 }
 
+/* A duration of 1 ms to @max ms ("@most" in words); a bare number is ms. */
+static int map_ms(const char *what, const char *s, uint64_t max,
+		  const char *most, __u32 *val)
+{
+	uint64_t ms;
+
+	if (rd_parse_ms(s, 1, 1, max, &ms))
+		return rd_usage_err("map", "bad %s '%s': expected 1ms to %s (a bare number is milliseconds; units ms, s, m, h)",
+				    what, s, most);
+	*val = ms;
+	return 0;
+}
+
 static int map_opt(struct map_args *x, int opt, const char *val)
 {
 	switch (opt) {
@@ -143,12 +159,15 @@ static int map_opt(struct map_args *x, int opt, const char *val)
 		x->m.flags |= RDMX_MAP_RO;
 		return 0;
 	case MAP_OPT_LOSS_TIMEOUT:
-		return map_number("loss timeout", val, 1,
-				  RDMX_MAP_LOSS_TIMEOUT_MAX_MS,
-				  &x->m.loss_timeout_ms);
+		if (!strcmp(val, "forever")) {
+			x->m.loss_timeout_ms = RDMX_MAP_LOSS_TIMEOUT_FOREVER;
+			return 0;
+		}
+		return map_ms("loss timeout", val, RDMX_MAP_LOSS_TIMEOUT_MAX_MS,
+			      "1h, or forever", &x->m.loss_timeout_ms);
 	case MAP_OPT_TIMEOUT:
-		return map_number("timeout", val, 1, MAP_TIMEOUT_MAX_MS,
-				  &x->m.timeout_ms);
+		return map_ms("timeout", val, MAP_TIMEOUT_MAX_MS, "1h",
+			      &x->m.timeout_ms);
 	}
 	return RD_EXIT_USAGE;
 }
@@ -293,7 +312,12 @@ static int map_add(struct rd *rd)
 		return ret;
 	memcpy(x.m.name, x.name, strlen(x.name));
 
-	fd = rd_blk_open();
+	if (x.m.loss_timeout_ms == RDMX_MAP_LOSS_TIMEOUT_FOREVER)
+		fd = rd_blk_open_need(RDMX_FEATURE_BLOCK |
+				      RDMX_FEATURE_BLOCK_IDENTITY,
+				      "loss timeout forever");
+	else
+		fd = rd_blk_open();
 	if (fd < 0)
 		return RD_EXIT_FAIL;
 	ret = map_connect(fd, &x, where, sizeof(where));

@@ -200,6 +200,8 @@ int rd_parse_ulong(const char *s, unsigned long min, unsigned long max,
 int rd_parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
 		 uint64_t *val);
 int rd_parse_port(const char *object, const char *s, unsigned int *port);
+int rd_parse_ms(const char *s, uint64_t unit_ms, uint64_t min, uint64_t max,
+		uint64_t *ms);
 int rd_check_service(const char *object, const char *name);
 
 /* addr.c: addresses of the message service */
@@ -260,10 +262,18 @@ int rd_rma(int fd, struct rdmx_rma_op *ops, unsigned int n, uint32_t flags);
 
 /* export.c, map.c: the block service */
 int rd_blk_open(void);
+int rd_blk_open_need(uint64_t need, const char *what);
 int rd_check_export_name(const char *object, const char *name);
 int rd_parse_allow(const char *s, struct rdmx_export_allow *a);
 int rd_parse_ram(const char *s, uint64_t *size);
 int rd_parse_disk(const char *s, unsigned int *index);
+
+/* ident.c: export identities */
+#define RD_UUID_LEN	37	/* 36 characters and a NUL */
+int rd_parse_uuid(const char *s, uint8_t uuid[16]);
+void rd_format_uuid(const uint8_t uuid[16], char buf[RD_UUID_LEN]);
+int rd_blk_identity(const char *name, const char *path, uint8_t uuid[16],
+		    char *src, size_t size);
 
 /* Objects */
 int cmd_bench(struct rd *rd);

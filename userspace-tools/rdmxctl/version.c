@@ -18,6 +18,7 @@ static const struct rd_flag_name rdmx_features[] = {
 	{ RDMX_FEATURE_BLOCK_RESIZE,	"block_resize" },
 	{ RDMX_FEATURE_BLOCK_SECURE,	"block_secure" },
 	{ RDMX_FEATURE_BLOCK_ACCESS,	"block_access" },
+	{ RDMX_FEATURE_BLOCK_IDENTITY,	"block_identity" },
 };
 
 static void version_print_absent(struct rd *rd, int err)
