@@ -44,6 +44,7 @@ BLKCRAFT := tests/integration/rdmx-blkcraft
 MSGCRAFT := tests/integration/rdmx-msgcraft
 IOCTLFUZZ := tests/integration/rdmx-ioctlfuzz
 MANPAGES := $(wildcard userspace-tools/man/*.8)
+UNITS := $(wildcard userspace-tools/systemd/*.service)
 
 # Sources that kbuild copies into a per-flavour tree for guest builds.
 KSRC := Kbuild kmod uapi tests/kunit tests/vm/selftest
@@ -124,6 +125,8 @@ install: modules_install $(RDMXCTL)
 	install -D -m 0644 uapi/linux/rdmx.h $(DESTDIR)$(PREFIX)/include/linux/rdmx.h
 	install -D -m 0644 userspace-tools/udev/60-rdmx.rules \
 		$(DESTDIR)$(UDEVDIR)/rules.d/60-rdmx.rules
+	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 0644 $(UNITS) $(DESTDIR)$(PREFIX)/lib/systemd/system/
 
 check:
 	tests/check

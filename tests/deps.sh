@@ -24,6 +24,8 @@ pkgs=(
 	# build, lintian, DKMS builds against Debian's headers (dwarves: pahole,
 	# for the BTF of a module built against 6.12's)
 	debhelper dh-dkms dkms lintian fakeroot dwarves
+	# systemd-analyze, for tests/host/units.sh
+	systemd
 )
 
 missing=()

@@ -171,6 +171,9 @@ contents_ctl() {
 	local x=$tree/x/rdmxctl m bad=0
 	[ -x "$x/usr/sbin/rdmxctl" ] || { echo "missing: usr/sbin/rdmxctl"; bad=1; }
 	cmp "$repo/userspace-tools/udev/60-rdmx.rules" "$x/usr/lib/udev/rules.d/60-rdmx.rules" || bad=1
+	for m in "$repo"/userspace-tools/systemd/*.service; do
+		cmp "$m" "$x/usr/lib/systemd/system/${m##*/}" || bad=1
+	done
 	for m in "$repo"/userspace-tools/man/*.8; do
 		[ -s "$x/usr/share/man/man8/${m##*/}.gz" ] ||
 			{ echo "missing: man page ${m##*/}"; bad=1; }
@@ -181,7 +184,7 @@ contents_ctl() {
 	fi
 	return "$bad"
 }
-check "rdmxctl: /usr/sbin/rdmxctl, man pages, udev rule in /usr/lib/udev/rules.d" contents_ctl
+check "rdmxctl: /usr/sbin/rdmxctl, man pages, udev rule in /usr/lib/udev/rules.d, systemd units" contents_ctl
 check "rdmx-dev: /usr/include/linux/rdmx.h is uapi/linux/rdmx.h" \
 	cmp "$repo/uapi/linux/rdmx.h" "$tree/x/rdmx-dev/usr/include/linux/rdmx.h"
 

@@ -187,10 +187,10 @@ check "-j -p version is JSON" is_json
 # ---- listen, session, msg, ping: the command line ----
 
 run help
-check "help lists bench, export, listen, map, mr, msg, ping, rma, session and unmap" \
-	eval 'out_has "OBJECT := \{ bench \| dev \| doctor \| export \| listen \| map \| mr \| msg \| ping \| rma \|\$" &&
-	      out_has "^ +session \| unmap \| version \}\$"'
-for obj in bench listen session msg ping mr rma export map unmap; do
+check "help lists bench, config, export, listen, map, mr, msg, ping, rma, session and unmap" \
+	eval 'out_has "OBJECT := \{ bench \| config \| dev \| doctor \| export \| listen \| map \| mr \| msg \|\$" &&
+	      out_has "^ +ping \| rma \| session \| unmap \| version \}\$"'
+for obj in bench config listen session msg ping mr rma export map unmap; do
 	run "$obj" help
 	check "$obj help exits 0" rc_is 0
 	check "$obj help prints usage" out_has "^Usage: rdmxctl $obj"
@@ -434,6 +434,35 @@ check "export add --uuid all zero: names it" err_has "bad --uuid '00000000-0000-
 usage_err "export add --uuid short" export add disk1 /dev/null --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7
 usage_err "export add --uuid misplaced dash" export add disk1 /dev/null --uuid 0f4e2a6c1-d3b-4c5e-9a7b-2c1d0e9f8a7b
 usage_err "export add --uuid not hex" export add disk1 /dev/null --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7g
+printf '%s\n' '# a comment' '' 'set loss_timeout_ms 60000' 'listen -a 198.18.0.1 -p 7471   # trailing' \
+	'export db /dev/vdb --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b' \
+	'map -p 7471 198.18.0.1 db --loss-timeout forever' >"$T/rdmx.conf"
+run config show -f "$T/rdmx.conf"
+check "config show: the file's four commands, comments gone" \
+	eval 'rc_is 0 && [ "$(cat "$T/out")" = "$(printf "%s\n" "set loss_timeout_ms 60000" "listen -a 198.18.0.1 -p 7471" "export db /dev/vdb --uuid 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b" "map -p 7471 198.18.0.1 db --loss-timeout forever")" ]'
+RDMX_CONFIG=$T/rdmx.conf run -j config
+check "-j config (show, RDMX_CONFIG): commands and their words" \
+	json_true 'len(d) == 4 and d[0] == {"command": "set", "args": ["loss_timeout_ms", "60000"]} and d[3]["args"][-1] == "forever"'
+printf 'frob x\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of an unknown command: exits 1, names the line" \
+	eval 'rc_is 1 && err_has "bad\.conf:1: unknown command .frob."'
+printf '\nset no_such 1\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of an unknown tunable: exits 1, names the line" \
+	eval 'rc_is 1 && err_has "bad\.conf:2: expected .set NAME VALUE."'
+printf 'export onlyname\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of an export without PATH: exits 1" eval 'rc_is 1 && err_has "bad\.conf:1: expected .export NAME PATH"'
+run config show -f "$T/no-such.conf"
+check "config show of a missing file: exits 1, says so" eval 'rc_is 1 && err_has "no-such\.conf: No such file"'
+usage_err "config apply --server --client" config apply --server --client
+usage_err "config apply --retry 5x" config apply --retry 5x
+usage_err "config show --retry" config show --retry 5s
+usage_err "config show extra word" config show more
+run config save -f "$T/saved.conf"
+check "config save without a module: exits 1, writes nothing" \
+	eval 'rc_is 1 && err_has "no rdmx module loaded" && [ ! -e "$T/saved.conf" ]'
 usage_err "export add --lbs 1024" export add disk1 ram:1M --lbs 1024
 check "export add --lbs 1024: says 512 or 4096" err_has "bad --lbs '1024': expected 512 or 4096"
 usage_err "export add --lbs empty" export add disk1 ram:1M --lbs=
@@ -607,6 +636,8 @@ run unmap 0
 check "unmap without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
 run export list
 check "export list without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx"'
+run map list
+check "map list without the module exits 1" eval 'rc_is 1 && err_has "modprobe rdmx" && out_empty'
 S=$T/sys-noblk
 mkdir -p "$S/kernel/rdmx/sessions"
 RDMX_SYSFS=$S run export list

@@ -8,7 +8,7 @@
 # the largest fio run in MiB (default 8; each export is 64 MiB), and MODE:
 # full (the default) runs everything below; quick (make check's
 # guest-blk-quick) runs 1 with fewer block sizes and without 1c and 1d,
-# 2, 2b with the client checking the RAM export alone, and 2c, and leaves
+# 2, 2b with the client checking the RAM export alone, 2c and 2d, and leaves
 # sections 3 to 6 (tests/integration/blk-full.sh, sourced in full mode).
 #
 # Node 1 listens and exports: ram:64M, a 64 MiB file on a tmpfs, a 64 MiB
@@ -41,6 +41,11 @@
 #      under the name gets another uuid and the disk fails its I/O at
 #      once; a file moved keeps its uuid, a new file at its path and RAM
 #      exported again get new ones, --uuid sets one;
+#   2d. configuration: node 2's "config apply --client --retry" waits
+#      for node 1's "config apply --server"; applying again changes
+#      nothing; both save, take it down, reload rdmx and apply what they
+#      saved, and find the listener, exports, tunables and map back, with
+#      the map's data;
 #   3. a read-only export refused without --ro (EACCES), readable with it,
 #      writes failing; an allow-list without node 2 refused (EACCES), one
 #      with it accepted; a missing export (ENOENT) and a port without a
@@ -788,6 +793,90 @@ else
 	rdmxctl -j export list >"$RDMX_OUT/exports-end.json"
 	rdmx_check "export list is empty" rdmx_json "j == []" <"$RDMX_OUT/exports-end.json"
 	umount /mnt/blk
+fi
+
+# ---------------------------------------- 2d. configuration (rdmx.conf)
+# What the boot units run: node 2's "config apply --client --retry" starts
+# before node 1's server is up and maps once it is; both apply again and
+# nothing changes; both save what runs; both take it down and reload rdmx
+# (all of it gone), apply what they saved, and find everything back: the
+# listener, the exports (the file's under its saved uuid), the tunables,
+# the map with its data.
+
+cfg_port=7490
+if [ "$RDMX_NODE" = 1 ]; then
+	mkdir -p /mnt/cfg && mount -t tmpfs -o size=16m tmpfs /mnt/cfg &&
+		truncate -s 8M /mnt/cfg/f.img
+	printf '%s\n' '# node 1: the server' 'set blk_keepalive_ms 4000' \
+		"listen -a $srv -p $cfg_port" 'export cfgram ram:8M' \
+		'export cfgfile /mnt/cfg/f.img --allow 198.18.0.0/24' >/tmp/rdmx.conf
+	rdmx_barrier cfg-client-waits "$long"
+	sleep 6
+	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply1.txt" 2>&1
+	rdmx_check "config: apply --server exits 0" test $? -eq 0
+	cat "$RDMX_OUT/cfg-apply1.txt"
+	rdmx_check "config: the tunable, listener and exports are up" sh -c \
+		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl export show cfgfile >/dev/null"
+	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply2.txt" 2>&1
+	rdmx_check "config: apply again: exits 0, changes nothing" \
+		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ]"
+	ucfg=$(rdmxctl -j export show cfgfile | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["uuid"])')
+	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
+	cat /tmp/saved.conf
+	rdmx_check "config: saved: the tunable, listener, exports (the file's uuid pinned, RAM's not)" sh -c \
+		"grep -qx 'set blk_keepalive_ms 4000' /tmp/saved.conf && grep -qx 'listen -a $srv -p $cfg_port' /tmp/saved.conf && grep -qx 'export cfgram ram:8388608 --lbs 512' /tmp/saved.conf && grep -qx 'export cfgfile /mnt/cfg/f.img --lbs 512 --allow 198.18.0.0/24 --uuid $ucfg' /tmp/saved.conf"
+	rdmx_barrier cfg-up
+	rdmx_barrier cfg-client-down "$long"
+	rdmx_check "config: down --server" rdmxctl config down --server -f /tmp/saved.conf
+	rdmx_check "config: rmmod rdmx, insmod again" sh -c "rmmod rdmx && insmod '$RDMX_KO'"
+	rdmx_check "config: nothing left after the reload" sh -c \
+		"[ \$(cat $sys/blk_keepalive_ms) != 4000 ] && ! rdmxctl export show cfgfile 2>/dev/null"
+	rdmx_check "config: apply the saved file" rdmxctl config apply --server -f /tmp/saved.conf
+	rdmx_check "config: back: the tunable, listener, exports, the file's uuid" sh -c \
+		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl -j export show cfgfile | grep -q '$ucfg'"
+	rdmx_barrier cfg-back
+	rdmx_barrier cfg-done "$long"
+	rdmx_check "config: export del cfgram, cfgfile; listen del" sh -c \
+		"rdmxctl export del cfgram && rdmxctl export del cfgfile && rdmxctl listen del -a $srv -p $cfg_port"
+	umount /mnt/cfg
+else
+	printf '%s\n' '# node 2: the client' 'set reconnect_max_ms 1500' \
+		"map -p $cfg_port $srv cfgfile --queues 1 --loss-timeout forever" >/tmp/rdmx.conf
+	rdmxctl config apply --client --retry 3m -f /tmp/rdmx.conf \
+		>"$RDMX_OUT/cfg-apply1.txt" 2>"$RDMX_OUT/cfg-apply1.err" &
+	apply_pid=$!
+	rdmx_barrier cfg-client-waits
+	wait "$apply_pid"
+	rc=$?
+	cat "$RDMX_OUT/cfg-apply1.txt" "$RDMX_OUT/cfg-apply1.err"
+	rdmx_check "config: apply --client --retry: waited for the server, exits 0 (exit $rc)" \
+		sh -c "[ $rc -eq 0 ] && grep -q 'not up: trying again' '$RDMX_OUT/cfg-apply1.err'"
+	d=$(grep -o '/dev/rdmxb[0-9]*' "$RDMX_OUT/cfg-apply1.txt" | head -n 1)
+	rdmx_check "config: the map is up ($d), for ever, the tunable set" sh -c \
+		"[ -b '$d' ] && [ \$(cat $sys/reconnect_max_ms) = 1500 ]" &&
+		rdmx_check "config: the map waits for ever" \
+			disk_json "$d" "j[0]['loss_timeout_ms'] == 4294967295 and j[0]['export'] == 'cfgfile'"
+	head -c $((1 * mib)) /dev/urandom >/tmp/cfg.bin
+	rdmx_check "config: 1 MiB written" dd if=/tmp/cfg.bin of="$d" bs=1M oflag=direct status=none
+	rdmxctl config apply --client -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply2.txt" 2>&1
+	rdmx_check "config: apply again: exits 0, changes nothing, one disk" \
+		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ] && [ \$(rdmxctl -j map list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 1 ]"
+	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
+	cat /tmp/saved.conf
+	rdmx_check "config: saved: the tunable and the map" sh -c \
+		"grep -qx 'set reconnect_max_ms 1500' /tmp/saved.conf && grep -qx 'map -p $cfg_port $srv cfgfile --queues 1 --depth [0-9]* --loss-timeout forever' /tmp/saved.conf"
+	rdmx_barrier cfg-up "$long"
+	rdmx_check "config: down --client unmaps" rdmxctl config down --client -f /tmp/saved.conf
+	rdmx_check "config: rmmod rdmx, insmod again" sh -c "rmmod rdmx && insmod '$RDMX_KO'"
+	rdmx_barrier cfg-client-down
+	rdmx_barrier cfg-back "$long"
+	rdmxctl config apply --client --retry 1m -f /tmp/saved.conf >"$RDMX_OUT/cfg-apply3.txt" 2>&1
+	rdmx_check "config: apply the saved file" test $? -eq 0
+	d=$(grep -o '/dev/rdmxb[0-9]*' "$RDMX_OUT/cfg-apply3.txt" | head -n 1)
+	rdmx_check "config: back: the tunable, and the map ($d) with its data" sh -c \
+		"[ \$(cat $sys/reconnect_max_ms) = 1500 ] && [ -b '$d' ] && dd if='$d' bs=1M count=1 iflag=direct status=none | cmp - /tmp/cfg.bin"
+	rdmx_check "config: down --client again" rdmxctl config down --client -f /tmp/saved.conf
+	rdmx_barrier cfg-done
 fi
 
 # ---------------------------------------------- 7. a server guest restart

@@ -420,6 +420,12 @@ static int map_print_all(struct rd *rd, long long want)
 	unsigned int index;
 	int i, n, found = 0;
 
+	if (rd_pathf(path, sizeof(path), "%s/kernel/rdmx", rd_sysfs()) ||
+	    !rd_exists(path)) {
+		rd_err("%s: the rdmx module is not loaded: try: modprobe rdmx",
+		       path);
+		return RD_EXIT_FAIL;
+	}
 	if (rd_pathf(path, sizeof(path), "%s/block", rd_sysfs())) {
 		rd_err("%s/block: %s", rd_sysfs(), strerror(ENAMETOOLONG));
 		return RD_EXIT_FAIL;

@@ -135,11 +135,13 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { bench | dev | doctor | export | listen | map | mr | msg | ping | rma |\n"
-		"                   session | unmap | version }\n"
+		"where  OBJECT := { bench | config | dev | doctor | export | listen | map | mr | msg |\n"
+		"                   ping | rma | session | unmap | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
+		"  config [ apply | down | save | show ]\n"
+		"                                listeners, exports and maps of /etc/rdmx/rdmx.conf\n"
 		"  dev [ show [ NAME[/PORT] ] ]  RDMA device ports rdmx sees, with limits\n"
 		"  doctor                        find what stops RDMA from working, and how to fix it\n"
 		"  export [ add | del | list | resize | show ]\n"
@@ -157,7 +159,7 @@ static void rd_usage(FILE *out)
 		"\n"
 		"Commands may be abbreviated to a unique prefix.\n"
 		"Environment: RDMX_DEVNODE (default " RD_DEVNODE_DEFAULT "), "
-		"RDMX_SYSFS (default " RD_SYSFS_DEFAULT ").\n");
+		"RDMX_SYSFS (default " RD_SYSFS_DEFAULT "), RDMX_CONFIG.\n");
 }
 
 static int cmd_help(struct rd *rd)
@@ -177,6 +179,7 @@ static int cmd_none(struct rd *rd)
 static const struct rd_cmd rd_cmds[] = {
 	{ NULL,		cmd_none },
 	{ "bench",	cmd_bench },
+	{ "config",	cmd_config },
 	{ "dev",	cmd_dev },
 	{ "doctor",	cmd_doctor },
 	{ "export",	cmd_export },

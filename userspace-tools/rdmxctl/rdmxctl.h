@@ -279,6 +279,7 @@ int rd_blk_identity(const char *name, const char *path, uint8_t uuid[16],
 int cmd_bench(struct rd *rd);
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
+int cmd_config(struct rd *rd);
 int cmd_export(struct rd *rd);
 int cmd_listen(struct rd *rd);
 int cmd_map(struct rd *rd);
