@@ -161,7 +161,7 @@ RDMX_BLK_PORT=7472
 RDMX_BLK_EXPORT=bench
 setup_rdmx_server() {
 	rdmxctl -j version | grep -q '"block"' || {
-		echo "the block service is not in this build of rdmx (issue 5)"
+		echo "the block service is not in this build of rdmx"
 		return 1
 	}
 	rdmxctl listen add -p "$RDMX_BLK_PORT" || return 1

@@ -204,36 +204,36 @@ MSG_RATIOS = [
     ("rdmxctl bench fetch-add 8 B / ib_atomic_lat", "bench_fadd_lat", "ib_atomic_lat"),
 ]
 
-# The speed targets of the block (5), message (3) and one-sided (4) issues:
-# issue, text, numerator, denominator, op, limit.
+# The speed targets of the message service, one-sided access and the block
+# service: service, text, numerator, denominator, op, limit.
 TARGETS = [
-    (3, "64 B ping-pong p50 RTT <= 1.5 x ib_send_lat", "ping_rtt", "ib_send_lat_rtt", "<=", 1.5),
-    (3, "64 B ping-pong p50 RTT <= 0.5 x TCP (qperf tcp_lat)", "ping_rtt", "tcp_rtt", "<=", 0.5),
-    (3, "4 MiB message throughput >= 0.8 x ib_send_bw", "bench_send_bw|msg_send_bw",
+    ("messages", "64 B ping-pong p50 RTT <= 1.5 x ib_send_lat", "ping_rtt", "ib_send_lat_rtt", "<=", 1.5),
+    ("messages", "64 B ping-pong p50 RTT <= 0.5 x TCP (qperf tcp_lat)", "ping_rtt", "tcp_rtt", "<=", 0.5),
+    ("messages", "4 MiB message throughput >= 0.8 x ib_send_bw", "bench_send_bw|msg_send_bw",
      "ib_send_bw", ">=", 0.8),
-    (4, "write bandwidth, 128 KiB, within 10 % of ib_write_bw", "bench_write_bw",
+    ("one-sided", "write bandwidth, 128 KiB, within 10 % of ib_write_bw", "bench_write_bw",
      "ib_write_bw", ">=", 0.9),
-    (4, "read bandwidth, 128 KiB, within 10 % of ib_read_bw", "bench_read_bw",
+    ("one-sided", "read bandwidth, 128 KiB, within 10 % of ib_read_bw", "bench_read_bw",
      "ib_read_bw", ">=", 0.9),
-    (4, "8 B atomic latency <= 1.5 x ib_atomic_lat", "bench_fadd_lat", "ib_atomic_lat", "<=", 1.5),
-    (5, "4 KiB randread QD32 IOPS >= 1.3 x nvme-rdma", "rdmx:randread-4k-qd32:iops",
+    ("one-sided", "8 B atomic latency <= 1.5 x ib_atomic_lat", "bench_fadd_lat", "ib_atomic_lat", "<=", 1.5),
+    ("block", "4 KiB randread QD32 IOPS >= 1.3 x nvme-rdma", "rdmx:randread-4k-qd32:iops",
      "nvme-rdma:randread-4k-qd32:iops", ">=", 1.3),
-    (5, "4 KiB randread QD32 IOPS >= 1.1 x RNBD", "rdmx:randread-4k-qd32:iops",
+    ("block", "4 KiB randread QD32 IOPS >= 1.1 x RNBD", "rdmx:randread-4k-qd32:iops",
      "rnbd:randread-4k-qd32:iops", ">=", 1.1),
-    (5, "128 KiB seq read bandwidth >= 90 % of ib_read_bw", "rdmx:read-128k:bw_mibs",
+    ("block", "128 KiB seq read bandwidth >= 90 % of ib_read_bw", "rdmx:read-128k:bw_mibs",
      "ib_read_bw", ">=", 0.9),
-    (5, "128 KiB seq write bandwidth >= 90 % of ib_write_bw", "rdmx:write-128k:bw_mibs",
+    ("block", "128 KiB seq write bandwidth >= 90 % of ib_write_bw", "rdmx:write-128k:bw_mibs",
      "ib_write_bw", ">=", 0.9),
-    (5, "4 KiB QD1 read p50 <= nvme-rdma's", "rdmx:randread-4k-qd1:p50_us",
+    ("block", "4 KiB QD1 read p50 <= nvme-rdma's", "rdmx:randread-4k-qd1:p50_us",
      "nvme-rdma:randread-4k-qd1:p50_us", "<=", 1.0),
 ]
 
 # Short names of the targets, for the chart.
 CHART_LABELS = [
-    "3: ping RTT / ib_send_lat", "3: ping RTT / TCP", "3: 4 MiB msgs / ib_send_bw",
-    "4: write bw / ib_write_bw", "4: read bw / ib_read_bw", "4: fetch-add / ib_atomic_lat",
-    "5: QD32 IOPS / nvme-rdma", "5: QD32 IOPS / RNBD", "5: seq read / ib_read_bw",
-    "5: seq write / ib_write_bw", "5: QD1 p50 / nvme-rdma",
+    "msg: ping RTT / ib_send_lat", "msg: ping RTT / TCP", "msg: 4 MiB msgs / ib_send_bw",
+    "rma: write bw / ib_write_bw", "rma: read bw / ib_read_bw", "rma: fetch-add / ib_atomic_lat",
+    "blk: QD32 IOPS / nvme-rdma", "blk: QD32 IOPS / RNBD", "blk: seq read / ib_read_bw",
+    "blk: seq write / ib_write_bw", "blk: QD1 p50 / nvme-rdma",
 ]
 
 # ----------------------------------------------------------------- collecting
@@ -489,7 +489,7 @@ def report(rundir):
 
     doc.append(("h", "Targets"))
     rows = []
-    for issue, text, num, den, op, limit in TARGETS:
+    for service, text, num, den, op, limit in TARGETS:
         r, why, used = ratio(cases, num, den, meta)
         if r is None:
             met = "n/a: %s" % why
@@ -498,12 +498,12 @@ def report(rundir):
             met = "yes" if ok else "**no**"
             if used and "|" in num and used != num.split("|")[0]:
                 met += " (from %s)" % Q[used][0]
-        js["targets"].append({"issue": issue, "target": text, "op": op, "limit": limit,
+        js["targets"].append({"service": service, "target": text, "op": op, "limit": limit,
                               "numerator": num, "denominator": den, "ratio": r,
                               "met": None if r is None else met.startswith("yes"),
                               "reason": why})
-        rows.append([str(issue), text, fmt_ratio(r), met])
-    doc.append(("table", ["issue", "target", "measured", "met"], rows))
+        rows.append([service, text, fmt_ratio(r), met])
+    doc.append(("table", ["service", "target", "measured", "met"], rows))
     doc.append(("p", "Chart: chart.svg (each target's measured ratio beside its limit)."))
 
     with open(os.path.join(rundir, "results.md"), "w") as f:
