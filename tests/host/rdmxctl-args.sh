@@ -34,6 +34,23 @@ export RDMX_SYSFS="$T/empty-sys"
 unset LD_PRELOAD
 mkdir -p "$RDMX_SYSFS"
 
+# doctor reads /proc, /lib/modules, /usr/src and /etc/os-release under
+# RDMX_ROOT: a fake Debian host whose kernel loads modules and has the RDMA
+# core, rxe and an rdmx module, so that no host's own state shows through.
+# fake_root DIR: that host.
+fake_root() {
+	local m=$1/lib/modules/$(uname -r)
+	mkdir -p "$1/proc/sys/kernel" "$m/build" "$1/etc"
+	: >"$1/proc/modules"
+	echo 0 >"$1/proc/sys/kernel/modules_disabled"
+	printf '%s\n' 'kernel/drivers/infiniband/core/ib_core.ko:' \
+		'kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko: kernel/drivers/infiniband/core/ib_core.ko' \
+		'updates/dkms/rdmx.ko: kernel/drivers/infiniband/core/ib_core.ko' >"$m/modules.dep"
+	printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nID=debian\n' >"$1/etc/os-release"
+}
+fake_root "$T/root"
+export RDMX_ROOT=$T/root
+
 n=0
 passed=0
 failed=0
@@ -891,6 +908,42 @@ check "-j doctor rxe0: devnode is the error" json_true 'level("devnode") == ["er
 check "-j doctor rxe0: device findings ok" json_true 'level("port") == level("gid") == level("mtu") == ["ok"] and level("rdma_core") == level("uverbs") == ["ok"]'
 RDMX_SYSFS=$S run -j -p doctor
 check "-j -p doctor is JSON" is_json
+
+# ---- doctor: the root causes, each one error and its consequences ----
+
+R=$T/root-nomod; fake_root "$R"; rm "$R/proc/modules"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, a kernel without modules: exits 1" rc_is 1
+check "doctor, a kernel without modules: the root cause first, Debian's fix" \
+	eval 'head -n 1 "$T/out" | grep -q "^error kernel: kernel .* cannot load modules (no /proc/modules" && out_has "fix: boot a Debian kernel \(apt-get install linux-image-amd64\)"'
+check "doctor, a kernel without modules: no modprobe fix" not_out_has 'fix: modprobe'
+check "doctor, a kernel without modules: module, devnode, rdma_core, devices follow from it" \
+	eval '(for c in module devnode rdma_core devices soft_roce; do out_has "^warn +$c: .*follows from the kernel error above" || exit 1; done)'
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run -j doctor
+check "-j doctor, a kernel without modules: exactly one error, the kernel's" \
+	json_true 'd["errors"] == 1 and level("kernel") == ["error"]'
+check "-j doctor, a kernel without modules: counts agree with findings" json_true "$COUNTS_AGREE"
+R=$T/root-disabled; fake_root "$R"; echo 1 >"$R/proc/sys/kernel/modules_disabled"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, modules_disabled 1: the root cause, reboot" \
+	eval 'rc_is 1 && out_has "^error kernel: .*kernel.modules_disabled is 1" && out_has "fix: reboot without setting kernel.modules_disabled"'
+R=$T/root-nordma; fake_root "$R"; sed -i '/ib_core\.ko:/d' "$R/lib/modules/$(uname -r)/modules.dep"
+printf 'ID=ubuntu\n' >"$R/etc/os-release"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, no RDMA core: the root cause, Ubuntu's fix" \
+	eval 'rc_is 1 && out_has "^error kernel: .*has no RDMA core" && out_has "fix: apt-get install linux-modules-extra-"'
+R=$T/root-nordmx; fake_root "$R"; sed -i '/rdmx\.ko/d' "$R/lib/modules/$(uname -r)/modules.dep"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, rdmx not installed: install rdmx-dkms" \
+	eval 'rc_is 1 && out_has "^error kernel: no rdmx module for kernel .*: rdmx is not installed" && out_has "fix: apt-get install rdmx-dkms"'
+mkdir -p "$R/usr/src/rdmx-0.1.0"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, DKMS did not build rdmx: dkms install for this kernel" \
+	eval 'rc_is 1 && out_has "DKMS has rdmx 0\.1\.0 but did not build it" && out_has "fix: dkms install rdmx/0\.1\.0 -k $(uname -r)\$"'
+rmdir "$R/lib/modules/$(uname -r)/build"
+RDMX_ROOT=$R RDMX_SYSFS=$T/empty-sys run doctor
+check "doctor, DKMS without the kernel's headers: install them first" \
+	eval 'rc_is 1 && out_has "cannot build it without the kernel.s headers" && out_has "fix: apt-get install linux-headers-$(uname -r) && dkms install rdmx/0\.1\.0"'
 
 # ---- doctor: broken ports ----
 

@@ -64,6 +64,11 @@ static const char *const doc_level_names[DOC_NR_LEVELS] = {
  * @nr_devs: entries in @devs
  * @nr_rdma_devs: RDMA devices in sysfs
  * @eth: netdev to name in soft-RoCE fixes ("ETH" if none fits)
+ * @root: the check that found why rdmx cannot run on this kernel at all
+ *	(no module support, no RDMA core, no rdmx module for it), whose
+ *	consequences the later checks report as such; NULL if none
+ * @release: the running kernel's release
+ * @distro: ID of /etc/os-release ("debian", "ubuntu"...), "" if unknown
  */
 struct doctor {
 	struct rd *rd;
@@ -74,6 +79,9 @@ struct doctor {
 	unsigned int nr_devs;
 	int nr_rdma_devs;
 	char eth[IFNAMSIZ];
+	const char *root;
+	char release[65];
+	char distro[32];
 };
 
 struct netdev_info {
@@ -231,14 +239,215 @@ static void pick_netdev(struct doctor *d)
 	rd_freedir(list, n);
 }
 
+/*
+ * Where the kernel's files are: /proc, /lib/modules, /usr/src, the DKMS
+ * tree, /etc/os-release; under RDMX_ROOT when set (the tests' fake host).
+ */
+static int root_path(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int root_path(char *buf, size_t size, const char *fmt, ...)
+{
+	const char *root = getenv("RDMX_ROOT");
+	char rel[DOC_PATH_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(rel, sizeof(rel), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		return -ENAMETOOLONG;
+	return rd_pathf(buf, size, "%s%s", root ? root : "", rel);
+}
+
+static bool root_exists(const char *rel)
+{
+	char path[DOC_PATH_MAX];
+
+	return !root_path(path, sizeof(path), "%s", rel) && rd_exists(path);
+}
+
+/* Does a modules.dep or modules.builtin list @mod (also as .ko.xz etc.)? */
+static bool kmod_listed(const char *file, const char *mod)
+{
+	size_t len = strlen(mod), cap = 0;
+	char *line = NULL, *base;
+	bool found = false;
+	FILE *f;
+
+	f = fopen(file, "re");
+	if (!f)
+		return false;
+	while (!found && getline(&line, &cap, f) >= 0) {
+		line[strcspn(line, ":\n")] = '\0';
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		found = !strncmp(base, mod, len) && !strncmp(base + len, ".ko", 3);
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+static bool kmod_available(const char *release, const char *mod)
+{
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	char path[DOC_PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++)
+		if (!root_path(path, sizeof(path), "/lib/modules/%s/%s",
+			       release, lists[i]) && kmod_listed(path, mod))
+			return true;
+	return false;
+}
+
+/* ID= of /etc/os-release into d->distro. */
+static void read_distro(struct doctor *d)
+{
+	char path[DOC_PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	if (root_path(path, sizeof(path), "/etc/os-release"))
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) >= 0)
+		if (!strncmp(line, "ID=", 3)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(d->distro, sizeof(d->distro), "%s",
+				 line + 3 + (line[3] == '"'));
+			d->distro[strcspn(d->distro, "\"")] = '\0';
+			break;
+		}
+	free(line);
+	fclose(f);
+}
+
+/* The rdmx-dkms sources' version (/usr/src/rdmx-VERSION), or NULL. */
+static bool dkms_version(char *buf, size_t size)
+{
+	char path[DOC_PATH_MAX];
+	struct dirent **list;
+	bool found = false;
+	int i, n;
+
+	if (root_path(path, sizeof(path), "/usr/src"))
+		return false;
+	n = rd_scandir(path, &list);
+	if (n < 0)
+		return false;
+	for (i = 0; i < n && !found; i++)
+		if (!strncmp(list[i]->d_name, "rdmx-", 5)) {
+			snprintf(buf, size, "%s", list[i]->d_name + 5);
+			found = true;
+		}
+	rd_freedir(list, n);
+	return found;
+}
+
+/* Why rdmx has no module for this kernel, and the fix. */
+static void no_rdmx_module(struct doctor *d)
+{
+	char fix[DOC_FIX_MAX], ver[64], build[DOC_PATH_MAX];
+
+	if (!dkms_version(ver, sizeof(ver))) {
+		finding(d, DOC_ERROR, "kernel",
+			"apt-get install rdmx-dkms (or, from rdmx's sources: make install)",
+			"no rdmx module for kernel %s: rdmx is not installed",
+			d->release);
+	} else if (snprintf(build, sizeof(build), "/lib/modules/%s/build",
+			    d->release) > 0 && !root_exists(build)) {
+		snprintf(fix, sizeof(fix),
+			 "apt-get install linux-headers-%s && dkms install rdmx/%s -k %s",
+			 d->release, ver, d->release);
+		finding(d, DOC_ERROR, "kernel", fix,
+			"no rdmx module for kernel %s: DKMS has rdmx %s but cannot build it without the kernel's headers",
+			d->release, ver);
+	} else {
+		snprintf(fix, sizeof(fix), "dkms install rdmx/%s -k %s", ver,
+			 d->release);
+		finding(d, DOC_ERROR, "kernel", fix,
+			"no rdmx module for kernel %s: DKMS has rdmx %s but did not build it for this kernel (dkms status rdmx; the build log is under /var/lib/dkms/rdmx/%s/build)",
+			d->release, ver, ver);
+	}
+	d->root = "kernel";
+}
+
+/*
+ * The root causes first: a kernel that cannot load modules, has no RDMA
+ * core, or has no rdmx module. Each makes the checks after it fail in ways
+ * their own fixes (modprobe) cannot mend.
+ */
+static void check_kernel(struct doctor *d)
+{
+	char path[DOC_PATH_MAX], v[16];
+	bool debian = !strcmp(d->distro, "debian");
+
+	d->module_loaded = sys_exists(d, "module/rdmx");
+	if (d->module_loaded) {
+		finding(d, DOC_OK, "kernel", NULL,
+			"kernel %s runs the rdmx module", d->release);
+		return;
+	}
+	if (!root_exists("/proc/modules")) {
+		finding(d, DOC_ERROR, "kernel",
+			debian ? "boot a Debian kernel (apt-get install linux-image-amd64)" :
+				 "boot a kernel built with CONFIG_MODULES",
+			"kernel %s cannot load modules (no /proc/modules: built without CONFIG_MODULES): rdmx cannot run on it",
+			d->release);
+		d->root = "kernel";
+		return;
+	}
+	if (!root_path(path, sizeof(path), "/proc/sys/kernel/modules_disabled") &&
+	    rd_read_file(path, v, sizeof(v)) > 0 && !strcmp(v, "1")) {
+		finding(d, DOC_ERROR, "kernel",
+			"reboot without setting kernel.modules_disabled (it cannot be unset)",
+			"kernel %s loads no more modules (kernel.modules_disabled is 1)",
+			d->release);
+		d->root = "kernel";
+		return;
+	}
+	if (!sys_exists(d, "class/infiniband") && !sys_exists(d, "module/ib_core") &&
+	    !kmod_available(d->release, "ib_core")) {
+		finding(d, DOC_ERROR, "kernel",
+			debian ? "boot a Debian kernel (apt-get install linux-image-amd64): its RDMA core is a module" :
+			!strcmp(d->distro, "ubuntu") ? "apt-get install linux-modules-extra-$(uname -r)" :
+			"boot a kernel built with CONFIG_INFINIBAND",
+			"kernel %s has no RDMA core (ib_core: CONFIG_INFINIBAND) loaded, built in or installed",
+			d->release);
+		d->root = "kernel";
+		return;
+	}
+	if (!kmod_available(d->release, "rdmx")) {
+		no_rdmx_module(d);
+		return;
+	}
+	finding(d, DOC_OK, "kernel", NULL,
+		"kernel %s loads modules, has the RDMA core and an rdmx module",
+		d->release);
+}
+
+/* A check's failure that follows from the root cause: said once, no fix. */
+static bool follows_root(struct doctor *d, const char *check, const char *what)
+{
+	if (!d->root)
+		return false;
+	finding(d, DOC_WARN, check, NULL, "%s: follows from the %s error above",
+		what, d->root);
+	return true;
+}
+
 /* ---- the rdmx module and /dev/rdmx ---- */
 
 static void check_module(struct doctor *d)
 {
-	d->module_loaded = sys_exists(d, "module/rdmx");
 	if (d->module_loaded)
 		finding(d, DOC_OK, "module", NULL, "rdmx module loaded");
-	else
+	else if (!follows_root(d, "module", "rdmx module not loaded"))
 		finding(d, DOC_ERROR, "module", "modprobe rdmx",
 			"rdmx module not loaded (not installed? from a build tree: insmod rdmx.ko)");
 }
@@ -309,6 +518,9 @@ static void check_devnode(struct doctor *d)
 
 	fd = rd_devnode_open();
 	if (fd < 0) {
+		if (!d->module_loaded &&
+		    follows_root(d, "devnode", "no device node"))
+			return;
 		devnode_failed(d, -fd);
 		return;
 	}
@@ -332,7 +544,7 @@ static void check_rdma_core(struct doctor *d)
 {
 	if (sys_exists(d, "class/infiniband"))
 		finding(d, DOC_OK, "rdma_core", NULL, "RDMA core (ib_core) loaded");
-	else
+	else if (!follows_root(d, "rdma_core", "no RDMA core loaded"))
 		finding(d, DOC_ERROR, "rdma_core", "modprobe ib_core",
 			"no RDMA core (ib_core) loaded / no RDMA devices");
 }
@@ -342,7 +554,7 @@ static void check_uverbs(struct doctor *d)
 	if (sys_exists(d, "class/infiniband_verbs"))
 		finding(d, DOC_OK, "uverbs", NULL,
 			"userspace verbs interface (ib_uverbs) loaded");
-	else
+	else if (!follows_root(d, "uverbs", "ib_uverbs not loaded"))
 		finding(d, DOC_WARN, "uverbs", "modprobe ib_uverbs",
 			"userspace verbs interface (ib_uverbs) not loaded: rdmx does not need it, but ibv_devinfo and perftest do (ibv_devinfo's \"Failed to get IB devices list: Unknown error -38\" means this)");
 }
@@ -816,7 +1028,8 @@ static void check_devices(struct doctor *d)
 	if (n == -ENOENT || n == 0) {
 		if (n == 0)
 			rd_freedir(list, n);
-		no_devices(d);
+		if (!follows_root(d, "devices", "no RDMA devices"))
+			no_devices(d);
 		return;
 	}
 	if (n < 0) {
@@ -833,45 +1046,9 @@ static void check_devices(struct doctor *d)
 
 /* ---- tools to create a soft-RoCE device ---- */
 
-/* Does a modules.dep or modules.builtin list @mod (also as .ko.xz etc.)? */
-static bool kmod_listed(const char *file, const char *mod)
-{
-	size_t len = strlen(mod), cap = 0;
-	char *line = NULL, *base;
-	bool found = false;
-	FILE *f;
-
-	f = fopen(file, "re");
-	if (!f)
-		return false;
-	while (!found && getline(&line, &cap, f) >= 0) {
-		line[strcspn(line, ":\n")] = '\0';
-		base = strrchr(line, '/');
-		base = base ? base + 1 : line;
-		found = !strncmp(base, mod, len) && !strncmp(base + len, ".ko", 3);
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
-static bool kmod_available(const char *release, const char *mod)
-{
-	static const char *const lists[] = { "modules.dep", "modules.builtin" };
-	char path[DOC_PATH_MAX];
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(lists); i++)
-		if (!rd_pathf(path, sizeof(path), "/lib/modules/%s/%s", release,
-			      lists[i]) && kmod_listed(path, mod))
-			return true;
-	return false;
-}
-
 static void check_soft_roce(struct doctor *d)
 {
 	char fix[DOC_FIX_MAX];
-	struct utsname u;
 	bool siw;
 
 	if (sys_exists(d, "module/rdma_rxe")) {
@@ -879,31 +1056,35 @@ static void check_soft_roce(struct doctor *d)
 			"rdma_rxe loaded: soft-RoCE devices can be created");
 		return;
 	}
-	if (uname(&u) < 0)
-		snprintf(u.release, sizeof(u.release), "unknown");
-	if (kmod_available(u.release, "rdma_rxe")) {
+	if (follows_root(d, "soft_roce", "no soft-RoCE"))
+		return;
+	if (kmod_available(d->release, "rdma_rxe")) {
 		finding(d, DOC_OK, "soft_roce", NULL,
-			"rdma_rxe available for kernel %s (not loaded)", u.release);
+			"rdma_rxe available for kernel %s (not loaded)", d->release);
 		return;
 	}
 	if (d->nr_rdma_devs > 0) {
 		finding(d, DOC_OK, "soft_roce", NULL,
 			"rdma_rxe not available for kernel %s; not needed, RDMA devices are present",
-			u.release);
+			d->release);
 		return;
 	}
-	siw = sys_exists(d, "module/siw") || kmod_available(u.release, "siw");
+	siw = sys_exists(d, "module/siw") || kmod_available(d->release, "siw");
 	if (siw)
 		snprintf(fix, sizeof(fix),
 			 "modprobe siw && rdma link add siw0 type siw netdev %s",
 			 d->eth);
-	else
+	else if (!strcmp(d->distro, "ubuntu"))
 		snprintf(fix, sizeof(fix), "apt-get install linux-modules-extra-%s",
-			 u.release);
+			 d->release);
+	else if (!strcmp(d->distro, "debian"))
+		snprintf(fix, sizeof(fix),
+			 "boot a Debian kernel (apt-get install linux-image-amd64): it has rdma_rxe");
+	else
+		snprintf(fix, sizeof(fix), "build the kernel with CONFIG_RDMA_RXE=m");
 	finding(d, DOC_WARN, "soft_roce", fix,
-		"rdma_rxe not available for kernel %s%s", u.release,
-		siw ? "; soft-iWARP (siw) is" :
-		      ", nor siw: install the kernel's extra modules or build with CONFIG_RDMA_RXE=m");
+		"rdma_rxe not available for kernel %s%s", d->release,
+		siw ? "; soft-iWARP (siw) is" : ", nor siw");
 }
 
 /* Look for an executable @prog in the ':'-separated @dirs. */
@@ -944,6 +1125,7 @@ static void check_rdma_tool(struct doctor *d)
 /* ---- the command ---- */
 
 static void (*const doctor_checks[])(struct doctor *d) = {
+	check_kernel,
 	check_module,
 	check_devnode,
 	check_rdma_core,
@@ -966,12 +1148,16 @@ static void doctor_summary(struct doctor *d)
 static int doctor_run(struct rd *rd)
 {
 	struct doctor d = { .rd = rd, .sysfs = rd_sysfs() };
+	struct utsname u;
 	size_t i;
 	int ret;
 
 	ret = rd_no_more_args(rd, "doctor");
 	if (ret)
 		return ret;
+	snprintf(d.release, sizeof(d.release), "%s",
+		 uname(&u) ? "unknown" : u.release);
+	read_distro(&d);
 
 	pick_netdev(&d);
 	open_object(rd, NULL);
@@ -989,13 +1175,16 @@ static int doctor_help(struct rd *rd)
 {
 	(void)rd;
 	printf("Usage: " RD_PROG " doctor\n"
-	       "Check the rdmx module, /dev/rdmx, the RDMA core, every RDMA port (state,\n"
+	       "Check first that this kernel can run rdmx at all (module support, the RDMA\n"
+	       "core, an rdmx module for it, DKMS), then the rdmx module, /dev/rdmx, the\n"
+	       "RDMA core, every RDMA port (state,\n"
 	       "netdev, GIDs, MTU), netdevs that two RDMA devices share and the tools to\n"
 	       "create a soft-RoCE device; print each finding as ok, warn or error, with\n"
 	       "the command that fixes it.\n"
 	       "Exit status 1 if any finding is an error.\n"
 	       "Environment: RDMX_SYSFS (default " RD_SYSFS_DEFAULT "), RDMX_DEVNODE (default "
-	       RD_DEVNODE_DEFAULT ").\n");
+	       RD_DEVNODE_DEFAULT "), RDMX_ROOT (where /proc, /lib/modules, /usr/src and\n"
+	       "/etc/os-release are; default /).\n");
 	return RD_EXIT_OK;
 }
 
