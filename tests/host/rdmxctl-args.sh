@@ -539,6 +539,8 @@ usage_err "map depth not a number" map host1 disk1 -d many
 usage_err "map loss timeout 0" map host1 disk1 --loss-timeout 0
 usage_err "map loss timeout over an hour" map host1 disk1 --loss-timeout 3600001
 check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3600001': expected 1ms to 1h, or forever"
+usage_err "map HOST:PORT with a bad port" map host1:99999 disk1
+check "map HOST:PORT with a bad port: names the forms" err_has "expected HOST, HOST:PORT or \[ADDR\]:PORT"
 usage_err "map loss timeout with an unknown unit" map host1 disk1 --loss-timeout 5d
 usage_err "map loss timeout of 61m" map host1 disk1 --loss-timeout 61m
 usage_err "map loss timeout -1" map host1 disk1 --loss-timeout -1
@@ -2155,6 +2157,15 @@ EOF
 		log_has '^MAP family=10 port=9000 addr=::1 name=disk1 flags=1 queues=4 depth=64 loss=30000 timeout=5000$'
 	check "shim: -j map: the device, index, server and export" \
 		json_true 'd == {"dev": "/dev/rdmxb3", "index": 3, "server": "[::1]:9000", "export": "disk1", "read_only": True}'
+	mshim map 127.0.0.1:9000 disk1
+	check "shim: map HOST:PORT, as map list prints it: that port" \
+		eval 'rc_is 0 && log_has "^MAP family=2 port=9000 addr=127\.0\.0\.1 name=disk1 "'
+	mshim map '[::1]:9001' disk1
+	check "shim: map [ADDR]:PORT: IPv6 and that port" \
+		eval 'rc_is 0 && log_has "^MAP family=10 port=9001 addr=::1 name=disk1 "'
+	mshim map ::1 disk1
+	check "shim: map of a bare IPv6 address: the default port" \
+		eval 'rc_is 0 && log_has "^MAP family=10 port=7471 addr=::1 name=disk1 "'
 	mshim map 127.0.0.1 disk1 --loss-timeout 2m --timeout 1500ms
 	check "shim: map --loss-timeout 2m --timeout 1500ms: in milliseconds" \
 		log_has ' loss=120000 timeout=1500$'

@@ -131,9 +131,45 @@ int rd_listen_addr(const char *object, const char *addr, const char *port_arg,
 }
 
 /**
+ * rd_host_port() - HOST and its PORT from "HOST:PORT" or "[ADDR]:PORT"
+ * @s: a host as given: "192.0.2.1", "node1", "2001:db8::1", "[2001:db8::1]",
+ *	or one of those (IPv6 in brackets) with ":PORT", as sysfs and
+ *	"map list" write them
+ * @host: out: the host without the port (brackets kept)
+ * @size: bytes at @host
+ * @port: out: the port when @s has one; untouched otherwise
+ *
+ * Return: 1 when @s has a port, 0 when not, or -EINVAL (a bad port, or too
+ * long).
+ */
+int rd_host_port(const char *s, char *host, size_t size, unsigned int *port)
+{
+	const char *colon = strrchr(s, ':');
+	unsigned long v;
+	size_t len;
+
+	/* A bare IPv6 literal has several colons and no brackets. */
+	if (!colon || (s[0] != '[' && strchr(s, ':') != colon) ||
+	    (s[0] == '[' && colon[-1] != ']')) {
+		if (strlen(s) >= size)
+			return -EINVAL;
+		strcpy(host, s);
+		return 0;
+	}
+	len = colon - s;
+	if (!len || len >= size || rd_parse_ulong(colon + 1, 1, 65535, &v))
+		return -EINVAL;
+	memcpy(host, s, len);
+	host[len] = '\0';
+	*port = v;
+	return 1;
+}
+
+/**
  * rd_addr_resolve() - the addresses of a peer
- * @host: an IPv4 or IPv6 literal (IPv6 also in brackets) or a host name
- * @port: the port to put in each address
+ * @host: an IPv4 or IPv6 literal (IPv6 also in brackets) or a host name,
+ *	optionally with ":PORT" (see rd_host_port())
+ * @port: the port to put in each address, unless @host has one
  * @addrs: out: the addresses, in getaddrinfo() order, for free()
  * @count: out: entries in @addrs, at least 1
  *
@@ -149,11 +185,12 @@ int rd_addr_resolve(const char *host, unsigned int port,
 		.ai_socktype = SOCK_STREAM,
 	};
 	struct addrinfo *res, *ai;
-	char buf[256];
+	char buf[256], hp[256];
 	unsigned int n = 0;
 	int err;
 
-	if (rd_unbracket(host, buf, sizeof(buf))) {
+	if (rd_host_port(host, hp, sizeof(hp), &port) < 0 ||
+	    rd_unbracket(hp, buf, sizeof(buf))) {
 		rd_err("bad host '%s'", host);
 		return -1;
 	}

@@ -279,10 +279,15 @@ static bool config_addr_is(const char *have, const char *host,
 			   const char *port)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char want[INET6_ADDRSTRLEN + 16], h[256];
+	char want[INET6_ADDRSTRLEN + 16], h[256], p[16];
+	unsigned int pn;
 	bool match = false;
 
-	snprintf(h, sizeof(h), "%s", host);
+	/* HOST:PORT names its port. */
+	if (rd_host_port(host, h, sizeof(h), &pn) > 0) {
+		snprintf(p, sizeof(p), "%u", pn);
+		port = p;
+	}
 	if (h[0] == '[' && h[strlen(h) - 1] == ']') {	/* [v6] */
 		memmove(h, h + 1, strlen(h));
 		h[strlen(h) - 1] = '\0';

@@ -51,7 +51,7 @@ static const struct rd_opt unmap_opts[] = {
 static int map_help(struct rd *rd)
 {
 	(void)rd;
-	printf("Usage: " RD_PROG " map [ -p PORT ] HOST NAME [ --queues N ] [ --depth D ] [ --ro ]\n"
+	printf("Usage: " RD_PROG " map [ -p PORT ] HOST[:PORT] NAME [ --queues N ] [ --depth D ] [ --ro ]\n"
 	       "                   [ --loss-timeout TIME|forever ] [ --timeout TIME ]\n"
 	       "       " RD_PROG " map list\n"
 	       "       " RD_PROG " map show DEV\n"
@@ -117,6 +117,7 @@ struct map_args {
 	const char *host;
 	const char *name;
 	unsigned int port;
+	char hostbuf[256];
 };
 
 static int map_number(const char *what, const char *s, unsigned long min,
@@ -203,6 +204,11 @@ static int map_parse(struct rd *rd, struct map_args *x)
 		return rd_usage_err("map", "missing HOST");
 	if (!x->name)
 		return rd_usage_err("map", "missing NAME (the export's name)");
+	/* HOST:PORT, as map list prints it, names the port. */
+	if (rd_host_port(x->host, x->hostbuf, sizeof(x->hostbuf), &x->port) < 0)
+		return rd_usage_err("map", "bad HOST '%s': expected HOST, HOST:PORT or [ADDR]:PORT",
+				    x->host);
+	x->host = x->hostbuf;
 	return 0;
 }
 

@@ -214,6 +214,7 @@ void rd_addr_any(unsigned int port, struct rdmx_sockaddr *sa);
 int rd_write_all(int fd, const void *buf, size_t len);
 int rd_listen_addr(const char *object, const char *addr, const char *port_arg,
 		   unsigned int *port, struct rdmx_sockaddr *sa);
+int rd_host_port(const char *s, char *host, size_t size, unsigned int *port);
 int rd_addr_resolve(const char *host, unsigned int port,
 		    struct rdmx_sockaddr **addrs, unsigned int *count);
 const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,
