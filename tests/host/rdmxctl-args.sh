@@ -420,6 +420,13 @@ usage_err "rma writeimm immediate over 2^32" rma host1 writeimm 0 /etc/hostname 
 check "rma writeimm immediate over 2^32: says so" err_has "bad immediate '4294967296'"
 usage_err "rma bad port" rma -p 0 host1 read 0 1
 usage_err "rma bad timeout" rma --timeout 0 host1 read 0 1
+usage_err "ping --timeout 500ms (no whole second)" ping --timeout 500ms host1
+check "ping --timeout 500ms: says seconds, names the units" err_has "expected 1 to [0-9]+ seconds \(a bare number, or with s, m or h\)"
+usage_err "msg --timeout 2d" msg send --timeout 2d host1 svc /dev/null
+run ping --timeout 2m host1
+check "ping --timeout 2m is taken (no usage error: exits 1 without the module)" rc_is 1
+run rma --timeout 1m host1 read 0 1
+check "rma --timeout 1m is taken (exits 1 without the module)" rc_is 1
 usage_err "rma bad service" rma -S '' host1 read 0 1
 usage_err "rma unknown option" rma -x host1 read 0 1
 

@@ -172,6 +172,26 @@ int rd_parse_ms(const char *s, uint64_t unit_ms, uint64_t min, uint64_t max,
 }
 
 /**
+ * rd_parse_secs() - a duration in whole seconds
+ * @s: as rd_parse_ms() takes it, a bare number counting seconds: "30",
+ *	"30s", "2m", "1h", "5000ms"
+ * @max: the most, in seconds (the least is 1)
+ * @secs: out: seconds
+ *
+ * Return: 0, or -EINVAL (also for a duration that is no whole number of
+ * seconds).
+ */
+int rd_parse_secs(const char *s, unsigned long max, unsigned long *secs)
+{
+	uint64_t ms;
+
+	if (rd_parse_ms(s, 1000, 1000, (uint64_t)max * 1000, &ms) || ms % 1000)
+		return -EINVAL;
+	*secs = ms / 1000;
+	return 0;
+}
+
+/**
  * rd_parse_port() - a port of the rdma_cm (TCP) port space
  * @object: the command, for the message
  * @s: the text

@@ -307,8 +307,8 @@ static int msg_send_parse(struct rd *rd, struct msg_send *ms)
 	}
 	ms->timeout_s = MSG_TIMEOUT_DEFAULT_S;
 	if (timeout) {
-		if (rd_parse_ulong(timeout, 1, MSG_TIMEOUT_MAX_S, &v))
-			return rd_usage_err("msg", "bad timeout '%s': expected 1 to %u seconds",
+		if (rd_parse_secs(timeout, MSG_TIMEOUT_MAX_S, &v))
+			return rd_usage_err("msg", "bad timeout '%s': expected 1 to %u seconds (a bare number, or with s, m or h)",
 					    timeout, MSG_TIMEOUT_MAX_S);
 		ms->timeout_s = v;
 	}

@@ -94,6 +94,7 @@ static int ping_number(const char *what, const char *s, unsigned long min,
 
 static int ping_parse(struct rd *rd, struct ping *p)
 {
+	unsigned long secs;
 	const char *val;
 	int opt, ret = 0;
 
@@ -120,8 +121,11 @@ static int ping_parse(struct rd *rd, struct ping *p)
 					  PING_INTERVAL_MAX_MS, &p->interval_ms);
 			break;
 		case PING_OPT_TIMEOUT:
-			ret = ping_number("timeout", val, 1, PING_TIMEOUT_MAX_S,
-					  &p->timeout_s);
+			if (rd_parse_secs(val, PING_TIMEOUT_MAX_S, &secs))
+				ret = rd_usage_err("ping", "bad timeout '%s': expected 1 to %u seconds (a bare number, or with s, m or h)",
+						   val, PING_TIMEOUT_MAX_S);
+			else
+				p->timeout_s = secs;
 			break;
 		case RD_OPT_HELP:
 			return -1;

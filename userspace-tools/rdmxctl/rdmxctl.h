@@ -202,6 +202,7 @@ int rd_parse_u64(const char *s, bool suffix, uint64_t min, uint64_t max,
 int rd_parse_port(const char *object, const char *s, unsigned int *port);
 int rd_parse_ms(const char *s, uint64_t unit_ms, uint64_t min, uint64_t max,
 		uint64_t *ms);
+int rd_parse_secs(const char *s, unsigned long max, unsigned long *secs);
 int rd_check_service(const char *object, const char *name);
 
 /* addr.c: addresses of the message service */

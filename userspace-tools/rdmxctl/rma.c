@@ -391,7 +391,6 @@ static int rma_parse(struct rd *rd, struct rma *r)
 	const char **words;
 	char name[16];
 	unsigned int n = 0, hits;
-	uint64_t v;
 	int opt, ret;
 
 	words = calloc(rd->argc > 0 ? rd->argc : 1, sizeof(*words));
@@ -482,12 +481,14 @@ static int rma_parse(struct rd *rd, struct rma *r)
 		goto out;
 	r->timeout_s = RMA_TIMEOUT_DEFAULT_S;
 	if (timeout) {
-		if (rd_parse_u64(timeout, false, 1, RMA_TIMEOUT_MAX_S, &v)) {
-			rd_usage_err("rma", "bad timeout '%s': expected 1 to %u seconds",
+		unsigned long secs;
+
+		if (rd_parse_secs(timeout, RMA_TIMEOUT_MAX_S, &secs)) {
+			rd_usage_err("rma", "bad timeout '%s': expected 1 to %u seconds (a bare number, or with s, m or h)",
 				     timeout, RMA_TIMEOUT_MAX_S);
 			goto out;
 		}
-		r->timeout_s = v;
+		r->timeout_s = secs;
 	}
 	ret = 0;
 out:
