@@ -125,6 +125,8 @@ install: modules_install $(RDMXCTL)
 	install -D -m 0644 uapi/linux/rdmx.h $(DESTDIR)$(PREFIX)/include/linux/rdmx.h
 	install -D -m 0644 userspace-tools/udev/60-rdmx.rules \
 		$(DESTDIR)$(UDEVDIR)/rules.d/60-rdmx.rules
+	install -D -m 0644 userspace-tools/completion/rdmxctl \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/rdmxctl
 	install -d $(DESTDIR)$(PREFIX)/lib/systemd/system
 	install -m 0644 $(UNITS) $(DESTDIR)$(PREFIX)/lib/systemd/system/
 

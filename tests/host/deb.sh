@@ -171,6 +171,7 @@ contents_ctl() {
 	local x=$tree/x/rdmxctl m bad=0
 	[ -x "$x/usr/sbin/rdmxctl" ] || { echo "missing: usr/sbin/rdmxctl"; bad=1; }
 	cmp "$repo/userspace-tools/udev/60-rdmx.rules" "$x/usr/lib/udev/rules.d/60-rdmx.rules" || bad=1
+	cmp "$repo/userspace-tools/completion/rdmxctl" "$x/usr/share/bash-completion/completions/rdmxctl" || bad=1
 	for m in "$repo"/userspace-tools/systemd/*.service; do
 		cmp "$m" "$x/usr/lib/systemd/system/${m##*/}" || bad=1
 	done

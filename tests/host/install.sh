@@ -32,6 +32,7 @@ install_into() {
 		 usr/share/man/man8/rdmxctl-map.8 usr/share/man/man8/rdmxctl-unmap.8 \
 		 usr/share/man/man8/rdmxctl-config.8 \
 		 usr/lib/systemd/system/rdmx-server.service \
+		 usr/share/bash-completion/completions/rdmxctl \
 		 usr/lib/systemd/system/rdmx-client.service \
 		 usr/include/linux/rdmx.h etc/udev/rules.d/60-rdmx.rules; do
 		[ -s "$dest/$f" ] || { echo "missing: $f"; return 1; }

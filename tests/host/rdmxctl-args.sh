@@ -205,9 +205,9 @@ check "-j -p version is JSON" is_json
 
 run help
 check "help lists bench, config, export, listen, map, mr, msg, ping, rma, session and unmap" \
-	eval 'out_has "OBJECT := \{ bench \| config \| dev \| doctor \| export \| listen \| map \| mr \| msg \|\$" &&
-	      out_has "^ +ping \| rma \| session \| unmap \| version \}\$"'
-for obj in bench config listen session msg ping mr rma export map unmap; do
+	eval 'out_has "OBJECT := \{ bench \| config \| dev \| doctor \| export \| listen \| map \| monitor \|\$" &&
+	      out_has "^ +mr \| msg \| ping \| rma \| session \| unmap \| version \}\$"'
+for obj in bench config listen session msg ping mr rma export map monitor unmap; do
 	run "$obj" help
 	check "$obj help exits 0" rc_is 0
 	check "$obj help prints usage" out_has "^Usage: rdmxctl $obj"
@@ -673,6 +673,40 @@ RDMX_SYSFS=$S run map list
 check "map list without any rdmx disk: exits 0, prints nothing" eval 'rc_is 0 && out_empty'
 RDMX_SYSFS=$S run -j map list
 check "-j map list without any rdmx disk: []" json_true 'd == []'
+
+# ---- monitor: events from a fake sysfs that changes under it ----
+
+not_grep_sda() { ! grep -q sda "$T/mon.txt"; }
+
+S=$T/sys-mon
+mkdir -p "$S/kernel/rdmx/sessions/3" "$S/block/rdmxb0/rdmx" "$S/block/sda"
+put "$S/kernel/rdmx/sessions/3/peer" 198.18.0.2:7471
+put "$S/kernel/rdmx/sessions/3/state" connected
+put "$S/block/rdmxb0/rdmx/server" 198.18.0.1:7471
+put "$S/block/rdmxb0/rdmx/export" db
+put "$S/block/rdmxb0/rdmx/state" live
+RDMX_SYSFS=$S "$BIN" monitor --interval 100ms --duration 3s >"$T/mon.txt" 2>&1 &
+mon=$!
+RDMX_SYSFS=$S "$BIN" -j monitor -i 100 -d 3s >"$T/mon.json" 2>&1 &
+monj=$!
+sleep 1
+put "$S/block/rdmxb0/rdmx/state" reconnecting
+rm -r "$S/kernel/rdmx/sessions/3"
+mkdir -p "$S/kernel/rdmx/exports/e1"
+put "$S/kernel/rdmx/exports/e1/path" ram:4096
+wait "$mon"
+rc=$?
+wait "$monj"
+check "monitor --duration 3s exits 0" rc_is 0
+check "monitor: what runs at the start is new" eval 'grep -Eq "^[0-9:.]+ session 3 198\.18\.0\.2:7471: new, connected$" "$T/mon.txt" && grep -Eq "^[0-9:.]+ map rdmxb0 198\.18\.0\.1:7471 db: new, live$" "$T/mon.txt"'
+check "monitor: a state change, a session gone, an export new" eval 'grep -Eq " map rdmxb0 .*: live -> reconnecting$" "$T/mon.txt" && grep -Eq " session 3 .*: gone" "$T/mon.txt" && grep -Eq " export e1 ram:4096: new$" "$T/mon.txt"'
+check "monitor: no line for sda" not_grep_sda
+check "-j monitor: one JSON object per line, the events" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if len(ev) == 5 and {(e["kind"], e["event"]) for e in ev} == {("session", "new"), ("map", "new"), ("map", "state"), ("session", "gone"), ("export", "new")} and [e for e in ev if e["event"] == "state"][0]["from"] == "live" else 1)' "$T/mon.json"
+usage_err "monitor --interval 0" monitor --interval 0
+usage_err "monitor extra word" monitor now
 
 # ---- session and listen list from a fake sysfs ----
 

@@ -135,8 +135,8 @@ static void rd_usage(FILE *out)
 	fprintf(out,
 		"Usage: " RD_PROG " [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       " RD_PROG " help\n"
-		"where  OBJECT := { bench | config | dev | doctor | export | listen | map | mr | msg |\n"
-		"                   ping | rma | session | unmap | version }\n"
+		"where  OBJECT := { bench | config | dev | doctor | export | listen | map | monitor |\n"
+		"                   mr | msg | ping | rma | session | unmap | version }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
@@ -148,6 +148,7 @@ static void rd_usage(FILE *out)
 		"                                storage this host serves to peers as disks\n"
 		"  listen [ add | del | list ]   listeners that accept sessions from peers\n"
 		"  map [ HOST NAME | list ]      map a peer's export as /dev/rdmxbN; list mapped disks\n"
+		"  monitor                       sessions, listeners, exports and maps as they change\n"
 		"  mr serve --size SIZE          serve memory for one-sided access by peers\n"
 		"  msg { send | recv }           send files as messages, receive them into a directory\n"
 		"  ping HOST                     round-trip latency to the echo service on HOST\n"
@@ -186,6 +187,7 @@ static const struct rd_cmd rd_cmds[] = {
 	{ "help",	cmd_help },
 	{ "listen",	cmd_listen },
 	{ "map",	cmd_map },
+	{ "monitor",	cmd_monitor },
 	{ "mr",	cmd_mr },
 	{ "msg",	cmd_msg },
 	{ "ping",	cmd_ping },

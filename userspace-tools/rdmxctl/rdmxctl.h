@@ -285,6 +285,7 @@ int cmd_config(struct rd *rd);
 int cmd_export(struct rd *rd);
 int cmd_listen(struct rd *rd);
 int cmd_map(struct rd *rd);
+int cmd_monitor(struct rd *rd);
 int cmd_mr(struct rd *rd);
 int cmd_msg(struct rd *rd);
 int cmd_ping(struct rd *rd);
