@@ -354,7 +354,7 @@ rbench=1
 rdmxctl bench --help >/dev/null 2>&1 || rbench=0
 if [ "$is_server" = 1 ]; then
 	qperf >"$B/raw/qperf-server.txt" 2>&1 &
-	rdmxctl listen >"$B/raw/rdmx-listen.txt" 2>&1 ||
+	rdmxctl listen add >"$B/raw/rdmx-listen.txt" 2>&1 ||
 		echo "rdmxctl listen failed" >>"$B/raw/rdmx-listen.txt"
 	if [ "$rbench" = 1 ]; then
 		rdmxctl bench >"$B/raw/rdmx-bench-server.txt" 2>&1 &

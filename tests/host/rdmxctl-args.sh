@@ -243,17 +243,19 @@ usage_err() {
 
 usage_err "listen unknown command" listen frob
 check "listen unknown command: names it" err_has "unknown listen command 'frob'"
-usage_err "listen port 0" listen -p 0
+usage_err "listen with options but no command" listen -p 7000
+check "listen with options but no command: says add is explicit" err_has "'-p' without a command: 'listen add -p \.\.\.' adds a listener"
+usage_err "listen port 0" listen add -p 0
 check "listen port 0: says bad port" err_has "bad port '0'"
 usage_err "listen port 65536" listen add --port 65536
 usage_err "listen port not a number" listen add -p 7471x
-usage_err "listen port negative" listen -p -1
-usage_err "listen port empty" listen --port=
-usage_err "listen -p without value" listen -p
+usage_err "listen port negative" listen add -p -1
+usage_err "listen port empty" listen add --port=
+usage_err "listen -p without value" listen add -p
 check "listen -p without value: says so" err_has "'-p' needs a value"
-usage_err "listen bad address" listen -a 10.0.0.300
+usage_err "listen bad address" listen add -a 10.0.0.300
 check "listen bad address: names it" err_has "bad address '10.0.0.300'"
-usage_err "listen address is no name" listen -a localhost
+usage_err "listen address is no name" listen add -a localhost
 usage_err "listen unknown option" listen add -x
 check "listen unknown option: names it" err_has "unknown option '-x'"
 usage_err "listen add extra word" listen add 7471
@@ -575,6 +577,9 @@ usage_err "unmap --force with a value" unmap 1 --force=1
 
 # ---- listen, session, msg, ping without the module ----
 
+run listen add
+check "listen add without the module exits 1" rc_is 1
+check "listen add without the module suggests modprobe" err_has "modprobe rdmx"
 run listen
 check "listen without the module exits 1" rc_is 1
 check "listen without the module suggests modprobe" err_has "modprobe rdmx"
@@ -1783,22 +1788,24 @@ if build_shim; then
 	check "shim: ping on a module without RDMX_FEATURE_MSG exits 1" rc_is 1
 	check "shim: ... says it has no message service" err_has 'no message service'
 
+	mshim listen add
+	check "shim: listen add exits 0" rc_is 0
+	check "shim: listen add adds the IPv4 wildcard on port 7471" log_has '^LISTENER_ADD family=2 port=7471 addr=0\.0\.0\.0$'
 	mshim listen
-	check "shim: listen exits 0" rc_is 0
-	check "shim: listen adds the IPv4 wildcard on port 7471" log_has '^LISTENER_ADD family=2 port=7471 addr=0\.0\.0\.0$'
+	check "shim: a bare listen adds nothing" not_log_has LISTENER_ADD
 	mshim listen add -a 10.1.2.3 -p 9000
 	check "shim: listen add -a -p passes them on" log_has '^LISTENER_ADD family=2 port=9000 addr=10\.1\.2\.3$'
-	mshim listen -p 9001 -a '[fe80::1]'
-	check "shim: listen -a ::" eval 'shim listen -a :: && log_has "^LISTENER_ADD family=10 port=7471 addr=::$"'
-	check "shim: listen with options only adds" log_has '^LISTENER_ADD family=10 port=9001 addr=fe80::1$'
+	mshim listen add -p 9001 -a '[fe80::1]'
+	check "shim: listen add -a ::" eval 'shim listen add -a :: && log_has "^LISTENER_ADD family=10 port=7471 addr=::$"'
+	check "shim: listen add -a [ADDR]" log_has '^LISTENER_ADD family=10 port=9001 addr=fe80::1$'
 	mshim listen del -p 9000
 	check "shim: listen del exits 0" rc_is 0
 	check "shim: listen del deletes" log_has '^LISTENER_DEL family=2 port=9000 addr=0\.0\.0\.0$'
-	SHIM_FAIL=LISTENER_ADD:98 mshim listen
+	SHIM_FAIL=LISTENER_ADD:98 mshim listen add
 	check "shim: listen add EADDRINUSE exits 1" rc_is 1
 	check "shim: listen add EADDRINUSE: strerror" err_has 'Address already in use'
 	check "shim: listen add EADDRINUSE: hint" err_has "^hint: .*rdmxctl listen list"
-	SHIM_FAIL=LISTENER_ADD:1 mshim listen
+	SHIM_FAIL=LISTENER_ADD:1 mshim listen add
 	check "shim: listen add EPERM: hint names CAP_NET_ADMIN" err_has '^hint: .*CAP_NET_ADMIN'
 	SHIM_FAIL=LISTENER_DEL:2 mshim listen del -a 0.0.0.0
 	check "shim: listen del of none exits 1" rc_is 1
@@ -2226,7 +2233,7 @@ EOF
 	check "shim: map ENOENT: says no such export" eval 'rc_is 1 && err_has "no export disk1 on 127\.0\.0\.1"'
 	SHIM_FAIL=MAP:111 mshim map -p 7000 127.0.0.1 disk1
 	check "shim: map ECONNREFUSED: hint to listen on the port" \
-		eval 'rc_is 1 && err_has "nothing listens on port 7000" && err_has "^hint: run .rdmxctl listen -p 7000. on 127\.0\.0\.1"'
+		eval 'rc_is 1 && err_has "nothing listens on port 7000" && err_has "^hint: run .rdmxctl listen add -p 7000. on 127\.0\.0\.1"'
 	SHIM_FAIL=MAP:71 mshim map 127.0.0.1 disk1
 	check "shim: map EPROTO: says incompatible server" eval 'rc_is 1 && err_has "incompatible server"'
 	SHIM_FAIL=MAP:110 mshim map 127.0.0.1 disk1

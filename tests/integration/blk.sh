@@ -264,8 +264,8 @@ rdmx_pass "rdmxctl version lists the block feature (RDMX_FEATURE_BLOCK)"
 # ------------------------------------- 7, node 1's second boot (see below)
 
 if [ "${RDMX_BOOT:-1}" = 2 ]; then
-	rdmx_check "guest restart: node 1 up again: rdmxctl listen -p $port" \
-		rdmxctl listen -p "$port"
+	rdmx_check "guest restart: node 1 up again: rdmxctl listen add -p $port" \
+		rdmxctl listen add -p "$port"
 	rdmx_check "guest restart: export disk: /dev/vda again" \
 		rdmxctl export add disk /dev/vda
 	rdmxctl export show disk
@@ -283,7 +283,7 @@ fi
 # readd_exports: after a restart, node 1's exports as they were.
 # shellcheck disable=SC2317  # called through rdmx_check
 readd_exports() {
-	rdmxctl listen -p "$port" &&
+	rdmxctl listen add -p "$port" &&
 	rdmxctl export add ram ram:64M &&
 	rdmxctl export add file /mnt/blk/disk.img &&
 	rdmxctl export add nullb /dev/nullb0 &&
@@ -294,7 +294,7 @@ readd_exports() {
 }
 
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_check "rdmxctl listen -p $port" rdmxctl listen -p "$port"
+	rdmx_check "rdmxctl listen add -p $port" rdmxctl listen add -p "$port"
 	rdmx_check "export ram: ram:64M" rdmxctl export add ram ram:64M
 	mkdir -p /mnt/blk && mount -t tmpfs -o size=80m tmpfs /mnt/blk &&
 		truncate -s 64M /mnt/blk/disk.img

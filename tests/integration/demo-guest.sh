@@ -41,7 +41,7 @@ else
 fi
 section "rdmx messages between the guests (rdmxctl over $RDMX_RDMA_DEV)"
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmxctl listen
+	rdmxctl listen add
 	mkdir -p "$RDMX_OUT/inbox"
 	rdmxctl msg recv demo --count 2 --dir "$RDMX_OUT/inbox" &
 	rcv=$!

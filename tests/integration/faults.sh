@@ -202,7 +202,7 @@ fi
 lsmod | grep -q '^rdmx ' || insmod "$RDMX_KO" || rdmx_fail "rdmx loads"
 
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
+	rdmx_check "listen on $srv:$port" rdmxctl listen add -a "$srv" -p "$port"
 	# --shared: node 2 maps it again while its first map writes it.
 	rdmx_check "export fx: ram:16M --shared" rdmxctl export add fx ram:16M --shared
 	phase_begin
@@ -218,7 +218,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 		fi
 		run export-add 60 rdmxctl export add fy ram:4M &&
 			run export-del 120 rdmxctl export del fy --force
-		run listen 60 rdmxctl listen -a "$srv" -p 7473 &&
+		run listen 60 rdmxctl listen add -a "$srv" -p 7473 &&
 			run listen-del 60 rdmxctl listen del -a "$srv" -p 7473
 		sleep 1
 	done

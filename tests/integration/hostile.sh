@@ -111,7 +111,7 @@ run_tap() {
 }
 
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmx_check "listen on $srv:$port" rdmxctl listen -a "$srv" -p "$port"
+	rdmx_check "listen on $srv:$port" rdmxctl listen add -a "$srv" -p "$port"
 	# The crafted client connects from ports rdma_cm picks, above 1023.
 	rdmx_check "export craft: ram:16M --insecure --shared" \
 		rdmxctl export add craft ram:16M --insecure --shared

@@ -192,8 +192,8 @@ rdmx_barrier flap-done
 # 3. rdmxctl: a listener, ping through its built-in echo service, and files
 # sent as messages (each file one message, in order) and written back out.
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmxctl listen -p 7473
-	rdmx_check "rdmxctl listen -p 7473" test $? -eq 0
+	rdmxctl listen add -p 7473
+	rdmx_check "rdmxctl listen add -p 7473" test $? -eq 0
 	rdmxctl -j listen list >"$RDMX_OUT/listeners.json"
 	rdmx_check "rdmxctl listen list shows it" rdmx_json \
 		"any(l['addr'].endswith(':7473') for l in j)" <"$RDMX_OUT/listeners.json"

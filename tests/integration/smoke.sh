@@ -124,7 +124,7 @@ ext4_round_trip() {
 }
 
 if [ "$RDMX_NODE" = 1 ]; then
-	rdmxctl listen >/dev/null
+	rdmxctl listen add >/dev/null
 	rdmx_check "export add ram:64M" rdmxctl export add sram ram:64M
 	truncate -s 64M /tmp/smoke-file.img
 	rdmx_check "export add a file" rdmxctl export add sfile /tmp/smoke-file.img

@@ -73,7 +73,7 @@ static int export_help(struct rd *rd)
 	       "sets it; else a block device's comes from its WWN, serial or uuid, a file's\n"
 	       "from its filesystem and inode, and RAM gets a new one each time.\n"
 	       "Peers connect through a listener\n"
-	       "('" RD_PROG " listen'). 'del' refuses while a client has the export mapped,\n"
+	       "('" RD_PROG " listen add'). 'del' refuses while a client has the export mapped,\n"
 	       "unless --force, which disconnects the clients. 'resize' grows an export:\n"
 	       "a ram export to SIZE bytes (as in ram:SIZE), a file or device to its size\n"
 	       "now; mapped disks see the new size with their next request. Exports only\n"

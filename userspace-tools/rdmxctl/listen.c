@@ -25,9 +25,9 @@ static const struct rd_opt listen_opts[] = {
 static int listen_help(struct rd *rd)
 {
 	(void)rd;
-	printf("Usage: " RD_PROG " listen [ add ] [ -a ADDR ] [ -p PORT ]\n"
+	printf("Usage: " RD_PROG " listen add [ -a ADDR ] [ -p PORT ]\n"
 	       "       " RD_PROG " listen del [ -a ADDR ] [ -p PORT ]\n"
-	       "       " RD_PROG " listen list\n"
+	       "       " RD_PROG " listen [ list ]\n"
 	       "Add or delete a listener, which accepts sessions from peers for this host's\n"
 	       "services and the built-in " RDMX_SERVICE_ECHO " service, or list the listeners.\n"
 	       "ADDR is an IPv4 or IPv6 address of this host (default: any IPv4 address,\n"
@@ -171,7 +171,7 @@ static int listen_list(struct rd *rd)
 }
 
 static const struct rd_cmd listen_cmds[] = {
-	{ NULL,		listen_add },
+	{ NULL,		listen_list },
 	{ "add",	listen_add },
 	{ "del",	listen_del },
 	{ "help",	listen_help },
@@ -182,8 +182,10 @@ static const struct rd_cmd listen_cmds[] = {
 
 int cmd_listen(struct rd *rd)
 {
-	/* "listen -p 7000" adds, as "listen add -p 7000" does */
-	if (!rd_no_arg(rd) && rd_argv(rd)[0] == '-')
-		return listen_add(rd);
+	/* Adding is explicit: a bare "listen" lists, as "ip addr" does. */
+	if (!rd_no_arg(rd) && rd_argv(rd)[0] == '-' && strcmp(rd_argv(rd), "-h") &&
+	    strcmp(rd_argv(rd), "--help"))
+		return rd_usage_err("listen", "'%s' without a command: 'listen add %s ...' adds a listener, 'listen' alone lists them",
+				    rd_argv(rd), rd_argv(rd));
 	return rd_exec_cmd(rd, listen_cmds, "listen");
 }

@@ -252,7 +252,7 @@ static void map_err(int err, const struct map_args *x, const char *where)
 	case ECONNREFUSED:
 		rd_err("map %s of %s (%s): connection refused: nothing listens on port %u",
 		       x->name, x->host, where, x->port);
-		fprintf(stderr, "hint: run '" RD_PROG " listen -p %u' on %s\n",
+		fprintf(stderr, "hint: run '" RD_PROG " listen add -p %u' on %s\n",
 			x->port, x->host);
 		return;
 	case ETIMEDOUT:
