@@ -906,6 +906,30 @@ RDMX_DEVNODE=/dev/null run dev
 check "dev on a non-rdmx node exits 1" rc_is 1
 check "dev on a non-rdmx node says so" err_has "not an rdmx device"
 
+# ---- map -s: the serial, per-queue counters, latency ----
+
+S=$T/sys-stats
+mkdir -p "$S/kernel/rdmx"
+fake_disk "$S" 0 198.18.0.1:7471 ram live 2048 0
+put "$S/block/rdmxb0/rdmx/nr_queues" 2
+put "$S/block/rdmxb0/rdmx/serial" 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b
+put "$S/block/rdmxb0/rdmx/lat_hist" "0 0 0 0 0 0 10 80 5 4 1 0 0 0 0 0 0 0 0 0 0 0 0 0"
+for q in 0 1; do
+	mkdir -p "$S/block/rdmxb0/rdmx/queues/$q"
+	put "$S/block/rdmxb0/rdmx/queues/$q/reads" $((q + 40))
+	put "$S/block/rdmxb0/rdmx/queues/$q/lat_hist" "0 0 0 0 0 0 0 0 0 0 100 0 0 0 0 0 0 0 0 0 0 0 0 0"
+done
+RDMX_SYSFS=$S run -s map list
+check "-s map list: serial, latency bounds and histogram" \
+	out_has '^    serial 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b latency p50 <256 us p99 <1024 us hist 0 0 0 0 0 0 10 80 5 4 1 0( 0)+$'
+check "-s map list: a line per queue" \
+	eval 'out_has "^    queue 0: reads 40 .* latency p50 <2048 us p99 <2048 us$" && out_has "^    queue 1: reads 41 "'
+RDMX_SYSFS=$S run map list
+check "map list without -s: no queue lines" not_out_has '^    queue '
+RDMX_SYSFS=$S run -s -j map show 0
+check "-s -j map show: serial, latency, two queues" \
+	json_true 'd[0]["serial"].startswith("5a1c") and d[0]["latency"]["p50_us_under"] == 256 and len(d[0]["latency"]["hist"]) == 24 and [q["queue"] for q in d[0]["queues"]] == [0, 1] and d[0]["queues"][1]["reads"] == 41'
+
 # ---- doctor: nothing present ----
 
 run doctor

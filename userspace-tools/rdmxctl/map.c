@@ -370,6 +370,123 @@ static const char *const map_nums[] = {
 	"inline_reads",
 };
 
+/* The counters of each hardware queue, in its line */
+static const char *const map_queue_nums[] = {
+	"reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors",
+	"timeouts", "slow", "requeues", "inline_reads",
+};
+
+#define MAP_LAT_BUCKETS	24	/* lat_hist: [2^i, 2^(i+1)) us */
+
+/*
+ * A latency histogram (lat_hist) and the bucket bounds its median and
+ * 99th percentile fall under; Return: false if unreadable.
+ */
+static bool map_read_hist(const char *dir, uint64_t hist[MAP_LAT_BUCKETS],
+			  uint64_t *p50, uint64_t *p99)
+{
+	char val[512], *p = val, *end;
+	uint64_t total = 0, seen = 0;
+	int i;
+
+	if (rd_object_attr(dir, "lat_hist", val, sizeof(val)) <= 0)
+		return false;
+	for (i = 0; i < MAP_LAT_BUCKETS; i++) {
+		hist[i] = strtoull(p, &end, 10);
+		if (end == p)
+			return false;
+		total += hist[i];
+		p = end;
+	}
+	*p50 = *p99 = 0;
+	for (i = 0; i < MAP_LAT_BUCKETS && total; i++) {
+		seen += hist[i];
+		if (!*p50 && seen * 2 >= total)
+			*p50 = 2ULL << i;
+		if (!*p99 && seen * 100 >= total * 99)
+			*p99 = 2ULL << i;
+	}
+	return true;
+}
+
+/*
+ * "latency": median and 99th percentile bounds, and the histogram (in
+ * text, only @with_hist).
+ */
+static void map_print_latency(struct rd *rd, const char *dir, bool with_hist)
+{
+	uint64_t hist[MAP_LAT_BUCKETS], p50, p99;
+	int i;
+
+	if (!map_read_hist(dir, hist, &p50, &p99)) {
+		print_null(rd, "latency", "latency -");
+		return;
+	}
+	if (rd->json) {
+		jsonw_name(&rd->jw, "latency");
+		jsonw_start_object(&rd->jw);
+		jsonw_name(&rd->jw, "p50_us_under");
+		jsonw_uint(&rd->jw, p50);
+		jsonw_name(&rd->jw, "p99_us_under");
+		jsonw_uint(&rd->jw, p99);
+		jsonw_name(&rd->jw, "hist");
+		jsonw_start_array(&rd->jw);
+		for (i = 0; i < MAP_LAT_BUCKETS; i++)
+			jsonw_uint(&rd->jw, hist[i]);
+		jsonw_end_array(&rd->jw);
+		jsonw_end_object(&rd->jw);
+		return;
+	}
+	print_text(rd, "latency p50 <%llu us p99 <%llu us",
+		   (unsigned long long)p50, (unsigned long long)p99);
+	if (!with_hist)
+		return;
+	print_text(rd, "hist");
+	for (i = 0; i < MAP_LAT_BUCKETS; i++)
+		print_text(rd, "%llu", (unsigned long long)hist[i]);
+}
+
+/*
+ * -s: the disk's serial, its latency, and a line per hardware queue with
+ * its counters and latency (JSON: "serial", "latency", "queues").
+ */
+static void map_print_stats(struct rd *rd, const char *rdmx)
+{
+	char path[MAP_PATH_MAX], val[64];
+	unsigned long nq = 0, q;
+	uint64_t v;
+	size_t i;
+	bool ok;
+
+	print_indent(rd, 4);
+	if (rd_object_attr(rdmx, "serial", val, sizeof(val)) > 0)
+		print_str(rd, "serial", "serial %s", val);
+	else
+		print_null(rd, "serial", "serial -");
+	map_print_latency(rd, rdmx, true);
+	print_nl(rd);
+	if (rd_object_attr(rdmx, "nr_queues", val, sizeof(val)) > 0)
+		nq = strtoul(val, NULL, 10);
+	open_array(rd, "queues");
+	for (q = 0; q < nq && q < RDMX_MAP_QUEUES_MAX; q++) {
+		if (rd_pathf(path, sizeof(path), "%s/queues/%lu", rdmx, q) ||
+		    !rd_exists(path))
+			continue;
+		open_object(rd, NULL);
+		print_indent(rd, 4);
+		print_uint(rd, "queue", "queue %u:", (unsigned int)q);
+		for (i = 0; i < ARRAY_SIZE(map_queue_nums); i++) {
+			ok = !rd_object_u64(path, map_queue_nums[i], &v);
+			print_u64_or_null(rd, map_queue_nums[i],
+					  map_queue_nums[i], ok, v);
+		}
+		map_print_latency(rd, path, false);
+		print_nl(rd);
+		close_object(rd);
+	}
+	close_array(rd);
+}
+
 /*
  * One disk: a line with its name, path, server, export, state, size and
  * access, then an indented line of settings and counters.
@@ -414,6 +531,8 @@ static bool map_print(struct rd *rd, const char *disk, unsigned int index,
 		print_u64_or_null(rd, map_nums[i], map_nums[i], ok, v);
 	}
 	print_nl(rd);
+	if (rd->stats)
+		map_print_stats(rd, rdmx);
 	close_object(rd);
 	return true;
 }

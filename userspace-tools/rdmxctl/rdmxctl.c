@@ -137,7 +137,7 @@ static void rd_usage(FILE *out)
 		"       " RD_PROG " help\n"
 		"where  OBJECT := { bench | config | dev | doctor | export | listen | map | monitor |\n"
 		"                   mr | msg | ping | rma | session | unmap | version }\n"
-		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
+		"       OPTIONS := { -j[son] | -p[retty] | -s[tats] | -V[ersion] | -h[elp] }\n"
 		"\n"
 		"  bench [ HOST ]                serve, or run, in-kernel bandwidth and latency tests\n"
 		"  config [ apply | down | save | show ]\n"
@@ -204,6 +204,7 @@ static const struct rd_option {
 } rd_options[] = {
 	{ 'j', "json" },
 	{ 'p', "pretty" },
+	{ 's', "stats" },
 	{ 'V', "version" },
 	{ 'h', "help" },
 };
@@ -227,6 +228,9 @@ static int rd_set_option(struct rd *rd, char c)
 		return 0;
 	case 'p':
 		rd->pretty = true;
+		return 0;
+	case 's':
+		rd->stats = true;
 		return 0;
 	case 'V':
 		rd->want_version = true;

@@ -38,6 +38,7 @@ enum {
  * @argv: the next word is argv[0]
  * @json: -j: print JSON instead of text
  * @pretty: -p: indent the JSON
+ * @stats: -s: more statistics (per-queue counters, latency histograms)
  * @want_help: -h was given
  * @want_version: -V was given
  * @text_midline: text output: something is on the current line already,
@@ -50,6 +51,7 @@ struct rd {
 	char **argv;
 	bool json;
 	bool pretty;
+	bool stats;
 	bool want_help;
 	bool want_version;
 	bool text_midline;
