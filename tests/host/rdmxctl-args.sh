@@ -981,6 +981,23 @@ check "-j doctor rxe0: device findings ok" json_true 'level("port") == level("gi
 RDMX_SYSFS=$S run -j -p doctor
 check "-j -p doctor is JSON" is_json
 
+# ---- doctor: exports without a listener, disks not live or quick to fail ----
+
+S=$T/sys-docblk
+mkdir -p "$S/module/rdmx" "$S/kernel/rdmx/exports/db" "$S/kernel/rdmx/listeners"
+fake_disk "$S" 0 198.18.0.1:7471 db dead 2048 0
+fake_disk "$S" 1 198.18.0.1:7471 logs live 2048 0
+put "$S/block/rdmxb1/rdmx/loss_timeout_ms" 3000
+fake_disk "$S" 2 198.18.0.1:7471 home live 2048 0
+put "$S/block/rdmxb2/rdmx/loss_timeout_ms" 600000
+RDMX_SYSFS=$S run doctor
+check "doctor: an export without a listener, fix listen add" \
+	eval 'out_has "^warn +exports: 1 export but no listener: no peer can map it" && out_has "fix: rdmxctl listen add$"'
+check "doctor: a dead disk is an error, fix unmap and map again" \
+	eval 'out_has "^error +map: rdmxb0 \(export db of 198\.18\.0\.1:7471\) is dead" && out_has "fix: rdmxctl unmap --force rdmxb0 && rdmxctl map 198\.18\.0\.1:7471 db$"'
+check "doctor: a 3 s loss timeout is a warning" out_has '^warn +map: rdmxb1 .*fails its I/O after 3000 ms'
+check "doctor: a live disk with a 10 min loss timeout is ok" out_has '^ok +map: rdmxb2 \(export home of 198\.18\.0\.1:7471\) is live$'
+
 # ---- doctor: the root causes, each one error and its consequences ----
 
 R=$T/root-nomod; fake_root "$R"; rm "$R/proc/modules"

@@ -1122,6 +1122,101 @@ static void check_rdma_tool(struct doctor *d)
 			"rdma tool (iproute2) not found: it creates soft-RoCE devices (rdma link add)");
 }
 
+/* ---- the block service: listeners, exports, maps ---- */
+
+/* Entries of sysfs directory @rel whose name starts with @prefix. */
+static int count_entries(const struct doctor *d, const char *rel,
+			 const char *prefix)
+{
+	char path[DOC_PATH_MAX];
+	struct dirent **list;
+	int i, n, k = 0;
+
+	if (rd_pathf(path, sizeof(path), "%s/%s", d->sysfs, rel))
+		return 0;
+	n = rd_scandir(path, &list);
+	if (n < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (list[i]->d_name[0] != '.' &&
+		    !strncmp(list[i]->d_name, prefix, strlen(prefix)))
+			k++;
+	rd_freedir(list, n);
+	return k;
+}
+
+/* One mapped disk: live, and a loss timeout that covers a restart. */
+static void check_map(struct doctor *d, const char *name)
+{
+	char disk[16];
+	char dir[DOC_PATH_MAX], state[32] = "", server[64] = "", fix[DOC_FIX_MAX];
+	char export[RDMX_EXPORT_NAME_LEN] = "";
+	uint64_t loss;
+
+	/* rdmxbN: what the caller matched, N below 2^20. */
+	snprintf(disk, sizeof(disk), "%.15s", name);
+	if (rd_pathf(dir, sizeof(dir), "%s/block/%s/rdmx", d->sysfs, disk))
+		return;
+	rd_object_attr(dir, "state", state, sizeof(state));
+	rd_object_attr(dir, "server", server, sizeof(server));
+	rd_object_attr(dir, "export", export, sizeof(export));
+	if (strcmp(state, "live")) {
+		if (!strcmp(state, "dead"))
+			snprintf(fix, sizeof(fix),
+				 RD_PROG " unmap --force %s && " RD_PROG " map %s %s",
+				 disk, server, export);
+		else
+			snprintf(fix, sizeof(fix), RD_PROG " map show %s; dmesg | grep %s",
+				 disk, disk);
+		finding(d, !strcmp(state, "dead") ? DOC_ERROR : DOC_WARN, "map",
+			fix, "%s (export %s of %s) is %s", disk, export, server,
+			state[0] ? state : "in an unknown state");
+		return;
+	}
+	if (!rd_object_u64(dir, "loss_timeout_ms", &loss) && loss < 10000) {
+		snprintf(fix, sizeof(fix),
+			 RD_PROG " unmap %s && " RD_PROG " map %s %s --loss-timeout 10m",
+			 disk, server, export);
+		finding(d, DOC_WARN, "map", fix,
+			"%s (export %s of %s) fails its I/O after %llu ms without its server: too short for a server restart",
+			disk, export, server, (unsigned long long)loss);
+		return;
+	}
+	finding(d, DOC_OK, "map", NULL, "%s (export %s of %s) is live", disk,
+		export, server);
+}
+
+static void check_block(struct doctor *d)
+{
+	char path[DOC_PATH_MAX];
+	struct dirent **list;
+	int exports, listeners, i, n;
+
+	if (!d->module_loaded || !sys_exists(d, "kernel/rdmx/exports"))
+		return;
+	exports = count_entries(d, "kernel/rdmx/exports", "");
+	listeners = count_entries(d, "kernel/rdmx/listeners", "");
+	if (exports && !listeners)
+		finding(d, DOC_WARN, "exports", RD_PROG " listen add",
+			"%d export%s but no listener: no peer can map %s",
+			exports, exports == 1 ? "" : "s",
+			exports == 1 ? "it" : "them");
+	else if (exports)
+		finding(d, DOC_OK, "exports", NULL,
+			"%d export%s, %d listener%s", exports,
+			exports == 1 ? "" : "s", listeners,
+			listeners == 1 ? "" : "s");
+	if (rd_pathf(path, sizeof(path), "%s/block", d->sysfs))
+		return;
+	n = rd_scandir(path, &list);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (!strncmp(list[i]->d_name, "rdmxb", 5))
+			check_map(d, list[i]->d_name);
+	rd_freedir(list, n);
+}
+
 /* ---- the command ---- */
 
 static void (*const doctor_checks[])(struct doctor *d) = {
@@ -1133,6 +1228,7 @@ static void (*const doctor_checks[])(struct doctor *d) = {
 	check_devices,
 	check_soft_roce,
 	check_rdma_tool,
+	check_block,
 };
 
 static void doctor_summary(struct doctor *d)
@@ -1177,10 +1273,11 @@ static int doctor_help(struct rd *rd)
 	printf("Usage: " RD_PROG " doctor\n"
 	       "Check first that this kernel can run rdmx at all (module support, the RDMA\n"
 	       "core, an rdmx module for it, DKMS), then the rdmx module, /dev/rdmx, the\n"
-	       "RDMA core, every RDMA port (state,\n"
-	       "netdev, GIDs, MTU), netdevs that two RDMA devices share and the tools to\n"
-	       "create a soft-RoCE device; print each finding as ok, warn or error, with\n"
-	       "the command that fixes it.\n"
+	       "RDMA core, every RDMA port (state, netdev, GIDs, MTU), netdevs that two\n"
+	       "RDMA devices share, the tools to create a soft-RoCE device, exports\n"
+	       "without a listener, and mapped disks that are not live or whose loss\n"
+	       "timeout is short; print each finding as ok, warn or error, with the\n"
+	       "command that fixes it.\n"
 	       "Exit status 1 if any finding is an error.\n"
 	       "Environment: RDMX_SYSFS (default " RD_SYSFS_DEFAULT "), RDMX_DEVNODE (default "
 	       RD_DEVNODE_DEFAULT "), RDMX_ROOT (where /proc, /lib/modules, /usr/src and\n"
