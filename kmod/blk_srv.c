@@ -102,9 +102,10 @@ static_assert(sizeof(struct rdmx_export_resize) ==
  * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
  *	otherwise only to those on a port below 1024
  * @shared: several maps may write it (RDMX_EXPORT_SHARED); otherwise one
- * @uuid: identity, the clients' disk serial: a hash of the host, name and
- *	path, so an export added again after a restart keeps it; random for
- *	RAM, whose data does not survive
+ * @uuid: identity, the clients' disk serial (rdmx_export_make_uuid())
+ * @uuid_src: where @uuid came from, as sysfs "identity" shows it: "given"
+ *	(RDMX_EXPORT_UUID), "file" (a file's filesystem and inode), "path" (a
+ *	block device's host, name and path), "new" (RAM)
  * @nr_allow: entries of @allow; 0 lets any peer in
  * @allow: the allow-list
  * @queues: bound server queues (struct rdmx_bsq)
@@ -134,6 +135,7 @@ struct rdmx_export {
 	bool insecure;
 	bool shared;
 	uuid_t uuid;
+	const char *uuid_src;
 	unsigned int nr_allow;
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
 	struct list_head queues;
@@ -522,6 +524,8 @@ static ssize_t rdmx_exp_attr_show(struct kobject *kobj, struct attribute *attr,
 		return rdmx_exp_show_prefixes(exp, buf);
 	if (!strcmp(n, "uuid"))
 		return sysfs_emit(buf, "%pUb\n", &exp->uuid);
+	if (!strcmp(n, "identity"))
+		return sysfs_emit(buf, "%s\n", exp->uuid_src);
 	if (!strcmp(n, "clients")) {
 		mutex_lock(&rdmx_exports_mutex);
 		clients = exp->nr_queues;
@@ -557,6 +561,7 @@ RDMX_EXP_ATTR(access);
 RDMX_EXP_ATTR_MODE(maps, 0400);
 RDMX_EXP_ATTR_MODE(allow, 0400);
 RDMX_EXP_ATTR(uuid);
+RDMX_EXP_ATTR(identity);
 RDMX_EXP_ATTR(clients);
 RDMX_EXP_ATTR(reads);
 RDMX_EXP_ATTR(writes);
@@ -574,6 +579,7 @@ static struct attribute *rdmx_exp_attrs[] = {
 	&rdmx_exp_attr_maps,
 	&rdmx_exp_attr_allow,
 	&rdmx_exp_attr_uuid,
+	&rdmx_exp_attr_identity,
 	&rdmx_exp_attr_clients,
 	&rdmx_exp_attr_reads,
 	&rdmx_exp_attr_writes,
@@ -688,13 +694,16 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp,
 
 	if (ea->flags & RDMX_EXPORT_UUID) {
 		import_uuid(&exp->uuid, ea->uuid);
+		exp->uuid_src = "given";
 		return;
 	}
 	if (exp->ram) {
 		uuid_gen(&exp->uuid);
+		exp->uuid_src = "new";
 		return;
 	}
 	inode = file_inode(exp->file);
+	exp->uuid_src = S_ISBLK(inode->i_mode) ? "path" : "file";
 	for (i = 0; i < 4; i++) {
 		w[i] = jhash(exp->name, strlen(exp->name), i);
 		if (S_ISBLK(inode->i_mode)) {

@@ -805,6 +805,7 @@ fake_export() {
 	put "$d/secure" "${8:-1}"
 	put "$d/access" "${9:-exclusive}"
 	put "$d/uuid" "${10:-5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b}"
+	put "$d/identity" "${11:-file}"
 	: >"$d/maps"
 	for a in clients reads writes read_bytes write_bytes errors; do
 		put "$d/$a" "$v"
@@ -839,7 +840,8 @@ fake_export "$S" nullb /dev/nullb0 268435456 512 0 "198.18.0.2/32"
 put "$S/kernel/rdmx/exports/file/write_bytes" 12345678901234
 rm "$S/kernel/rdmx/exports/nullb/errors" "$S/kernel/rdmx/exports/nullb/allow" \
 	"$S/kernel/rdmx/exports/nullb/secure" "$S/kernel/rdmx/exports/nullb/access" \
-	"$S/kernel/rdmx/exports/nullb/maps" "$S/kernel/rdmx/exports/nullb/uuid"
+	"$S/kernel/rdmx/exports/nullb/maps" "$S/kernel/rdmx/exports/nullb/uuid" \
+	"$S/kernel/rdmx/exports/nullb/identity"
 fake_disk "$S" 0 198.18.0.1:7471 ram live 131072 0
 fake_disk "$S" 10 '[fe80::1]:7471' file reconnecting 2048 1
 fake_disk "$S" 2 198.18.0.1:7000 nullb dead 524288 0
@@ -851,15 +853,15 @@ RDMX_SYSFS=$S run export list
 check "export list exits 0" rc_is 0
 check "export list: the ram export" out_has '^ram: ram:67108864 size 67108864 lbs 512 rw insecure access shared allow any$'
 check "export list: the read-only file with two prefixes" out_has '^file: /var/tmp/disk\.img size 1048576 lbs 4096 ro secure access exclusive allow 198\.18\.0\.0/24,::1/128$'
-check "export list: uuid and counters" out_has '^    uuid 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
+check "export list: uuid and counters" out_has '^    uuid 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6b identity file clients 1 reads 2 writes 3 read_bytes 4 write_bytes 12345678901234 errors 6$'
 check "export list: a line per map" eval 'out_has "^    map 198\.18\.0\.2 0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b rw queues 2$" && out_has "^    map fd00::2 7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d ro queues 1$"'
-check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - access - allow -$" && out_has "^    uuid - clients 1 .* errors -$"'
+check "export list: a missing file is '-'" eval 'out_has "^nullb: /dev/nullb0 size 268435456 lbs 512 rw - access - allow -$" && out_has "^    uuid - identity - clients 1 .* errors -$"'
 check "export list: in name order" eval '[ "$(grep -oE "^[a-z]+:" "$T/out" | tr -d "\n")" = "file:nullb:ram:" ]'
 RDMX_SYSFS=$S run export
 check "export alone lists too" out_has '^ram: '
 RDMX_SYSFS=$S run -j export list
 check "-j export list is JSON" is_json
-check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "access", "allow", "uuid", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors", "maps"}'
+check "-j export list: keys" json_true 'set(d[0]) == {"name", "path", "size", "logical_block_size", "read_only", "secure", "access", "allow", "uuid", "identity", "clients", "reads", "writes", "read_bytes", "write_bytes", "errors", "maps"}'
 check "-j export list: access and maps" json_true 'd[2]["access"] == "shared" and d[0]["access"] == "exclusive" and d[1]["access"] is None and d[0]["maps"] == [] and d[1]["maps"] is None and d[2]["maps"] == [{"host": "198.18.0.2", "map": "0f4e2a6c-1d3b-4c5e-9a7b-2c1d0e9f8a7b", "mode": "rw", "queues": 2}, {"host": "fd00::2", "map": "7d1c9b8a-0e2f-4a3b-8c4d-5e6f7a8b9c0d", "mode": "ro", "queues": 1}]'
 check "-j export list: values" json_true 'd[0]["name"] == "file" and d[0]["read_only"] is True and d[0]["allow"] == ["198.18.0.0/24", "::1/128"] and d[0]["write_bytes"] == 12345678901234 and d[0]["logical_block_size"] == 4096'
 check "-j export list: empty allow-list is [], a missing one null" json_true 'd[2]["allow"] == [] and d[1]["allow"] is None and d[1]["errors"] is None and d[2]["read_only"] is False'

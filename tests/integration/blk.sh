@@ -806,10 +806,12 @@ fi
 cfg_port=7490
 if [ "$RDMX_NODE" = 1 ]; then
 	mkdir -p /mnt/cfg && mount -t tmpfs -o size=16m tmpfs /mnt/cfg &&
-		truncate -s 8M /mnt/cfg/f.img
+		truncate -s 8M /mnt/cfg/f.img /mnt/cfg/p.img
+	upin=2f0b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d
 	printf '%s\n' '# node 1: the server' 'set blk_keepalive_ms 4000' \
 		"listen -a $srv -p $cfg_port" 'export cfgram ram:8M' \
-		'export cfgfile /mnt/cfg/f.img --allow 198.18.0.0/24' >/tmp/rdmx.conf
+		'export cfgfile /mnt/cfg/f.img --allow 198.18.0.0/24' \
+		"export cfgpin /mnt/cfg/p.img --uuid $upin" >/tmp/rdmx.conf
 	rdmx_barrier cfg-client-waits "$long"
 	sleep 6
 	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply1.txt" 2>&1
@@ -817,14 +819,16 @@ if [ "$RDMX_NODE" = 1 ]; then
 	cat "$RDMX_OUT/cfg-apply1.txt"
 	rdmx_check "config: the tunable, listener and exports are up" sh -c \
 		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl export show cfgfile >/dev/null"
+	rdmx_check "config: where each uuid came from: RAM new, the file's, the one given" sh -c \
+		"[ \$(cat $sys/exports/cfgram/identity) = new ] && [ \$(cat $sys/exports/cfgfile/identity) = file ] && [ \$(cat $sys/exports/cfgpin/identity) = given ] && [ \$(cat $sys/exports/cfgpin/uuid) = $upin ]"
 	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply2.txt" 2>&1
 	rdmx_check "config: apply again: exits 0, changes nothing" \
 		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ]"
 	ucfg=$(rdmxctl -j export show cfgfile | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["uuid"])')
 	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
 	cat /tmp/saved.conf
-	rdmx_check "config: saved: the tunable, listener, exports (the file's uuid pinned, RAM's not)" sh -c \
-		"grep -qx 'set blk_keepalive_ms 4000' /tmp/saved.conf && grep -qx 'listen -a $srv -p $cfg_port' /tmp/saved.conf && grep -qx 'export cfgram ram:8388608 --lbs 512' /tmp/saved.conf && grep -qx 'export cfgfile /mnt/cfg/f.img --lbs 512 --allow 198.18.0.0/24 --uuid $ucfg' /tmp/saved.conf"
+	rdmx_check "config: saved: the tunable, listener, exports (only the given uuid pinned)" sh -c \
+		"grep -qx 'set blk_keepalive_ms 4000' /tmp/saved.conf && grep -qx 'listen -a $srv -p $cfg_port' /tmp/saved.conf && grep -qx 'export cfgram ram:8388608 --lbs 512' /tmp/saved.conf && grep -qx 'export cfgfile /mnt/cfg/f.img --lbs 512 --allow 198.18.0.0/24' /tmp/saved.conf && grep -qx 'export cfgpin /mnt/cfg/p.img --lbs 512 --uuid $upin' /tmp/saved.conf"
 	rdmx_barrier cfg-up
 	rdmx_barrier cfg-client-down "$long"
 	rdmx_check "config: down --server" rdmxctl config down --server -f /tmp/saved.conf
@@ -832,12 +836,12 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "config: nothing left after the reload" sh -c \
 		"[ \$(cat $sys/blk_keepalive_ms) != 4000 ] && ! rdmxctl export show cfgfile 2>/dev/null"
 	rdmx_check "config: apply the saved file" rdmxctl config apply --server -f /tmp/saved.conf
-	rdmx_check "config: back: the tunable, listener, exports, the file's uuid" sh -c \
-		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl -j export show cfgfile | grep -q '$ucfg'"
+	rdmx_check "config: back: the tunable, listener, exports, the file's uuid derived again, the given one" sh -c \
+		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl -j export show cfgfile | grep -q '$ucfg' && [ \$(cat $sys/exports/cfgpin/uuid) = $upin ]"
 	rdmx_barrier cfg-back
 	rdmx_barrier cfg-done "$long"
-	rdmx_check "config: export del cfgram, cfgfile; listen del" sh -c \
-		"rdmxctl export del cfgram && rdmxctl export del cfgfile && rdmxctl listen del -a $srv -p $cfg_port"
+	rdmx_check "config: export del cfgram, cfgfile, cfgpin; listen del" sh -c \
+		"rdmxctl export del cfgram && rdmxctl export del cfgfile && rdmxctl export del cfgpin && rdmxctl listen del -a $srv -p $cfg_port"
 	umount /mnt/cfg
 else
 	printf '%s\n' '# node 2: the client' 'set reconnect_max_ms 1500' \

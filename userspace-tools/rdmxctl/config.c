@@ -683,6 +683,58 @@ static bool save_listener(const char *dir, const char *name, const void *arg)
 	return false;
 }
 
+/*
+ * Whether export @name's uuid must be written: only one the operator gave
+ * that the storage would not give again. One derived from the storage (a
+ * device's WWN or serial, a file's filesystem and inode) is derived again
+ * when the file is applied, from whatever the path then is: pinned, it
+ * would follow the path to other storage after devices were renamed. RAM
+ * gets a new one each time. @uuid gets the uuid.
+ */
+static bool save_pin_uuid(const char *dir, const char *name, const char *path,
+			  char *uuid, size_t size)
+{
+	char src[16], derived[RD_UUID_LEN], from[768];
+	uint8_t u[16];
+
+	if (rd_object_attr(dir, "uuid", uuid, size) <= 0 ||
+	    rd_object_attr(dir, "identity", src, sizeof(src)) <= 0 ||
+	    strcmp(src, "given"))
+		return false;
+	if (rd_blk_identity(name, path, u, from, sizeof(from)))
+		return true;
+	rd_format_uuid(u, derived);
+	return strcmp(derived, uuid);
+}
+
+/*
+ * A block device by a name that follows it (/dev/disk/by-id/...), when
+ * udev made one: @path is rewritten, else left.
+ */
+static void save_stable_path(char *path, size_t size)
+{
+	static const char by_id[] = "/dev/disk/by-id";
+	char link[PATH_MAX], real[PATH_MAX];
+	struct dirent **list;
+	struct stat st;
+	int i, n;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return;
+	n = rd_scandir(by_id, &list);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (list[i]->d_name[0] != '.' &&
+		    !rd_pathf(link, sizeof(link), "%s/%s", by_id,
+			      list[i]->d_name) &&
+		    realpath(link, real) && !strcmp(real, path)) {
+			snprintf(path, size, "%s", link);
+			break;
+		}
+	rd_freedir(list, n);
+}
+
 static bool save_export(const char *dir, const char *name, const void *arg)
 {
 	char path[PATH_MAX], v[1024], *save = NULL, *a;
@@ -690,6 +742,7 @@ static bool save_export(const char *dir, const char *name, const void *arg)
 
 	if (rd_object_attr(dir, "path", path, sizeof(path)) <= 0)
 		return false;
+	save_stable_path(path, sizeof(path));
 	fprintf(f, "export %s %s", name, path);
 	if (rd_object_attr(dir, "read_only", v, sizeof(v)) > 0 && !strcmp(v, "1"))
 		fprintf(f, " --ro");
@@ -703,9 +756,7 @@ static bool save_export(const char *dir, const char *name, const void *arg)
 	if (rd_object_attr(dir, "allow", v, sizeof(v)) > 0)
 		for (a = strtok_r(v, " ", &save); a; a = strtok_r(NULL, " ", &save))
 			fprintf(f, " --allow %s", a);
-	/* RAM's identity does not outlive it; the others' is pinned. */
-	if (strncmp(path, "ram:", 4) &&
-	    rd_object_attr(dir, "uuid", v, sizeof(v)) > 0)
+	if (save_pin_uuid(dir, name, path, v, sizeof(v)))
 		fprintf(f, " --uuid %s", v);
 	fprintf(f, "\n");
 	return false;

@@ -785,6 +785,7 @@ static bool export_print(struct rd *rd, const char *dir, const char *name)
 	print_nl(rd);
 	print_indent(rd, 4);
 	export_print_word(rd, dir, "uuid");
+	export_print_word(rd, dir, "identity");
 	for (i = 0; i < ARRAY_SIZE(export_nums); i++)
 		export_print_num(rd, dir, export_nums[i], export_nums[i]);
 	export_print_maps(rd, dir);
