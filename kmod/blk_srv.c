@@ -689,6 +689,7 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp,
 {
 	const char *host = init_utsname()->nodename;
 	struct inode *inode;
+	bool blk;
 	u32 w[4];
 	int i;
 
@@ -703,22 +704,23 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp,
 		return;
 	}
 	inode = file_inode(exp->file);
-	exp->uuid_src = S_ISBLK(inode->i_mode) ? "path" : "file";
+	blk = S_ISBLK(inode->i_mode);
+	exp->uuid_src = blk ? "path" : "file";
 	for (i = 0; i < 4; i++) {
 		w[i] = jhash(exp->name, strlen(exp->name), i);
-		if (S_ISBLK(inode->i_mode)) {
+		if (blk) {
 			w[i] = jhash(host, strlen(host), w[i]);
 			w[i] = jhash(exp->path, strlen(exp->path), w[i]);
-		} else if (!uuid_is_null(&inode->i_sb->s_uuid)) {
+			continue;
+		}
+		if (uuid_is_null(&inode->i_sb->s_uuid))
+			w[i] = jhash_1word(inode->i_sb->s_dev, w[i]);
+		else
 			w[i] = jhash(&inode->i_sb->s_uuid,
 				     sizeof(inode->i_sb->s_uuid), w[i]);
-		} else {
-			w[i] = jhash_1word(inode->i_sb->s_dev, w[i]);
-		}
-		if (!S_ISBLK(inode->i_mode))
-			w[i] = jhash_3words(lower_32_bits(inode->i_ino),
-					    upper_32_bits(inode->i_ino),
-					    inode->i_generation, w[i]);
+		w[i] = jhash_3words(lower_32_bits(inode->i_ino),
+				    upper_32_bits(inode->i_ino),
+				    inode->i_generation, w[i]);
 	}
 	memcpy(exp->uuid.b, w, sizeof(exp->uuid.b));
 	exp->uuid.b[6] = (exp->uuid.b[6] & 0x0f) | 0x80;	/* version 8 */
@@ -840,11 +842,10 @@ long rdmx_ioc_export_add(void __user *uarg)
 	if (ea->flags & ~(RDMX_EXPORT_RO | RDMX_EXPORT_RAM |
 			  RDMX_EXPORT_INSECURE | RDMX_EXPORT_SHARED |
 			  RDMX_EXPORT_UUID) ||
-	    ((ea->flags & RDMX_EXPORT_UUID) &&
-	     ((ea->flags & RDMX_EXPORT_RAM) ||
-	      !memchr_inv(ea->uuid, 0, sizeof(ea->uuid)))) ||
-	    (!(ea->flags & RDMX_EXPORT_UUID) &&
-	     memchr_inv(ea->uuid, 0, sizeof(ea->uuid))) ||
+	    /* A uuid exactly when the flag says so, and never for RAM. */
+	    !(ea->flags & RDMX_EXPORT_UUID) !=
+	    !memchr_inv(ea->uuid, 0, sizeof(ea->uuid)) ||
+	    ((ea->flags & RDMX_EXPORT_UUID) && (ea->flags & RDMX_EXPORT_RAM)) ||
 	    ea->reserved0 ||
 	    memchr_inv(ea->reserved, 0, sizeof(ea->reserved)) ||
 	    !rdmx_export_name_ok(ea->name) ||

@@ -424,14 +424,11 @@ static bool config_present(const struct config_line *l, char *disk)
 	char path[PATH_MAX], port[16];
 	struct config_want w = { .disk = disk };
 
+	snprintf(port, sizeof(port), "%u", RDMX_DEFAULT_PORT);
+	w.port = config_opt(l, 'p', "port", port);
 	switch (l->kind) {
 	case CFG_LISTEN:
 		w.host = config_opt(l, 'a', "addr", "0.0.0.0");
-		w.port = config_opt(l, 'p', "port", NULL);
-		if (!w.port) {
-			snprintf(port, sizeof(port), "%u", RDMX_DEFAULT_PORT);
-			w.port = port;
-		}
 		return !rd_pathf(path, sizeof(path), "%s/kernel/rdmx/listeners",
 				 rd_sysfs()) &&
 		       config_scan(path, config_listener_is, &w);
@@ -442,11 +439,6 @@ static bool config_present(const struct config_line *l, char *disk)
 	case CFG_MAP:
 		w.host = config_word(l, 0);
 		w.name = config_word(l, 1);
-		w.port = config_opt(l, 'p', "port", NULL);
-		if (!w.port) {
-			snprintf(port, sizeof(port), "%u", RDMX_DEFAULT_PORT);
-			w.port = port;
-		}
 		return w.host && w.name &&
 		       !rd_pathf(path, sizeof(path), "%s/block", rd_sysfs()) &&
 		       config_scan(path, config_disk_is, &w);
@@ -455,27 +447,29 @@ static bool config_present(const struct config_line *l, char *disk)
 	}
 }
 
-/* Run "rdmxctl WORD..." for @l in this process; Return: its exit code. */
-static int config_run(struct rd *rd, const char *first, const char *second,
-		      const struct config_line *l)
+/*
+ * Run "rdmxctl VERB [COMMAND] WORD..." for @l's words in this process
+ * (VERB: @l's kind); Return: its exit code.
+ */
+static int config_run(const char *command, const struct config_line *l)
 {
-	char *argv[CONFIG_WORDS + 3];
-	struct rd sub = { 0 };
-	int i, n = 0;
+	char *argv[CONFIG_WORDS + 2];
+	struct rd sub = { .argv = argv };
+	int i;
 
-	if (second)
-		argv[n++] = (char *)second;
+	if (command)
+		argv[sub.argc++] = (char *)command;
 	for (i = 0; i < l->argc; i++)
-		argv[n++] = l->argv[i];
-	argv[n] = NULL;
-	sub.argc = n;
-	sub.argv = argv;
-	(void)rd;
-	if (!strcmp(first, "listen"))
+		argv[sub.argc++] = l->argv[i];
+	argv[sub.argc] = NULL;
+	switch (l->kind) {
+	case CFG_LISTEN:
 		return cmd_listen(&sub);
-	if (!strcmp(first, "export"))
+	case CFG_EXPORT:
 		return cmd_export(&sub);
-	return cmd_map(&sub);
+	default:
+		return cmd_map(&sub);
+	}
 }
 
 /* "set NAME VALUE": the tunable, unless it has the value already. */
@@ -502,7 +496,7 @@ static int config_set(const struct config_line *l)
 }
 
 /* One line brought up; Return: its exit code. */
-static int config_up(struct rd *rd, struct config_line *l)
+static int config_up(struct config_line *l)
 {
 	int ret;
 
@@ -515,26 +509,26 @@ static int config_up(struct rd *rd, struct config_line *l)
 		ret = config_set(l);
 		break;
 	case CFG_LISTEN:
-		ret = config_run(rd, "listen", "add", l);
+		ret = config_run("add", l);
 		if (!ret)
 			printf("listening: %s:%s\n",
 			       config_opt(l, 'a', "addr", "0.0.0.0"),
 			       config_opt(l, 'p', "port", "7471"));
 		break;
 	case CFG_EXPORT:
-		ret = config_run(rd, "export", "add", l);
+		ret = config_run("add", l);
 		if (!ret)
 			printf("exported: %s\n", l->argv[0]);
 		break;
 	default:
-		ret = config_run(rd, "map", NULL, l);
+		ret = config_run(NULL, l);
 		break;
 	}
 	l->done = !ret;
 	return ret;
 }
 
-static int config_apply(struct rd *rd, struct config *c)
+static int config_apply(struct config *c)
 {
 	uint64_t waited = 0;
 	unsigned int i, left;
@@ -547,7 +541,7 @@ static int config_apply(struct rd *rd, struct config *c)
 			struct config_line *l = &c->lines[i];
 
 			if (l->kind == (enum config_kind)k &&
-			    config_up(rd, l) && k != CFG_MAP)
+			    config_up(l) && k != CFG_MAP)
 				ret = RD_EXIT_FAIL;
 		}
 	}
@@ -564,7 +558,7 @@ static int config_apply(struct rd *rd, struct config *c)
 		waited += CONFIG_RETRY_SECS * 1000;
 		for (i = 0; i < c->n; i++)
 			if (c->lines[i].kind == CFG_MAP && !c->lines[i].done)
-				config_up(rd, &c->lines[i]);
+				config_up(&c->lines[i]);
 	}
 	if (left) {
 		rd_err("%s: %u map(s) not up", c->file, left);
@@ -573,7 +567,7 @@ static int config_apply(struct rd *rd, struct config *c)
 	return ret;
 }
 
-static int config_down(struct rd *rd, struct config *c)
+static int config_down(struct config *c)
 {
 	int k, ret = RD_EXIT_OK;
 	unsigned int i;
@@ -610,7 +604,7 @@ static int config_down(struct rd *rd, struct config *c)
 					del.argv[del.argc++] = l->argv[j];
 			}
 			del.argv[del.argc] = NULL;
-			if (config_run(rd, config_verbs[k], "del", &del))
+			if (config_run("del", &del))
 				ret = RD_EXIT_FAIL;
 		}
 	}
@@ -896,9 +890,9 @@ static int config_cmd(struct rd *rd, char what)
 	ret = config_load(&c);
 	if (!ret) {
 		if (what == 'a')
-			ret = config_apply(rd, &c);
+			ret = config_apply(&c);
 		else if (what == 'd')
-			ret = config_down(rd, &c);
+			ret = config_down(&c);
 		else
 			ret = config_show(rd, &c);
 	}

@@ -167,20 +167,18 @@ int rd_blk_identity(const char *name, const char *path, uint8_t uuid[16],
 		if (rd_pathf(disk, sizeof(disk), "%s/..", dir))
 			return -ENAMETOOLONG;
 	}
-	for (i = 0; i < sizeof(ident_attrs) / sizeof(ident_attrs[0]); i++) {
-		char key[700];
-		int n;
+	for (i = 0; i < ARRAY_SIZE(ident_attrs); i++) {
+		char key[700], nsid[32] = "";
 
 		if (rd_pathf(f, sizeof(f), "%s/%s", disk, ident_attrs[i]) ||
 		    rd_read_file(f, val, sizeof(val)) <= 0)
 			continue;
-		n = snprintf(key, sizeof(key), "%s=%s", ident_attrs[i], val);
 		/* A controller's serial names every namespace behind it. */
 		if (!strcmp(ident_attrs[i], "device/serial") &&
-		    !rd_pathf(f, sizeof(f), "%s/nsid", disk) &&
-		    rd_read_file(f, val, sizeof(val)) > 0)
-			n += snprintf(key + n, sizeof(key) - n, ";nsid=%s", val);
-		snprintf(key + n, sizeof(key) - n, "%s", part);
+		    !rd_pathf(f, sizeof(f), "%s/nsid", disk))
+			rd_read_file(f, nsid, sizeof(nsid));
+		snprintf(key, sizeof(key), "%s=%.512s%s%s%s", ident_attrs[i],
+			 val, nsid[0] ? ";nsid=" : "", nsid, part);
 		ident_uuid(name, key, uuid);
 		snprintf(src, size, "%s", key);
 		return 0;
