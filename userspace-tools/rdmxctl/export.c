@@ -242,6 +242,7 @@ int rd_parse_ram(const char *s, uint64_t *size)
  * @name: NAME
  * @path: PATH, as given
  * @abs: PATH made absolute, for the kernel and sysfs
+ * @uuid_opt: --uuid was given
  * @ident: where the uuid came from: "--uuid", what rd_blk_identity() read,
  *	or empty for the kernel's own
  */
@@ -250,6 +251,7 @@ struct export_args {
 	const char *name;
 	const char *path;
 	char abs[PATH_MAX];
+	bool uuid_opt;
 	char ident[768];
 };
 
@@ -285,6 +287,7 @@ static int export_add_opt(struct export_args *x, int opt, const char *val)
 			return rd_usage_err("export", "bad --uuid '%s': expected a uuid (8-4-4-4-12 hex digits), not all zero",
 					    val);
 		x->ea.flags |= RDMX_EXPORT_UUID;
+		x->uuid_opt = true;
 		snprintf(x->ident, sizeof(x->ident), "--uuid");
 		return 0;
 	case EXPORT_OPT_ALLOW:
@@ -431,12 +434,11 @@ static void export_add_print(struct rd *rd, const struct export_args *x)
 	if (x->ea.size >= RDMX_EXPORT_ADD_SIZE_VER1)
 		rd_format_uuid(x->ea.uuid, uuid);
 	open_object(rd, NULL);
-	print_str(rd, "export", "export %s:", x->name);
-	print_str(rd, "uuid", " uuid %s", uuid[0] ? uuid : "unknown");
-	print_str(rd, "identity", " (%s)",
+	print_str(rd, "export", NULL, x->name);
+	print_str(rd, "uuid", NULL, uuid[0] ? uuid : "unknown");
+	print_str(rd, "identity", NULL,
 		  x->ident[0] ? x->ident :
 		  x->ea.flags & RDMX_EXPORT_RAM ? "new for RAM" : "the module's");
-	print_nl(rd);
 	close_object(rd);
 }
 
@@ -463,7 +465,7 @@ static int export_add(struct rd *rd)
 		goto out;
 	memcpy(x->ea.name, x->name, strlen(x->name));
 
-	if (x->ea.flags & RDMX_EXPORT_UUID && !strcmp(x->ident, "--uuid"))
+	if (x->uuid_opt)
 		fd = rd_blk_open_need(RDMX_FEATURE_BLOCK | RDMX_FEATURE_BLOCK_IDENTITY,
 				   "export uuids (--uuid)");
 	else if (x->ea.flags & RDMX_EXPORT_SHARED)

@@ -234,7 +234,8 @@ static int monitor_run(struct rd *rd)
 		return RD_EXIT_FAIL;
 	}
 	/* What is there at the start counts as new. */
-	mon_diff(rd, &a, (mon_snapshot(&b), &b));
+	mon_snapshot(&b);
+	mon_diff(rd, &a, &b);
 	while (!duration || waited < duration) {
 		poll(NULL, 0, interval);
 		waited += interval;
