@@ -480,6 +480,18 @@ check "config show of an unknown tunable: exits 1, names the line" \
 printf 'export onlyname\n' >"$T/bad.conf"
 run config show -f "$T/bad.conf"
 check "config show of an export without PATH: exits 1" eval 'rc_is 1 && err_has "bad\.conf:1: expected .export NAME PATH"'
+printf 'map 198.18.0.1\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of a map without NAME: exits 1, map's reason and the line" \
+	eval 'rc_is 1 && err_has "missing NAME" && err_has "bad\.conf:1: expected .map \[-p PORT\] HOST NAME"'
+printf 'listen -a 198.18.0.1\nlisten -p 0\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of a listen with a bad port: exits 1, names line 2" \
+	eval 'rc_is 1 && err_has "bad port .0." && err_has "bad\.conf:2: expected .listen"'
+printf 'map -p 7471 198.18.0.1 db --loss-timeout 2d\n' >"$T/bad.conf"
+run config show -f "$T/bad.conf"
+check "config show of a map with a bad option value: exits 1" \
+	eval 'rc_is 1 && err_has "bad loss timeout .2d." && err_has "bad\.conf:1:"'
 run config show -f "$T/no-such.conf"
 check "config show of a missing file: exits 1, says so" eval 'rc_is 1 && err_has "no-such\.conf: No such file"'
 usage_err "config apply --server --client" config apply --server --client
@@ -546,8 +558,8 @@ usage_err "map depth 1025" map host1 disk1 --depth 1025
 check "map depth 1025: names the bounds" err_has "bad depth '1025': expected 1 to 1024"
 usage_err "map depth not a number" map host1 disk1 -d many
 usage_err "map loss timeout 0" map host1 disk1 --loss-timeout 0
-usage_err "map loss timeout over an hour" map host1 disk1 --loss-timeout 3600001
-check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3600001': expected 1ms to 1h, or forever"
+usage_err "map loss timeout over an hour" map host1 disk1 --loss-timeout 3601
+check "map loss timeout over an hour: names the bounds" err_has "bad loss timeout '3601': expected 1ms to 1h, or forever \(a bare number is seconds"
 usage_err "map HOST:PORT with a bad port" map host1:99999 disk1
 check "map HOST:PORT with a bad port: names the forms" err_has "expected HOST, HOST:PORT or \[ADDR\]:PORT"
 usage_err "map loss timeout with an unknown unit" map host1 disk1 --loss-timeout 5d
@@ -692,7 +704,7 @@ put "$S/block/rdmxb0/rdmx/export" db
 put "$S/block/rdmxb0/rdmx/state" live
 RDMX_SYSFS=$S "$BIN" monitor --interval 100ms --duration 3s >"$T/mon.txt" 2>&1 &
 mon=$!
-RDMX_SYSFS=$S "$BIN" -j monitor -i 100 -d 3s >"$T/mon.json" 2>&1 &
+RDMX_SYSFS=$S "$BIN" -j monitor -i 100ms -d 3 >"$T/mon.json" 2>&1 &
 monj=$!
 sleep 1
 put "$S/block/rdmxb0/rdmx/state" reconnecting
@@ -711,6 +723,7 @@ import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 sys.exit(0 if len(ev) == 5 and {(e["kind"], e["event"]) for e in ev} == {("session", "new"), ("map", "new"), ("map", "state"), ("session", "gone"), ("export", "new")} and [e for e in ev if e["event"] == "state"][0]["from"] == "live" else 1)' "$T/mon.json"
 usage_err "monitor --interval 0" monitor --interval 0
+usage_err "monitor --interval 3601 (seconds: over an hour)" monitor --interval 3601
 usage_err "monitor extra word" monitor now
 
 # ---- session and listen list from a fake sysfs ----
@@ -884,6 +897,19 @@ check "map list: IPv6 server, read-only" out_has '^rdmxb10: /dev/rdmxb10 server 
 check "map list: a missing file is '-'" eval 'out_has "^rdmxb2: .* state dead size 268435456 -$" && out_has "timeouts 11 slow 12 requeues - inline_reads 14$"'
 check "map list: in number order, 0 2 10" eval '[ "$(grep -oE "^rdmxb[0-9]+:" "$T/out" | tr -d "\n")" = "rdmxb0:rdmxb2:rdmxb10:" ]'
 check "map list: other disks, and rdmxb without rdmx/, left out" not_out_has 'sda|rdmxb3|rdmxbx'
+RDMX_SYSFS=$S run config save -f "$T/saved-maps.conf"
+check "config save: a map's loss timeout in milliseconds, with the unit" \
+	eval 'rc_is 0 && grep -qx "map -p 7471 198.18.0.1 ram --queues 1 --depth 2 --loss-timeout 3ms" "$T/saved-maps.conf"'
+put "$S/block/rdmxb0/rdmx/loss_timeout_ms" 4294967295
+RDMX_SYSFS=$S run config save -f "$T/saved-maps.conf"
+check "config save: a loss timeout of forever" \
+	grep -qx "map -p 7471 198.18.0.1 ram --queues 1 --depth 2 --loss-timeout forever" "$T/saved-maps.conf"
+put "$S/block/rdmxb0/rdmx/loss_timeout_ms" 3
+printf '%s\n' 'map 198.18.0.1:7471 ram' 'map -p 7000 198.18.0.1 nullb --ro' \
+	'map -p 7471 [fe80::1] file' >"$T/present.conf"
+RDMX_SYSFS=$S run config apply --client -f "$T/present.conf"
+check "config apply: maps there already (HOST:PORT, -p, [ADDR]) are left alone" \
+	eval 'rc_is 0 && [ ! -s "$T/out" ] && [ ! -s "$T/err" ]'
 RDMX_SYSFS=$S run -j map list
 check "-j map list is JSON" is_json
 check "-j map list: keys" json_true 'set(d[0]) == {"name", "index", "dev", "server", "export", "state", "size", "read_only", "nr_queues", "queue_depth", "loss_timeout_ms", "reconnects", "reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors", "timeouts", "slow", "requeues", "inline_reads"}'
@@ -2243,8 +2269,8 @@ EOF
 	check "shim: map exits 0, prints the device" eval 'rc_is 0 && [ "$(cat "$T/out")" = /dev/rdmxb3 ]'
 	check "shim: map passes address, port and name, defaults 0" \
 		log_has '^MAP family=2 port=7471 addr=127\.0\.0\.1 name=disk1 flags=0 queues=0 depth=0 loss=0 timeout=0$'
-	mshim -j map -p 9000 '[::1]' disk1 --queues 4 --depth 64 --ro --loss-timeout 30000 --timeout 5000
-	check "shim: map with every option passes them" \
+	mshim -j map -p 9000 '[::1]' disk1 --queues 4 --depth 64 --ro --loss-timeout 30 --timeout 5
+	check "shim: map with every option passes them, bare numbers in seconds" \
 		log_has '^MAP family=10 port=9000 addr=::1 name=disk1 flags=1 queues=4 depth=64 loss=30000 timeout=5000$'
 	check "shim: -j map: the device, index, server and export" \
 		json_true 'd == {"dev": "/dev/rdmxb3", "index": 3, "server": "[::1]:9000", "export": "disk1", "read_only": True}'

@@ -148,7 +148,7 @@ export_del_retry() {
 map_dev() {
 	local name=$1
 	shift
-	rdmxctl map -p "$port" "$srv" "$name" --loss-timeout "$loss_ms" "$@"
+	rdmxctl map -p "$port" "$srv" "$name" --loss-timeout "${loss_ms}ms" "$@"
 }
 
 # fio_ok JSON: fio's JSON shows no error, and every job did both reads and
@@ -451,7 +451,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	# Both take about 80 s: full mode only.
 	if [ "$mode" != full ]; then
 		rdmx_skip "slow: a slow export, stuck requests" "full mode only"
-	elif d=$(rdmxctl map -p "$port" "$srv" slow --queues 1 --loss-timeout 3000 \
+	elif d=$(rdmxctl map -p "$port" "$srv" slow --queues 1 --loss-timeout 3s \
 		2>"$RDMX_OUT/map-slow.err"); then
 		rdmx_pass "slow: map slow (one queue, loss timeout 3 s): $d"
 		s=/sys/block/${d#/dev/}

@@ -237,7 +237,7 @@ else
 	# A disk mapped before the faults: the data path (and the queues'
 	# reconnects) meet them whether or not new maps get through.
 	premap() {
-		pdev=$(rdmxctl map -p "$port" "$srv" fx --loss-timeout 5000) ||
+		pdev=$(rdmxctl map -p "$port" "$srv" fx --loss-timeout 5s) ||
 			rdmx_fail "map fx before the faults"
 	}
 	phase_begin premap
@@ -249,7 +249,7 @@ else
 			run pread 120 dd if="$pdev" of=/dev/null bs=64k count=16 iflag=direct
 		fi
 		if dev=$(timeout -k 20 120 rdmxctl map -p "$port" "$srv" fx \
-				--loss-timeout 3000 2>>"$RDMX_OUT/cmd-map.txt"); then
+				--loss-timeout 3s 2>>"$RDMX_OUT/cmd-map.txt"); then
 			tally map 0
 			run write 120 dd if=/dev/urandom of="$dev" bs=64k count=16 oflag=direct
 			run read 120 dd if="$dev" of=/dev/null bs=64k count=16 iflag=direct

@@ -169,7 +169,7 @@ else
 		rdmx_fail "rdmxctl map of the secure export craftsec"
 	fi
 	rdmx_barrier lure-up $((1800 + fuzz_secs))
-	if d=$(rdmxctl map -p 7483 --timeout 30000 "$srv" craft 2>"$RDMX_OUT/map-lure.err"); then
+	if d=$(rdmxctl map -p 7483 --timeout 30s "$srv" craft 2>"$RDMX_OUT/map-lure.err"); then
 		rdmx_fail "a map through user nobody's listener on port 7483 is refused (got $d)"
 		rdmxctl unmap "$d"
 	else
@@ -367,7 +367,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_barrier slowdel-done 600
 else
 	rdmx_barrier slowdel-up 600
-	if d=$(rdmxctl map -p "$port" --loss-timeout 3000 "$srv" slowdel); then
+	if d=$(rdmxctl map -p "$port" --loss-timeout 3s "$srv" slowdel); then
 		rdmx_pass "map slowdel: $d"
 		dd if=/dev/zero of="$d" bs=4k count=40 oflag=direct \
 			>"$RDMX_OUT/slowdel-dd.txt" 2>&1 &
@@ -586,7 +586,7 @@ else
 	sys=/sys/kernel/rdmx
 	old_loss=$(cat "$sys/loss_timeout_ms")
 	echo 120000 >"$sys/loss_timeout_ms"
-	if d=$(rdmxctl map -p "$port" "$srv" removal --loss-timeout 120000); then
+	if d=$(rdmxctl map -p "$port" "$srv" removal --loss-timeout 2m); then
 		rdmx_pass "map removal: $d"
 	else
 		rdmx_fail "map removal"

@@ -18,11 +18,9 @@
  * file's commands. --server takes the tunables, listeners and exports,
  * --client the tunables and maps.
  */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +56,10 @@ static const char *const config_verbs[CFG_KINDS] = {
  * @argc: words after the verb
  * @argv: the words, NULL-terminated
  * @done: brought up (apply) or found there
+ * @addr: a listen line's address, as "listen add" parses it
+ * @host: a map line's HOST, as "map" parses it
+ * @port: its port
+ * @name: the export it maps
  */
 struct config_line {
 	enum config_kind kind;
@@ -65,6 +67,10 @@ struct config_line {
 	int argc;
 	char *argv[CONFIG_WORDS + 1];
 	bool done;
+	struct rdmx_sockaddr addr;
+	char host[256];
+	unsigned int port;
+	const char *name;
 };
 
 /**
@@ -174,9 +180,14 @@ static bool config_param_ok(const char *name)
 	return false;
 }
 
-/* What a line must have, whatever its options; Return: 0 or -1. */
-static int config_check(const struct config *c, const struct config_line *l)
+/*
+ * What a line must have; a listen or map line is parsed as its command
+ * parses it, into @l. Return: 0 or -1.
+ */
+static int config_check(const struct config *c, struct config_line *l)
 {
+	struct rd sub = { .argc = l->argc, .argv = l->argv };
+
 	switch (l->kind) {
 	case CFG_SET:
 		if (l->argc != 2 || !config_param_ok(l->argv[0])) {
@@ -192,7 +203,20 @@ static int config_check(const struct config *c, const struct config_line *l)
 			return -1;
 		}
 		return 0;
+	case CFG_LISTEN:
+		if (rd_listen_words(&sub, &l->addr)) {
+			rd_err("%s:%u: expected 'listen [-a ADDR] [-p PORT]'",
+			       c->file, l->lineno);
+			return -1;
+		}
+		return 0;
 	default:
+		if (rd_map_words(&sub, l->host, sizeof(l->host), &l->port,
+				 &l->name)) {
+			rd_err("%s:%u: expected 'map [-p PORT] HOST NAME [OPTION...]'",
+			       c->file, l->lineno);
+			return -1;
+		}
 		return 0;
 	}
 }
@@ -253,55 +277,6 @@ static int config_load(struct config *c)
 	return 0;
 }
 
-/* "ADDR:PORT" as the kernel shows it ("[ADDR]:PORT" for IPv6). */
-static void config_addr(const struct sockaddr *sa, char *buf, size_t size)
-{
-	char ip[INET6_ADDRSTRLEN] = "";
-
-	if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const void *)sa;
-
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		snprintf(buf, size, "[%s]:%u", ip, ntohs(s6->sin6_port));
-	} else {
-		const struct sockaddr_in *s4 = (const void *)sa;
-
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		snprintf(buf, size, "%s:%u", ip, ntohs(s4->sin_port));
-	}
-}
-
-/*
- * Whether @have ("ADDR:PORT" from sysfs) is one of HOST's addresses with
- * PORT. HOST is an address or a name (resolved).
- */
-static bool config_addr_is(const char *have, const char *host,
-			   const char *port)
-{
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char want[INET6_ADDRSTRLEN + 16], h[256], p[16];
-	unsigned int pn;
-	bool match = false;
-
-	/* HOST:PORT names its port. */
-	if (rd_host_port(host, h, sizeof(h), &pn) > 0) {
-		snprintf(p, sizeof(p), "%u", pn);
-		port = p;
-	}
-	if (h[0] == '[' && h[strlen(h) - 1] == ']') {	/* [v6] */
-		memmove(h, h + 1, strlen(h));
-		h[strlen(h) - 1] = '\0';
-	}
-	if (getaddrinfo(h, port, &hints, &res))
-		return false;
-	for (ai = res; ai && !match; ai = ai->ai_next) {
-		config_addr(ai->ai_addr, want, sizeof(want));
-		match = !strcmp(have, want);
-	}
-	freeaddrinfo(res);
-	return match;
-}
-
 /* Each entry of DIR, for @fn, until it returns true; Return: that. */
 static bool config_scan(const char *dir, bool (*fn)(const char *entry,
 						    const char *name,
@@ -324,123 +299,81 @@ static bool config_scan(const char *dir, bool (*fn)(const char *entry,
 	return found;
 }
 
-/* The value of option @long_opt or -@short_opt among @l's words, or @def. */
-static const char *config_opt(const struct config_line *l, char short_opt,
-			      const char *long_opt, const char *def)
+/* Whether @have ("ADDR:PORT", as sysfs writes it, no scope) is @sa. */
+static bool config_addr_is(const char *have, const struct rdmx_sockaddr *sa)
 {
-	size_t n = strlen(long_opt);
-	int i;
+	struct rdmx_sockaddr want = *sa;
+	char buf[RD_ADDRSTRLEN];
 
-	for (i = 0; i < l->argc; i++) {
-		const char *w = l->argv[i];
-
-		if (w[0] == '-' && w[1] == short_opt && !w[2] && i + 1 < l->argc)
-			return l->argv[i + 1];
-		if (!strncmp(w, "--", 2) && !strncmp(w + 2, long_opt, n)) {
-			if (w[2 + n] == '=')
-				return w + 3 + n;
-			if (!w[2 + n] && i + 1 < l->argc)
-				return l->argv[i + 1];
-		}
-	}
-	return def;
+	want.scope_id = 0;
+	return !strcmp(have, rd_addr_str(&want, buf, sizeof(buf)));
 }
-
-/* The @k-th word of @l that is neither an option nor an option's value. */
-static const char *config_word(const struct config_line *l, int k)
-{
-	static const char *const with_value[] = {
-		"-a", "--addr", "-p", "--port", "-q", "--queues", "-d",
-		"--depth", "--loss-timeout", "-t", "--timeout", "--allow",
-		"--lbs", "--uuid",
-	};
-	int i;
-	size_t j;
-
-	for (i = 0; i < l->argc; i++) {
-		const char *w = l->argv[i];
-
-		if (w[0] != '-' || !w[1]) {
-			if (!k--)
-				return w;
-			continue;
-		}
-		for (j = 0; j < ARRAY_SIZE(with_value); j++)
-			if (!strcmp(w, with_value[j]))
-				i++;
-	}
-	return NULL;
-}
-
-/**
- * struct config_want - what config_present() looks for
- * @host: HOST of a listen or map line
- * @port: its port, as text
- * @name: the export a map line maps
- * @disk: out, when not NULL: the disk found, rdmxbN
- */
-struct config_want {
-	const char *host;
-	const char *port;
-	const char *name;
-	char *disk;
-};
 
 static bool config_listener_is(const char *dir, const char *name,
 			       const void *arg)
 {
-	const struct config_want *w = arg;
+	const struct config_line *l = arg;
 	char addr[128], persistent[8];
 
 	(void)name;
 	return rd_object_attr(dir, "addr", addr, sizeof(addr)) > 0 &&
 	       rd_object_attr(dir, "persistent", persistent,
 			      sizeof(persistent)) > 0 &&
-	       !strcmp(persistent, "1") &&
-	       config_addr_is(addr, w->host, w->port);
+	       !strcmp(persistent, "1") && config_addr_is(addr, &l->addr);
 }
 
+/**
+ * struct config_disk - what config_disk_is() looks for
+ * @l: a map line
+ * @disk: out, when not NULL: the disk found, rdmxbN
+ */
+struct config_disk {
+	const struct config_line *l;
+	char *disk;
+};
+
+/* Whether disk @name maps @w->l's export from one of its host's addresses. */
 static bool config_disk_is(const char *dir, const char *name,
 			   const void *arg)
 {
-	const struct config_want *w = arg;
+	const struct config_disk *w = arg;
 	char path[PATH_MAX], server[128], export[RDMX_EXPORT_NAME_LEN];
+	struct rdmx_sockaddr *addrs;
+	unsigned int i, n;
+	bool match = false;
 
 	if (strncmp(name, "rdmxb", 5) ||
 	    rd_pathf(path, sizeof(path), "%s/rdmx", dir) ||
 	    rd_object_attr(path, "export", export, sizeof(export)) <= 0 ||
-	    rd_object_attr(path, "server", server, sizeof(server)) <= 0)
+	    rd_object_attr(path, "server", server, sizeof(server)) <= 0 ||
+	    strcmp(export, w->l->name) ||
+	    rd_addr_resolve(w->l->host, w->l->port, &addrs, &n))
 		return false;
-	if (strcmp(export, w->name) || !config_addr_is(server, w->host, w->port))
-		return false;
-	if (w->disk)
+	for (i = 0; i < n && !match; i++)
+		match = config_addr_is(server, &addrs[i]);
+	free(addrs);
+	if (match && w->disk)
 		snprintf(w->disk, RDMX_EXPORT_NAME_LEN, "%s", name);
-	return true;
+	return match;
 }
 
 /* Whether what @l names runs already; a map's disk into @disk if not NULL. */
 static bool config_present(const struct config_line *l, char *disk)
 {
-	char path[PATH_MAX], port[16];
-	struct config_want w = { .disk = disk };
+	struct config_disk w = { .l = l, .disk = disk };
+	char path[PATH_MAX];
 
-	snprintf(port, sizeof(port), "%u", RDMX_DEFAULT_PORT);
-	w.port = config_opt(l, 'p', "port", port);
 	switch (l->kind) {
 	case CFG_LISTEN:
-		w.host = config_opt(l, 'a', "addr", "0.0.0.0");
 		return !rd_pathf(path, sizeof(path), "%s/kernel/rdmx/listeners",
 				 rd_sysfs()) &&
-		       config_scan(path, config_listener_is, &w);
+		       config_scan(path, config_listener_is, l);
 	case CFG_EXPORT:
 		return !rd_pathf(path, sizeof(path), "%s/kernel/rdmx/exports/%s",
 				 rd_sysfs(), l->argv[0]) &&
 		       rd_exists(path);
 	case CFG_MAP:
-		w.host = config_word(l, 0);
-		w.name = config_word(l, 1);
-		return w.host && w.name &&
-		       !rd_pathf(path, sizeof(path), "%s/block", rd_sysfs()) &&
+		return !rd_pathf(path, sizeof(path), "%s/block", rd_sysfs()) &&
 		       config_scan(path, config_disk_is, &w);
 	default:
 		return false;
@@ -498,6 +431,7 @@ static int config_set(const struct config_line *l)
 /* One line brought up; Return: its exit code. */
 static int config_up(struct config_line *l)
 {
+	char buf[RD_ADDRSTRLEN];
 	int ret;
 
 	if (config_present(l, NULL)) {
@@ -511,9 +445,8 @@ static int config_up(struct config_line *l)
 	case CFG_LISTEN:
 		ret = config_run("add", l);
 		if (!ret)
-			printf("listening: %s:%s\n",
-			       config_opt(l, 'a', "addr", "0.0.0.0"),
-			       config_opt(l, 'p', "port", "7471"));
+			printf("listening: %s\n",
+			       rd_addr_str(&l->addr, buf, sizeof(buf)));
 		break;
 	case CFG_EXPORT:
 		ret = config_run("add", l);
@@ -778,10 +711,12 @@ static bool save_map(const char *dir, const char *name, const void *arg)
 		fprintf(f, " --queues %s", v);
 	if (rd_object_attr(rdmx, "queue_depth", v, sizeof(v)) > 0)
 		fprintf(f, " --depth %s", v);
-	if (rd_object_attr(rdmx, "loss_timeout_ms", v, sizeof(v)) > 0)
-		fprintf(f, " --loss-timeout %s",
-			strtoull(v, NULL, 10) == RDMX_MAP_LOSS_TIMEOUT_FOREVER ?
-			"forever" : v);
+	if (rd_object_attr(rdmx, "loss_timeout_ms", v, sizeof(v)) > 0) {
+		if (strtoull(v, NULL, 10) == RDMX_MAP_LOSS_TIMEOUT_FOREVER)
+			fprintf(f, " --loss-timeout forever");
+		else
+			fprintf(f, " --loss-timeout %sms", v);
+	}
 	fprintf(f, "\n");
 	return false;
 }
@@ -856,7 +791,7 @@ static int config_parse(struct rd *rd, struct config *c, bool retry_ok)
 				return rd_usage_err("config", "--retry is for apply");
 			if (!strcmp(val, "forever"))
 				c->retry_ms = UINT64_MAX;
-			else if (rd_parse_ms(val, 1, 0, UINT64_MAX / 2,
+			else if (rd_parse_ms(val, 1000, 0, UINT64_MAX / 2,
 					     &c->retry_ms))
 				return rd_usage_err("config", "bad --retry '%s': expected a time (30s, 5m) or forever",
 						    val);

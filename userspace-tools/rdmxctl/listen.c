@@ -37,8 +37,14 @@ static int listen_help(struct rd *rd)
 	return RD_EXIT_OK;
 }
 
-/* -a ADDR and -p PORT into @sa; Return: 0, RD_EXIT_USAGE, or -1 for help. */
-static int listen_parse(struct rd *rd, struct rdmx_sockaddr *sa)
+/**
+ * rd_listen_words() - the address "listen add" or "listen del" is told
+ * @rd: the words after add or del (-a ADDR, -p PORT); consumed
+ * @sa: out: the address and port
+ *
+ * Return: 0, RD_EXIT_USAGE after saying what is wrong, or -1 for -h.
+ */
+int rd_listen_words(struct rd *rd, struct rdmx_sockaddr *sa)
 {
 	const char *val, *addr = NULL, *port_arg = NULL;
 	unsigned int port;
@@ -89,7 +95,7 @@ static int listen_change(struct rd *rd, bool add)
 	struct rdmx_listener_arg la = { .size = sizeof(la) };
 	int fd, ret;
 
-	ret = listen_parse(rd, &la.addr);
+	ret = rd_listen_words(rd, &la.addr);
 	if (ret < 0)
 		return listen_help(rd);
 	if (ret)

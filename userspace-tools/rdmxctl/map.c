@@ -62,7 +62,7 @@ static int map_help(struct rd *rd)
 	       "read-only. I/O waits up to --loss-timeout for a lost server (default:\n"
 	       "/sys/kernel/rdmx/loss_timeout_ms; at most 1h, or forever) before failing;\n"
 	       "--timeout bounds the first connection (default 10s). TIME is a number with\n"
-	       "a unit, ms, s, m or h (a bare number is milliseconds). A server that has\n"
+	       "a unit, ms, s, m or h (a bare number is seconds). A server that has\n"
 	       "other storage under NAME when the disk reconnects fails its I/O at once.\n"
 	       "Mapping needs CAP_SYS_ADMIN.\n"
 	       "See also '" RD_PROG " unmap'.\n",
@@ -132,14 +132,14 @@ static int map_number(const char *what, const char *s, unsigned long min,
 	return 0;
 }
 
-/* A duration of 1 ms to @max ms ("@most" in words); a bare number is ms. */
+/* A duration of 1 ms to @max ms ("@most" in words); a bare number is s. */
 static int map_ms(const char *what, const char *s, uint64_t max,
 		  const char *most, __u32 *val)
 {
 	uint64_t ms;
 
-	if (rd_parse_ms(s, 1, 1, max, &ms))
-		return rd_usage_err("map", "bad %s '%s': expected 1ms to %s (a bare number is milliseconds; units ms, s, m, h)",
+	if (rd_parse_ms(s, 1000, 1, max, &ms))
+		return rd_usage_err("map", "bad %s '%s': expected 1ms to %s (a bare number is seconds; units ms, s, m, h)",
 				    what, s, most);
 	*val = ms;
 	return 0;
@@ -209,6 +209,32 @@ static int map_parse(struct rd *rd, struct map_args *x)
 		return rd_usage_err("map", "bad HOST '%s': expected HOST, HOST:PORT or [ADDR]:PORT",
 				    x->host);
 	x->host = x->hostbuf;
+	return 0;
+}
+
+/**
+ * rd_map_words() - what a "map" command line names, as map parses it
+ * @rd: the words after "map"; consumed
+ * @host: out: HOST without a port (an IPv6 address keeps its brackets)
+ * @size: bytes at @host
+ * @port: out: the port: -p, HOST:PORT's, or RDMX_DEFAULT_PORT
+ * @name: out: NAME, one of @rd's words
+ *
+ * Return: 0, RD_EXIT_USAGE after saying what is wrong, or -1 for -h.
+ */
+int rd_map_words(struct rd *rd, char *host, size_t size, unsigned int *port,
+		 const char **name)
+{
+	struct map_args x = { 0 };
+	int ret;
+
+	ret = map_parse(rd, &x);
+	if (ret)
+		return ret;
+	if (snprintf(host, size, "%s", x.host) >= (int)size)
+		return rd_usage_err("map", "host name too long");
+	*port = x.port;
+	*name = x.name;
 	return 0;
 }
 

@@ -55,7 +55,7 @@ static int monitor_help(struct rd *rd)
 	       "Print sessions, listeners, exports and maps as they appear, go and change\n"
 	       "state, one line each (with -j, one JSON object per line), read from sysfs\n"
 	       "every --interval (default 1s) for --duration (default: until interrupted).\n"
-	       "TIME is a number with ms, s, m or h; a bare number is milliseconds.\n");
+	       "TIME is a number with ms, s, m or h; a bare number is seconds.\n");
 	return RD_EXIT_OK;
 }
 
@@ -212,10 +212,10 @@ static int monitor_run(struct rd *rd)
 		if (opt == RD_OPT_HELP)
 			return monitor_help(rd);
 		if (opt == MON_OPT_INTERVAL &&
-		    !rd_parse_ms(val, 1, 10, 3600000, &interval))
+		    !rd_parse_ms(val, 1000, 10, 3600000, &interval))
 			continue;
 		if (opt == MON_OPT_DURATION &&
-		    !rd_parse_ms(val, 1, 1, UINT64_MAX / 2, &duration))
+		    !rd_parse_ms(val, 1000, 1, UINT64_MAX / 2, &duration))
 			continue;
 		if (opt == RD_OPT_WORD)
 			return rd_usage_err("monitor", "unexpected argument '%s'", val);

@@ -286,7 +286,10 @@ int cmd_doctor(struct rd *rd);
 int cmd_config(struct rd *rd);
 int cmd_export(struct rd *rd);
 int cmd_listen(struct rd *rd);
+int rd_listen_words(struct rd *rd, struct rdmx_sockaddr *sa);
 int cmd_map(struct rd *rd);
+int rd_map_words(struct rd *rd, char *host, size_t size, unsigned int *port,
+		 const char **name);
 int cmd_monitor(struct rd *rd);
 int cmd_mr(struct rd *rd);
 int cmd_msg(struct rd *rd);
