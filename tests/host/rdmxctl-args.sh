@@ -1026,6 +1026,43 @@ check "doctor: a dead disk is an error, fix unmap and map again" \
 check "doctor: a 3 s loss timeout is a warning" out_has '^warn +map: rdmxb1 .*fails its I/O after 3000 ms'
 check "doctor: a live disk with a 10 min loss timeout is ok" out_has '^ok +map: rdmxb2 \(export home of 198\.18\.0\.1:7471\) is live$'
 
+# ---- doctor: listeners and exports, on a soft-RoCE port of eth0 ----
+
+S=$T/sys-doclisten
+mkdir -p "$S/module/rdmx" "$S/kernel/rdmx/listeners/1" "$S/kernel/rdmx/listeners/2" \
+	"$S/kernel/rdmx/listeners/3"
+fake_netdev "$S" eth0 0x1003 up 1500 1
+fake_port "$S" rxe0 1 "4: ACTIVE" Ethernet eth0 "$V4_GID"
+put "$S/kernel/rdmx/listeners/1/addr" "0.0.0.0:7471"
+put "$S/kernel/rdmx/listeners/2/addr" "127.0.0.1:7000"
+put "$S/kernel/rdmx/listeners/3/addr" "[2001:db8::7]:7471"
+fake_export "$S" open /srv/open.img 1048576 512 0 ""
+fake_export "$S" closed /srv/closed.img 1048576 512 0 "198.18.0.0/24"
+fake_export "$S" failing /dev/sdz 1048576 512 0 "198.18.0.2/32"
+put "$S/kernel/rdmx/exports/closed/errors" 0
+put "$S/kernel/rdmx/exports/open/errors" 0
+put "$S/kernel/rdmx/exports/failing/errors" 7
+fake_export "$S" scratch ram:1048576 1048576 512 0 "" 1 exclusive 5a1c8e2f-3b4d-8e6f-9a0b-1c2d3e4f5a6c new
+put "$S/kernel/rdmx/exports/scratch/errors" 0
+RDMX_SYSFS=$S run -j doctor
+check "-j doctor: a RAM export open to any host: a warning without a fix (adding it again loses its data)" \
+	json_true '[f["fix"] for f in d["findings"] if f["check"] == "export" and "scratch" in f["message"] and f["level"] == "warn"] == [None]'
+RDMX_SYSFS=$S run doctor
+check "doctor: a wildcard listener is ok" out_has '^ok +listener: listener 0\.0\.0\.0:7471: every IPv4 address of this host$'
+check "doctor: a listener on lo, which no RDMA device uses, is a warning" \
+	eval 'out_has "^warn +listener: listener 127\.0\.0\.1:7000: 127\.0\.0\.1 is on lo, which no RDMA device uses" && out_has "fix: rdma link add rxe0 type rxe netdev lo$"'
+check "doctor: a listener on an address this host no longer has is a warning" \
+	eval 'out_has "^warn +listener: listener \[2001:db8::7\]:7471: no interface of this host has 2001:db8::7 now" && out_has "fix: rdmxctl listen del -a 2001:db8::7 -p 7471 && rdmxctl listen add -a ADDR -p 7471$"'
+check "doctor: an export open to any host is a warning, fix names --allow" \
+	eval 'out_has "^warn +export: export open \(/srv/open\.img\): any host that reaches this one may map it \(no --allow\)" && out_has "fix: rdmxctl export del open && rdmxctl export add open /srv/open\.img --lbs 512 --allow PREFIX$"'
+check "doctor: an export with an allow-list is ok" out_has '^ok +export: export closed \(/srv/closed\.img\): allow 198\.18\.0\.0/24$'
+check "doctor: an export whose store failed I/O is a warning" \
+	eval 'out_has "^warn +export: export failing \(/dev/sdz\): 7 I/O errors on its backing store" && out_has "fix: dmesg \| grep -w failing$"'
+fake_port "$S" mlx5_0 1 "4: ACTIVE" InfiniBand "" "$LL_GID"
+RDMX_SYSFS=$S run doctor
+check "doctor: with an InfiniBand port (IPoIB netdevs unknown), lo is not judged" \
+	not_out_has 'listener 127\.0\.0\.1:7000: .* which no RDMA device uses'
+
 # ---- doctor: the root causes, each one error and its consequences ----
 
 R=$T/root-nomod; fake_root "$R"; rm "$R/proc/modules"

@@ -838,6 +838,9 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "config: apply the saved file" rdmxctl config apply --server -f /tmp/saved.conf
 	rdmx_check "config: back: the tunable, listener, exports, the file's uuid derived again, the given one" sh -c \
 		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl -j export show cfgfile | grep -q '$ucfg' && [ \$(cat $sys/exports/cfgpin/uuid) = $upin ]"
+	rdmxctl doctor >"$RDMX_OUT/cfg-doctor.txt" 2>&1
+	rdmx_check "config: doctor: the listener is on the RDMA netdev; exports with and without an allow-list" sh -c \
+		"grep -Eq '^ok +listener: listener $srv:$cfg_port on ' '$RDMX_OUT/cfg-doctor.txt' && grep -Eq '^ok +export: export cfgfile \\(/mnt/cfg/f.img\\): allow 198.18.0.0/24$' '$RDMX_OUT/cfg-doctor.txt' && grep -Eq '^warn +export: export cfgpin .*no --allow' '$RDMX_OUT/cfg-doctor.txt'"
 	rdmx_barrier cfg-back
 	rdmx_barrier cfg-done "$long"
 	rdmx_check "config: export del cfgram, cfgfile, cfgpin; listen del" sh -c \

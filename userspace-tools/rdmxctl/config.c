@@ -662,15 +662,30 @@ static void save_stable_path(char *path, size_t size)
 	rd_freedir(list, n);
 }
 
-static bool save_export(const char *dir, const char *name, const void *arg)
+/**
+ * rd_export_words() - "NAME PATH [OPTION...]" that adds export @name again
+ * @dir: the export's sysfs directory
+ * @name: its name
+ *
+ * A block device is named by /dev/disk/by-id where it has such a name; a
+ * uuid is given only when the storage would not give it again.
+ *
+ * Return: the words, to free(); NULL when the export is gone (no path) or
+ * out of memory.
+ */
+char *rd_export_words(const char *dir, const char *name)
 {
-	char path[PATH_MAX], v[1024], *save = NULL, *a;
-	FILE *f = (FILE *)arg;
+	char path[PATH_MAX], v[1024], *save = NULL, *a, *words = NULL;
+	size_t len;
+	FILE *f;
 
 	if (rd_object_attr(dir, "path", path, sizeof(path)) <= 0)
-		return false;
+		return NULL;
+	f = open_memstream(&words, &len);
+	if (!f)
+		return NULL;
 	save_stable_path(path, sizeof(path));
-	fprintf(f, "export %s %s", name, path);
+	fprintf(f, "%s %s", name, path);
 	if (rd_object_attr(dir, "read_only", v, sizeof(v)) > 0 && !strcmp(v, "1"))
 		fprintf(f, " --ro");
 	if (rd_object_attr(dir, "secure", v, sizeof(v)) > 0 && !strcmp(v, "0"))
@@ -685,7 +700,20 @@ static bool save_export(const char *dir, const char *name, const void *arg)
 			fprintf(f, " --allow %s", a);
 	if (save_pin_uuid(dir, name, path, v, sizeof(v)))
 		fprintf(f, " --uuid %s", v);
-	fprintf(f, "\n");
+	if (fclose(f)) {
+		free(words);
+		return NULL;
+	}
+	return words;
+}
+
+static bool save_export(const char *dir, const char *name, const void *arg)
+{
+	char *words = rd_export_words(dir, name);
+
+	if (words)
+		fprintf((FILE *)arg, "export %s\n", words);
+	free(words);
 	return false;
 }
 

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <net/if_arp.h>
 #include <netinet/in.h>
@@ -28,6 +29,7 @@
 #define DOC_PATH_MAX	4096
 #define DOC_MSG_MAX	512
 #define DOC_FIX_MAX	256
+#define DOC_DEV_NAME_MAX	64	/* the kernel's IB_DEVICE_NAME_MAX */
 
 /* node_type of an iWARP device ("4: RNIC"), RDMA_NODE_RNIC in the kernel */
 #define DOC_NODE_RNIC	4
@@ -70,6 +72,12 @@ static const char *const doc_level_names[DOC_NR_LEVELS] = {
  * @release: the running kernel's release
  * @distro: ID of /etc/os-release ("debian", "ubuntu"...), "" if unknown
  */
+/* A port's netdev: which netdevs RDMA devices use, and which two share */
+struct netdev_user {
+	char dev[DOC_DEV_NAME_MAX];
+	char netdev[IFNAMSIZ];
+};
+
 struct doctor {
 	struct rd *rd;
 	const char *sysfs;
@@ -78,6 +86,9 @@ struct doctor {
 	struct rdmx_device_info *devs;
 	unsigned int nr_devs;
 	int nr_rdma_devs;
+	struct netdev_user *users;
+	unsigned int nr_users;
+	bool port_without_netdev;
 	char eth[IFNAMSIZ];
 	const char *root;
 	char release[65];
@@ -922,15 +933,11 @@ static void check_device(struct doctor *d, const char *dev)
 	rd_freedir(list, n);
 }
 
-/* A port's netdev, to find netdevs that two RDMA devices share */
-struct netdev_user {
-	const char *dev;
-	char netdev[IFNAMSIZ];
-};
-
-/* Append to @u the ports of @dev that have a netdev; on ENOMEM, none. */
-static void add_netdev_users(const struct doctor *d, const char *dev,
-			     struct netdev_user **u, unsigned int *nr)
+/*
+ * Append to d->users the ports of @dev that have a netdev (on ENOMEM,
+ * none); note a port without one (InfiniBand's GIDs name no netdev).
+ */
+static void add_netdev_users(struct doctor *d, const char *dev)
 {
 	struct netdev_user *grown;
 	struct port_info p;
@@ -940,23 +947,26 @@ static void add_netdev_users(const struct doctor *d, const char *dev,
 	n = dev_ports(d, dev, &list);
 	if (n <= 0)
 		return;
-	grown = realloc(*u, (*nr + n) * sizeof(**u));
+	grown = realloc(d->users, (d->nr_users + n) * sizeof(*grown));
 	if (!grown) {
 		rd_freedir(list, n);
 		return;
 	}
-	*u = grown;
+	d->users = grown;
 	for (i = 0; i < n; i++) {
 		memset(&p, 0, sizeof(p));
 		p.dev = dev;
 		if (parse_port(list[i]->d_name, &p.port))
 			continue;
 		port_read_netdev(d, &p);
-		if (!p.netdev[0])
+		if (!p.netdev[0]) {
+			d->port_without_netdev = true;
 			continue;
-		grown[*nr].dev = dev;
-		memcpy(grown[*nr].netdev, p.netdev, sizeof(p.netdev));
-		(*nr)++;
+		}
+		snprintf(grown[d->nr_users].dev, sizeof(grown->dev), "%.*s",
+			 (int)sizeof(grown->dev) - 1, dev);
+		memcpy(grown[d->nr_users].netdev, p.netdev, sizeof(p.netdev));
+		d->nr_users++;
 	}
 	rd_freedir(list, n);
 }
@@ -981,18 +991,15 @@ static const char *netdev_sharer(const struct netdev_user *u, unsigned int k)
 	return first && strcmp(first, u[k].dev) ? first : NULL;
 }
 
-/* Warn once per netdev that ports of two RDMA devices in @list are on. */
-static void check_shared_netdev(struct doctor *d, struct dirent **list, int n)
+/* Warn once per netdev that ports of two RDMA devices are on. */
+static void check_shared_netdev(struct doctor *d)
 {
-	struct netdev_user *u = NULL;
+	const struct netdev_user *u = d->users;
 	char fix[DOC_FIX_MAX];
-	unsigned int nr = 0, k;
 	const char *first;
-	int i;
+	unsigned int k;
 
-	for (i = 0; i < n; i++)
-		add_netdev_users(d, list[i]->d_name, &u, &nr);
-	for (k = 0; k < nr; k++) {
+	for (k = 0; k < d->nr_users; k++) {
 		first = netdev_sharer(u, k);
 		if (!first)
 			continue;
@@ -1001,7 +1008,6 @@ static void check_shared_netdev(struct doctor *d, struct dirent **list, int n)
 			"%s and %s both use %s: rdma_cm resolves an IP address to one RDMA device, so connections to %s's addresses may land on either",
 			first, u[k].dev, u[k].netdev, u[k].netdev);
 	}
-	free(u);
 }
 
 static void no_devices(struct doctor *d)
@@ -1038,9 +1044,11 @@ static void check_devices(struct doctor *d)
 		return;
 	}
 	d->nr_rdma_devs = n;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		check_device(d, list[i]->d_name);
-	check_shared_netdev(d, list, n);
+		add_netdev_users(d, list[i]->d_name);
+	}
+	check_shared_netdev(d);
 	rd_freedir(list, n);
 }
 
@@ -1145,17 +1153,19 @@ static int count_entries(const struct doctor *d, const char *rel,
 	return k;
 }
 
-/* One mapped disk: live, and a loss timeout that covers a restart. */
-static void check_map(struct doctor *d, const char *name)
+/* One mapped disk (@bdir, a block device): live, a loss timeout that covers a restart. */
+static void check_map(struct doctor *d, const char *bdir, const char *name)
 {
 	char disk[16];
 	char dir[DOC_PATH_MAX], state[32] = "", server[64] = "", fix[DOC_FIX_MAX];
 	char export[RDMX_EXPORT_NAME_LEN] = "";
 	uint64_t loss;
 
-	/* rdmxbN: what the caller matched, N below 2^20. */
-	snprintf(disk, sizeof(disk), "%.15s", name);
-	if (rd_pathf(dir, sizeof(dir), "%s/block/%s/rdmx", d->sysfs, disk))
+	/* rdmxbN, N below 2^20: a disk of rdmx's has rdmx/. */
+	if (strncmp(name, "rdmxb", 5) || strlen(name) >= sizeof(disk))
+		return;
+	snprintf(disk, sizeof(disk), "%s", name);
+	if (rd_pathf(dir, sizeof(dir), "%s/rdmx", bdir) || !rd_exists(dir))
 		return;
 	rd_object_attr(dir, "state", state, sizeof(state));
 	rd_object_attr(dir, "server", server, sizeof(server));
@@ -1186,11 +1196,160 @@ static void check_map(struct doctor *d, const char *name)
 		export, server);
 }
 
+/*
+ * The interface that has address @ip (an IPv4 or IPv6 literal) into
+ * @ifname. Return: true if one has it.
+ */
+static bool address_ifname(const char *ip, char *ifname, size_t size)
+{
+	unsigned char want[sizeof(struct in6_addr)];
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+	int family;
+
+	family = strchr(ip, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(family, ip, want) != 1 || getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		const void *have;
+
+		if (!i->ifa_addr || i->ifa_addr->sa_family != family)
+			continue;
+		if (family == AF_INET)
+			have = &((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+		else
+			have = &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+		if (!memcmp(have, want, family == AF_INET ? 4 : 16)) {
+			snprintf(ifname, size, "%s", i->ifa_name);
+			found = true;
+		}
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/* Whether a port of an RDMA device uses netdev @ifname. */
+static bool rdma_netdev(const struct doctor *d, const char *ifname)
+{
+	unsigned int k;
+
+	for (k = 0; k < d->nr_users; k++)
+		if (!strcmp(d->users[k].netdev, ifname))
+			return true;
+	return false;
+}
+
+/*
+ * One listener: its address is still this host's, on a netdev that an RDMA
+ * device uses (judged only where every port names its netdev: InfiniBand's
+ * IPoIB netdevs are not in its GID table).
+ */
+static void check_listener(struct doctor *d, const char *dir,
+			   const char *name)
+{
+	char addr[128] = "", host[128], ip[128], ifname[IFNAMSIZ];
+	char fix[DOC_FIX_MAX];
+	unsigned int port = 0;
+	size_t len;
+
+	(void)name;
+	if (rd_object_attr(dir, "addr", addr, sizeof(addr)) <= 0 ||
+	    rd_host_port(addr, host, sizeof(host), &port) <= 0)
+		return;
+	len = strlen(host);
+	if (host[0] == '[' && len > 2 && host[len - 1] == ']')
+		snprintf(ip, sizeof(ip), "%.*s", (int)(len - 2), host + 1);
+	else
+		snprintf(ip, sizeof(ip), "%s", host);
+	if (!strcmp(ip, "0.0.0.0") || !strcmp(ip, "::")) {
+		finding(d, DOC_OK, "listener", NULL,
+			"listener %s: every %s address of this host", addr,
+			ip[0] == ':' ? "IPv6" : "IPv4");
+		return;
+	}
+	if (!address_ifname(ip, ifname, sizeof(ifname))) {
+		snprintf(fix, sizeof(fix),
+			 RD_PROG " listen del -a %s -p %u && " RD_PROG " listen add -a ADDR -p %u",
+			 ip, port, port);
+		finding(d, DOC_WARN, "listener", fix,
+			"listener %s: no interface of this host has %s now: no peer reaches it",
+			addr, ip);
+		return;
+	}
+	if (d->nr_rdma_devs > 0 && !d->port_without_netdev &&
+	    !rdma_netdev(d, ifname)) {
+		snprintf(fix, sizeof(fix),
+			 "rdma link add rxe0 type rxe netdev %s", ifname);
+		finding(d, DOC_WARN, "listener", fix,
+			"listener %s: %s is on %s, which no RDMA device uses: peers cannot reach it over RDMA (or listen on an address of an RDMA netdev)",
+			addr, ip, ifname);
+		return;
+	}
+	finding(d, DOC_OK, "listener", NULL, "listener %s on %s", addr,
+		ifname);
+}
+
+/* One export: who may map it, and whether its backing store failed I/O. */
+static void check_export(struct doctor *d, const char *dir, const char *name)
+{
+	char allow[512] = "", path[DOC_PATH_MAX] = "", fix[DOC_FIX_MAX];
+	char again[DOC_PATH_MAX + 256], *words;
+	uint64_t errors = 0;
+	int ret;
+
+	rd_object_attr(dir, "path", path, sizeof(path));
+	if (!rd_object_u64(dir, "errors", &errors) && errors) {
+		snprintf(fix, sizeof(fix), "dmesg | grep -w %s", name);
+		finding(d, DOC_WARN, "export", fix,
+			"export %s (%s): %llu I/O errors on its backing store",
+			name, path, (unsigned long long)errors);
+		return;
+	}
+	ret = rd_object_attr(dir, "allow", allow, sizeof(allow));
+	if (ret < 0)
+		return;
+	if (ret == 0) {
+		/* Adding it again keeps a store's data and uuid, not RAM's. */
+		words = strncmp(path, "ram:", 4) ?
+			rd_export_words(dir, name) : NULL;
+		if (words)
+			snprintf(again, sizeof(again),
+				 RD_PROG " export del %s && " RD_PROG " export add %s --allow PREFIX",
+				 name, words);
+		finding(d, DOC_WARN, "export", words ? again : NULL,
+			"export %s (%s): any host that reaches this one may map it (no --allow)",
+			name, path);
+		free(words);
+		return;
+	}
+	finding(d, DOC_OK, "export", NULL, "export %s (%s): allow %s", name,
+		path, allow);
+}
+
+/* Each entry of sysfs directory @rel, for @fn. */
+static void for_each_entry(struct doctor *d, const char *rel,
+			   void (*fn)(struct doctor *d, const char *dir,
+				      const char *name))
+{
+	char path[DOC_PATH_MAX], dir[DOC_PATH_MAX];
+	struct dirent **list;
+	int i, n;
+
+	if (rd_pathf(path, sizeof(path), "%s/%s", d->sysfs, rel))
+		return;
+	n = rd_scandir(path, &list);
+	if (n < 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (list[i]->d_name[0] != '.' &&
+		    !rd_pathf(dir, sizeof(dir), "%s/%s", path, list[i]->d_name))
+			fn(d, dir, list[i]->d_name);
+	rd_freedir(list, n);
+}
+
 static void check_block(struct doctor *d)
 {
-	char path[DOC_PATH_MAX];
-	struct dirent **list;
-	int exports, listeners, i, n;
+	int exports, listeners;
 
 	if (!d->module_loaded || !sys_exists(d, "kernel/rdmx/exports"))
 		return;
@@ -1201,20 +1360,9 @@ static void check_block(struct doctor *d)
 			"%d export%s but no listener: no peer can map %s",
 			exports, exports == 1 ? "" : "s",
 			exports == 1 ? "it" : "them");
-	else if (exports)
-		finding(d, DOC_OK, "exports", NULL,
-			"%d export%s, %d listener%s", exports,
-			exports == 1 ? "" : "s", listeners,
-			listeners == 1 ? "" : "s");
-	if (rd_pathf(path, sizeof(path), "%s/block", d->sysfs))
-		return;
-	n = rd_scandir(path, &list);
-	if (n < 0)
-		return;
-	for (i = 0; i < n; i++)
-		if (!strncmp(list[i]->d_name, "rdmxb", 5))
-			check_map(d, list[i]->d_name);
-	rd_freedir(list, n);
+	for_each_entry(d, "kernel/rdmx/listeners", check_listener);
+	for_each_entry(d, "kernel/rdmx/exports", check_export);
+	for_each_entry(d, "block", check_map);
 }
 
 /* ---- the command ---- */
@@ -1264,6 +1412,7 @@ static int doctor_run(struct rd *rd)
 	doctor_summary(&d);
 	close_object(rd);
 	free(d.devs);
+	free(d.users);
 	return d.count[DOC_ERROR] ? RD_EXIT_FAIL : RD_EXIT_OK;
 }
 
@@ -1274,10 +1423,11 @@ static int doctor_help(struct rd *rd)
 	       "Check first that this kernel can run rdmx at all (module support, the RDMA\n"
 	       "core, an rdmx module for it, DKMS), then the rdmx module, /dev/rdmx, the\n"
 	       "RDMA core, every RDMA port (state, netdev, GIDs, MTU), netdevs that two\n"
-	       "RDMA devices share, the tools to create a soft-RoCE device, exports\n"
-	       "without a listener, and mapped disks that are not live or whose loss\n"
-	       "timeout is short; print each finding as ok, warn or error, with the\n"
-	       "command that fixes it.\n"
+	       "RDMA devices share, the tools to create a soft-RoCE device, listeners\n"
+	       "on addresses peers cannot reach over RDMA, exports without a listener,\n"
+	       "an allow-list or a working backing store, and mapped disks that are not\n"
+	       "live or whose loss timeout is short; print each finding as ok, warn or\n"
+	       "error, with the command that fixes it.\n"
 	       "Exit status 1 if any finding is an error.\n"
 	       "Environment: RDMX_SYSFS (default " RD_SYSFS_DEFAULT "), RDMX_DEVNODE (default "
 	       RD_DEVNODE_DEFAULT "), RDMX_ROOT (where /proc, /lib/modules, /usr/src and\n"

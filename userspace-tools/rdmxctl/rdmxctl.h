@@ -284,6 +284,7 @@ int cmd_bench(struct rd *rd);
 int cmd_dev(struct rd *rd);
 int cmd_doctor(struct rd *rd);
 int cmd_config(struct rd *rd);
+char *rd_export_words(const char *dir, const char *name);
 int cmd_export(struct rd *rd);
 int cmd_listen(struct rd *rd);
 int rd_listen_words(struct rd *rd, struct rdmx_sockaddr *sa);
