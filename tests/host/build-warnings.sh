@@ -30,7 +30,8 @@ tree=$(mktemp -d "${TMPDIR:-/tmp}/rdmx-w1.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
 (cd "$repo" && cp -a --parents Kbuild kmod uapi tests/kunit tests/vm/selftest "$tree/")
 echo "kernel: $kernel ($(cut -d'"' -f2 "$kdir/include/generated/utsrelease.h")), sparse: $sparse"
-make -C "$kdir" M="$tree" "${tests[@]}" W=1 C=1 CHECK="$sparse" modules >"$tree/build.log" 2>&1 ||
+make -j"$(nproc)" -C "$kdir" M="$tree" "${tests[@]}" W=1 C=1 CHECK="$sparse" modules \
+	>"$tree/build.log" 2>&1 ||
 	{ cat "$tree/build.log"; exit 1; }
 cat "$tree/build.log"
 # Lines kbuild prints itself start with two spaces (CC, CHECK, LD, ...);

@@ -22,7 +22,7 @@ install_into() {
 		echo "make (all) would link librdmacm or libibverbs"
 		return 1
 	fi
-	make -s -C "$src" install KDIR="$kdir" DESTDIR="$dest" PREFIX=/usr
+	make -s -j"$(nproc)" -C "$src" install KDIR="$kdir" DESTDIR="$dest" PREFIX=/usr
 	for f in "lib/modules/$kver/extra/rdmx.ko" usr/sbin/rdmxctl \
 		 usr/share/man/man8/rdmxctl.8 usr/share/man/man8/rdmxctl-dev.8 \
 		 usr/share/man/man8/rdmxctl-doctor.8 usr/share/man/man8/rdmxctl-msg.8 \

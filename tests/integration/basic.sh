@@ -3,8 +3,9 @@
 #
 # One guest, debug kernel: KUnit suites, rdmxctl against the live module,
 # bad ioctls, the ioctl fuzzer (FUZZ_SECS as root and as user nobody; the
-# argument, default 30), devices coming and going under a loaded rdmx, and
-# load/unload loops with and without RDMA devices. Run by tests/check
+# argument, default 30), devices coming and going under a loaded rdmx,
+# load/unload loops with and without RDMA devices, and last the KUnit
+# suites that need a device over soft-iWARP. Run by tests/check
 # through
 #   tests/vm/run --nodes 1 tests/integration/basic.sh [FUZZ_SECS]
 set -u
@@ -242,6 +243,25 @@ test_ioctl_fuzz() {
 	"$RDMX_REPO/tests/integration/ioctl-fuzz.sh" "$fuzz_secs" || rdmx_failed=1
 }
 
+# Last, the KUnit suites that need a device once more, over soft-iWARP
+# instead of soft-RoCE (tests/integration/kunit-siw.sh).
+test_kunit_siw() {
+	if [ "$RDMX_RDMA" = siw ]; then
+		rdmx_skip "kunit over siw" "test_kunit ran over siw already"
+		return
+	fi
+	rdma link del "$dev"
+	if ! modprobe -d "$RDMX_MODROOT" siw ||
+	   ! rdma link add siw0 type siw netdev eth0; then
+		rdmx_fail "siw0 created for the KUnit suites over siw"
+		return
+	fi
+	rdmx_wait_port siw0
+	RDMX_RDMA_DEV=siw0 "$RDMX_REPO/tests/integration/kunit-siw.sh" ||
+		rdmx_failed=1
+	rdma link del siw0
+}
+
 test_kunit
 test_fault_injection
 test_rdmxctl
@@ -251,4 +271,5 @@ test_devices_come_and_go
 test_tracepoints
 test_load_unload
 rdmx_check "rdmxctl dev after all that: $dev ACTIVE" wait_tracked tracked "$dev"
+test_kunit_siw
 rdmx_done

@@ -801,17 +801,27 @@ fi
 # nothing changes; both save what runs; both take it down and reload rdmx
 # (all of it gone), apply what they saved, and find everything back: the
 # listener, the exports (the file's under its saved uuid), the tunables,
-# the map with its data.
+# the maps with their data. One export is a disk named by
+# /dev/disk/by-id; while rdmx is down on node 1 the disks are renamed, as
+# a reboot may do, and the by-id name follows its disk (udev's work: the
+# guests have no udev, so the test moves the link): the export comes back
+# from the same storage with the same uuid, and node 2's map of it
+# reconnects with its data.
 
 cfg_port=7490
 if [ "$RDMX_NODE" = 1 ]; then
 	mkdir -p /mnt/cfg && mount -t tmpfs -o size=16m tmpfs /mnt/cfg &&
-		truncate -s 8M /mnt/cfg/f.img /mnt/cfg/p.img
+		truncate -s 8M /mnt/cfg/f.img /mnt/cfg/p.img /mnt/cfg/d1.img /mnt/cfg/d2.img
+	d1=$(losetup -f --show /mnt/cfg/d1.img)
+	d2=$(losetup -f --show /mnt/cfg/d2.img)
+	byid=/dev/disk/by-id/rdmx-test-d1
+	mkdir -p /dev/disk/by-id && ln -sfn "$d1" "$byid"
 	upin=2f0b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d
 	printf '%s\n' '# node 1: the server' 'set blk_keepalive_ms 4000' \
 		"listen -a $srv -p $cfg_port" 'export cfgram ram:8M' \
 		'export cfgfile /mnt/cfg/f.img --allow 198.18.0.0/24' \
-		"export cfgpin /mnt/cfg/p.img --uuid $upin" >/tmp/rdmx.conf
+		"export cfgpin /mnt/cfg/p.img --uuid $upin" \
+		"export cfgdisk $byid" >/tmp/rdmx.conf
 	rdmx_barrier cfg-client-waits "$long"
 	sleep 6
 	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply1.txt" 2>&1
@@ -825,26 +835,38 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "config: apply again: exits 0, changes nothing" \
 		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ]"
 	ucfg=$(rdmxctl -j export show cfgfile | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["uuid"])')
+	udisk=$(cat $sys/exports/cfgdisk/uuid)
 	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
 	cat /tmp/saved.conf
 	rdmx_check "config: saved: the tunable, listener, exports (only the given uuid pinned)" sh -c \
-		"grep -qx 'set blk_keepalive_ms 4000' /tmp/saved.conf && grep -qx 'listen -a $srv -p $cfg_port' /tmp/saved.conf && grep -qx 'export cfgram ram:8388608 --lbs 512' /tmp/saved.conf && grep -qx 'export cfgfile /mnt/cfg/f.img --lbs 512 --allow 198.18.0.0/24' /tmp/saved.conf && grep -qx 'export cfgpin /mnt/cfg/p.img --lbs 512 --uuid $upin' /tmp/saved.conf"
-	rdmx_barrier cfg-up
-	rdmx_barrier cfg-client-down "$long"
+		"grep -qx 'set blk_keepalive_ms 4000' /tmp/saved.conf && grep -qx 'listen -a $srv -p $cfg_port' /tmp/saved.conf && grep -qx 'export cfgram ram:8388608 --lbs 512' /tmp/saved.conf && grep -qx 'export cfgfile /mnt/cfg/f.img --lbs 512 --allow 198.18.0.0/24' /tmp/saved.conf && grep -qx 'export cfgpin /mnt/cfg/p.img --lbs 512 --uuid $upin' /tmp/saved.conf && grep -qx 'export cfgdisk $byid --lbs 512' /tmp/saved.conf"
+	rdmx_barrier cfg-up "$long"
 	rdmx_check "config: down --server" rdmxctl config down --server -f /tmp/saved.conf
-	rdmx_check "config: rmmod rdmx, insmod again" sh -c "rmmod rdmx && insmod '$RDMX_KO'"
+	rdmx_check "config: rmmod rdmx" rmmod rdmx
+	old_d1=$d1
+	losetup -d "$d1" "$d2"
+	d2=$(losetup -f --show /mnt/cfg/d2.img)
+	d1=$(losetup -f --show /mnt/cfg/d1.img)
+	ln -sfn "$d1" "$byid"
+	rdmx_check "config: the disks renamed ($old_d1 is d2.img's now, d1.img's is $d1), $byid follows d1.img" \
+		sh -c "[ $d2 = $old_d1 ] && [ \$(cat /sys/block/${d1#/dev/}/loop/backing_file) = /mnt/cfg/d1.img ] && [ \$(readlink -f $byid) = $d1 ]"
+	rdmx_check "config: insmod rdmx again" insmod "$RDMX_KO"
 	rdmx_check "config: nothing left after the reload" sh -c \
 		"[ \$(cat $sys/blk_keepalive_ms) != 4000 ] && ! rdmxctl export show cfgfile 2>/dev/null"
 	rdmx_check "config: apply the saved file" rdmxctl config apply --server -f /tmp/saved.conf
 	rdmx_check "config: back: the tunable, listener, exports, the file's uuid derived again, the given one" sh -c \
 		"[ \$(cat $sys/blk_keepalive_ms) = 4000 ] && rdmxctl -j listen list | grep -q '$srv:$cfg_port' && rdmxctl export show cfgram >/dev/null && rdmxctl -j export show cfgfile | grep -q '$ucfg' && [ \$(cat $sys/exports/cfgpin/uuid) = $upin ]"
+	rdmx_check "config: the renamed disk exported again by its by-id name, same uuid" \
+		sh -c "[ \$(cat $sys/exports/cfgdisk/uuid) = $udisk ]"
 	rdmxctl doctor >"$RDMX_OUT/cfg-doctor.txt" 2>&1
 	rdmx_check "config: doctor: the listener is on the RDMA netdev; exports with and without an allow-list" sh -c \
 		"grep -Eq '^ok +listener: listener $srv:$cfg_port on ' '$RDMX_OUT/cfg-doctor.txt' && grep -Eq '^ok +export: export cfgfile \\(/mnt/cfg/f.img\\): allow 198.18.0.0/24$' '$RDMX_OUT/cfg-doctor.txt' && grep -Eq '^warn +export: export cfgpin .*no --allow' '$RDMX_OUT/cfg-doctor.txt'"
 	rdmx_barrier cfg-back
 	rdmx_barrier cfg-done "$long"
-	rdmx_check "config: export del cfgram, cfgfile, cfgpin; listen del" sh -c \
-		"rdmxctl export del cfgram && rdmxctl export del cfgfile && rdmxctl export del cfgpin && rdmxctl listen del -a $srv -p $cfg_port"
+	rdmx_check "config: export del cfgram, cfgfile, cfgpin, cfgdisk; listen del" sh -c \
+		"rdmxctl export del cfgram && rdmxctl export del cfgfile && rdmxctl export del cfgpin && rdmxctl export del cfgdisk && rdmxctl listen del -a $srv -p $cfg_port"
+	losetup -d "$d1" "$d2"
+	rm -f "$byid"
 	umount /mnt/cfg
 else
 	printf '%s\n' '# node 2: the client' 'set reconnect_max_ms 1500' \
@@ -872,11 +894,30 @@ else
 	cat /tmp/saved.conf
 	rdmx_check "config: saved: the tunable and the map" sh -c \
 		"grep -qx 'set reconnect_max_ms 1500' /tmp/saved.conf && grep -qx 'map -p $cfg_port $srv cfgfile --queues 1 --depth [0-9]* --loss-timeout forever' /tmp/saved.conf"
+	# The by-id disk, mapped across node 1's restart.
+	if cdisk=$(rdmxctl map -p "$cfg_port" "$srv" cfgdisk --queues 1 --loss-timeout forever \
+		2>"$RDMX_OUT/map-cfgdisk.err"); then
+		rdmx_pass "config: map cfgdisk: $cdisk"
+		head -c $((1 * mib)) /dev/urandom >/tmp/cfgd.bin
+		rdmx_check "config: 1 MiB written to cfgdisk" \
+			dd if=/tmp/cfgd.bin of="$cdisk" bs=1M oflag=direct status=none
+	else
+		rdmx_fail "config: map cfgdisk" "$(cat "$RDMX_OUT/map-cfgdisk.err")"
+	fi
 	rdmx_barrier cfg-up "$long"
+	rdmx_barrier cfg-back "$long"
+	if [ -n "$cdisk" ]; then
+		rdmx_check "config: after node 1's restart with its disks renamed, cfgdisk's map reconnected" \
+			wait_live "$cdisk"
+		rdmx_check "config: cfgdisk's data read back" sh -c \
+			"dd if='$cdisk' bs=1M count=1 iflag=direct status=none | cmp - /tmp/cfgd.bin"
+		rdmx_check "config: cfgdisk reconnected, no error" \
+			disk_json "$cdisk" "j[0]['reconnects'] >= 1 and j[0]['errors'] == 0"
+		rdmx_check "config: unmap $cdisk" rdmxctl unmap "$cdisk"
+	fi
+	rdmx_check "config: the file's map reconnected too" wait_live "$d"
 	rdmx_check "config: down --client unmaps" rdmxctl config down --client -f /tmp/saved.conf
 	rdmx_check "config: rmmod rdmx, insmod again" sh -c "rmmod rdmx && insmod '$RDMX_KO'"
-	rdmx_barrier cfg-client-down
-	rdmx_barrier cfg-back "$long"
 	rdmxctl config apply --client --retry 1m -f /tmp/saved.conf >"$RDMX_OUT/cfg-apply3.txt" 2>&1
 	rdmx_check "config: apply the saved file" test $? -eq 0
 	d=$(grep -o '/dev/rdmxb[0-9]*' "$RDMX_OUT/cfg-apply3.txt" | head -n 1)

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# One guest over soft-iWARP: the KUnit suites that need an RDMA device,
-# where iWARP differs from RoCE (READ sinks registered through rdma_rw's MR
-# pool, WRITEs that complete once sent, no atomics). Run by tests/check as
+# The KUnit suites that need an RDMA device, over soft-iWARP, where iWARP
+# differs from RoCE (READ sinks registered through rdma_rw's MR pool,
+# WRITEs that complete once sent, no atomics): with a siw device as
+# RDMX_RDMA_DEV and rdmx loaded. tests/integration/basic.sh runs it last;
+# alone:
 #   tests/vm/run --nodes 1 --rdma siw tests/integration/kunit-siw.sh
 set -u
 . "$RDMX_REPO/tests/vm/lib.sh"
