@@ -59,9 +59,6 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 /* blk_srv.c */
 int rdmx_blk_srv_init(void);
 void rdmx_blk_srv_exit(void);
-int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
-			 const struct rdmx_conn_params *req);
-int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 long rdmx_ioc_export_add(void __user *uarg);
 long rdmx_ioc_export_del(void __user *uarg);
 long rdmx_ioc_export_resize(void __user *uarg);

@@ -135,7 +135,6 @@ struct rdmx_bcq_rbuf {
 
 /**
  * struct rdmx_bcq - a client queue: one hardware queue's connection
- * @cm_ctx: unused tag (the client's ids have their own handler)
  * @bd: the map
  * @idx: hardware queue index
  * @cm_id: rdma_cm id, NULL between connections
@@ -164,7 +163,6 @@ struct rdmx_bcq_rbuf {
  * @stats: counters
  */
 struct rdmx_bcq {
-	struct rdmx_cm_ctx cm_ctx;
 	struct rdmx_bdev *bd;
 	u16 idx;
 	struct rdma_cm_id *cm_id;

@@ -2307,27 +2307,60 @@ static bool rdmx_bsq_within_limits(const struct sockaddr *peer)
 	       host < READ_ONCE(rdmx_params.max_blk_queues_per_host);
 }
 
-/**
- * rdmx_blk_srv_connect() - a connect request for the block service
- * @cm_id: the new connection's id
- * @ev: the connect request event
- * @req: its parameters, checked by rdmx_conn_req_parse()
- *
- * Creates the server queue and accepts, or rejects: first of all, before
- * anything big is allocated, a queue over the limits.
- *
- * Context: rdma_cm's handler for @cm_id.
- * Return: 0; or non-zero when the request was rejected and rdma_cm is to
- * destroy @cm_id.
+/*
+ * An rdma_cm event on a server queue's id (its cm_ops). Return: 1 on device
+ * removal of a queue whose teardown this ran, so that rdma_cm destroys the
+ * id; else 0.
  */
-int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
-			 const struct rdmx_conn_params *req)
+static int rdmx_bsq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rdmx_bsq *q = container_of(cm_id->context, struct rdmx_bsq,
+					  cm_ctx);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (test_bit(RDMX_BSQ_FAILED, &q->flags))
+			rdma_disconnect(cm_id);
+		return 0;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		/* The device waits for us: tear down now, the CM frees the id. */
+		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+			return 0;
+		rdmx_bsq_teardown(q);
+		rdmx_bsq_free(q);
+		return 1;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		if (!test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+			queue_work(rdmx_blk_wq, &q->release_work);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static const struct rdmx_cm_ops rdmx_bsq_cm_ops = {
+	.event = rdmx_bsq_cm_event,
+};
+
+/*
+ * A connection request for the block service (rdmx_blk_cm_service):
+ * creates the server queue and accepts, or rejects: first of all, before
+ * anything big is allocated, a queue over the limits. Return: 0; or
+ * non-zero when the request was rejected and rdma_cm is to destroy @cm_id.
+ */
+static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
+				struct rdma_cm_event *ev,
+				const struct rdmx_conn_params *req)
 {
 	enum rdmx_rej_reason reason = RDMX_REJ_BUSY;
 	struct rdma_conn_param param = {};
 	struct rdmx_conn_params rp;
 	struct rdmx_conn_rep rep;
-	struct rdmx_conn_rej rej;
 	struct rdmx_bsq *q;
 	unsigned int i;
 	bool ok;
@@ -2352,7 +2385,7 @@ int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 		goto reject;
 	}
 	atomic_inc(&rdmx_bsq_count);
-	q->cm_ctx.kind = RDMX_CM_BLK_SRV;
+	q->cm_ctx.ops = &rdmx_bsq_cm_ops;
 	q->cm_id = cm_id;
 	q->ibdev = cm_id->device;
 	q->port = cm_id->port_num;
@@ -2426,50 +2459,22 @@ out_free:
 	mutex_unlock(&rdmx_exports_mutex);
 	rdmx_bsq_free(q);
 reject:
-	rdmx_conn_rej_pack(&rej, reason);
-	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+	rdmx_cm_reject(cm_id, reason);
 	return 1;
 }
 
-/**
- * rdmx_blk_srv_cm_event() - an rdma_cm event on a server queue's id
- * @cm_id: the id
- * @ev: the event
- *
- * Context: rdma_cm's handler for @cm_id.
- * Return: 1 on device removal of a queue whose teardown this ran, so that
- * rdma_cm destroys the id; else 0.
- */
-int rdmx_blk_srv_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+/* A block queue is no session: only the block server takes it. */
+static bool rdmx_blk_takes(const struct rdmx_conn_params *req)
 {
-	struct rdmx_bsq *q = container_of(cm_id->context, struct rdmx_bsq,
-					  cm_ctx);
-
-	switch (ev->event) {
-	case RDMA_CM_EVENT_ESTABLISHED:
-		if (test_bit(RDMX_BSQ_FAILED, &q->flags))
-			rdma_disconnect(cm_id);
-		return 0;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* The device waits for us: tear down now, the CM frees the id. */
-		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
-			return 0;
-		rdmx_bsq_teardown(q);
-		rdmx_bsq_free(q);
-		return 1;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-	case RDMA_CM_EVENT_REJECTED:
-		if (!test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
-			queue_work(rdmx_blk_wq, &q->release_work);
-		return 0;
-	default:
-		return 0;
-	}
+	return req->features == RDMX_PROTO_F_BLOCK;
 }
+
+static struct rdmx_cm_service rdmx_blk_cm_service = {
+	.name = "block queue",
+	.takes = rdmx_blk_takes,
+	.admin_only = true,
+	.connect = rdmx_blk_srv_connect,
+};
 
 /**
  * rdmx_blk_srv_init() - set up the block server
@@ -2488,6 +2493,7 @@ int rdmx_blk_srv_init(void)
 		destroy_workqueue(rdmx_blk_wq);
 		return -ENOMEM;
 	}
+	rdmx_cm_service_register(&rdmx_blk_cm_service);
 	return 0;
 }
 
@@ -2501,6 +2507,7 @@ void rdmx_blk_srv_exit(void)
 	struct rdmx_export *exp, *tmp;
 	struct rdmx_bsq *q;
 
+	rdmx_cm_service_unregister(&rdmx_blk_cm_service);
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry_safe(exp, tmp, &rdmx_exports, node)
 		rdmx_export_remove(exp);

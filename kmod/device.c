@@ -12,6 +12,19 @@
  * ib_query_port(), which may sleep; removal therefore waits for a walk in
  * progress, so a walker never touches a device the core is tearing down.
  * Lookups that must outlive the lock take a reference (rdmx_device_find_get).
+ *
+ * The rest of rdmx hears of devices through rdmx_device_notifier_register()
+ * (a blocking notifier chain): RDMX_DEVICE_ADDED once a device is tracked
+ * (listeners waiting for a device bind again), RDMX_DEVICE_REMOVING from
+ * the remove callback before it waits for the device's references.
+ *
+ * Who handles a device going away: the remove callback, through
+ * RDMX_DEVICE_REMOVING, for the message service's sessions (their
+ * connections on the device fail, and the callback waits for the
+ * references those held); rdma_cm's DEVICE_REMOVAL event, which the RDMA
+ * core delivers before this client's remove callback, for everything that
+ * owns an rdma_cm id: listeners, block server queues and block client
+ * queues, each in its own event handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,6 +32,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -26,8 +40,33 @@
 
 #include "compat.h"
 #include "rdmx.h"
-#include "sess.h"
 #include "rdmx_trace.h"
+
+static BLOCKING_NOTIFIER_HEAD(rdmx_device_chain);
+
+/**
+ * rdmx_device_notifier_register() - hear of devices added and removed
+ * @nb: its notifier_call gets RDMX_DEVICE_ADDED or RDMX_DEVICE_REMOVING
+ *	with the struct ib_device, in process context
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int rdmx_device_notifier_register(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&rdmx_device_chain, nb);
+}
+
+/**
+ * rdmx_device_notifier_unregister() - stop hearing of devices
+ * @nb: a registered notifier
+ *
+ * Context: process context; waits for a call in progress.
+ */
+void rdmx_device_notifier_unregister(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&rdmx_device_chain, nb);
+}
 
 /**
  * rdmx_port_usable() - whether a port can carry a MAD now
@@ -342,7 +381,8 @@ static int rdmx_add_one(struct ib_device *ibdev)
 	trace_rdmx_device_add(ibdev);
 	ibdev_info(ibdev, "rdmx: tracking device (%u port%s)\n",
 		   rdma_end_port(ibdev), rdma_end_port(ibdev) == 1 ? "" : "s");
-	rdmx_listeners_kick();
+	blocking_notifier_call_chain(&rdmx_device_chain, RDMX_DEVICE_ADDED,
+				     ibdev);
 	return 0;
 
 out_free:
@@ -363,7 +403,8 @@ static void rdmx_remove_one(struct ib_device *ibdev, void *client_data)
 	 * teardown waits for no port of a device going away.
 	 */
 	WRITE_ONCE(rdev->removing, true);
-	rdmx_sess_device_removed(ibdev);
+	blocking_notifier_call_chain(&rdmx_device_chain, RDMX_DEVICE_REMOVING,
+				     ibdev);
 	rdmx_device_put(rdev);
 	wait_for_completion(&rdev->released);
 	trace_rdmx_device_remove(ibdev);

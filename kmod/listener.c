@@ -1,31 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmx listeners and the service table.
+ * rdmx listeners, the one rdma_cm handler (kmod/cm.h) with the services
+ * that take connection requests, and the message service's table of named
+ * services.
  *
  * A listener is an rdma_cm id listening on an address and port. It is
  * shared by the endpoints listening there (one use each) and by an
  * administrator's RDMX_IOC_LISTENER_ADD (persistent). A listener bound to
  * one address sits on that address's RDMA device; when the device goes,
  * rdma_cm reports DEVICE_REMOVAL and the id is dropped, and the listener
- * binds again when a device is added (rdmx_listeners_kick()). A wildcard
+ * binds again when a device is added (RDMX_DEVICE_ADDED). A wildcard
  * listener is not bound to a device: rdma_cm follows devices for it.
  *
  * Locking: rdmx_lst_mutex guards the list and each listener's fields
  * except cm_id, which rdmx_lst_lock also guards, because the CM handler
  * (which must not take the mutex: rdma_destroy_id() under the mutex waits
  * for it) clears it on DEVICE_REMOVAL.
+ *
+ * The services that take connection requests are registered at module
+ * init, before any listener exists, and unregistered at exit, after the
+ * last is gone (rdma_destroy_id() waits for the handler): rdmx_cm_svc_mutex
+ * guards the list, and the handler holds it only to find a service.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/notifier.h>
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
 
 #include "rdmx.h"
 #include "sess.h"
+#include "rdmx_trace.h"
 
 static LIST_HEAD(rdmx_listeners);
 static DEFINE_MUTEX(rdmx_lst_mutex);
@@ -35,6 +46,9 @@ static struct work_struct rdmx_lst_rebind_work;
 
 static LIST_HEAD(rdmx_services);
 static DEFINE_SPINLOCK(rdmx_svc_lock);
+
+static LIST_HEAD(rdmx_cm_services);
+static DEFINE_MUTEX(rdmx_cm_svc_mutex);
 
 #define RDMX_LISTEN_BACKLOG	128
 
@@ -287,16 +301,13 @@ static void rdmx_listener_unbind(struct rdmx_listener *lst)
 		rdma_destroy_id(cm_id);
 }
 
-/**
- * rdmx_listener_cm_event() - an event on a listening id
- * @cm_id: the listener's id
- * @ev: the event
- *
- * Context: rdma_cm's handler context.
- * Return: 1 on DEVICE_REMOVAL of an id nobody else is destroying, so that
- * rdma_cm destroys it; else 0.
+/*
+ * An event on a listening id other than a connection request. Return: 1
+ * on DEVICE_REMOVAL of an id nobody else is destroying, so that rdma_cm
+ * destroys it; else 0.
  */
-int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+static int rdmx_listener_cm_event(struct rdma_cm_id *cm_id,
+				  struct rdma_cm_event *ev)
 {
 	struct rdmx_listener *lst = container_of(cm_id->context,
 						 struct rdmx_listener, cm_ctx);
@@ -316,6 +327,10 @@ int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	return ret;
 }
 
+static const struct rdmx_cm_ops rdmx_listener_cm_ops = {
+	.event = rdmx_listener_cm_event,
+};
+
 static void rdmx_lst_rebind(struct work_struct *work)
 {
 	struct rdmx_listener *lst;
@@ -332,15 +347,18 @@ static void rdmx_lst_rebind(struct work_struct *work)
 	mutex_unlock(&rdmx_lst_mutex);
 }
 
-/**
- * rdmx_listeners_kick() - a device was added: rebind listeners without one
- *
- * Context: any context.
- */
-void rdmx_listeners_kick(void)
+/* A device was added (RDMX_DEVICE_ADDED): rebind listeners without one. */
+static int rdmx_lst_device_event(struct notifier_block *nb,
+				 unsigned long event, void *data)
 {
-	queue_work(rdmx_wq, &rdmx_lst_rebind_work);
+	if (event == RDMX_DEVICE_ADDED)
+		queue_work(rdmx_wq, &rdmx_lst_rebind_work);
+	return NOTIFY_OK;
 }
+
+static struct notifier_block rdmx_lst_device_nb = {
+	.notifier_call = rdmx_lst_device_event,
+};
 
 /**
  * rdmx_listener_get() - listen on an address and port, or share a listener
@@ -374,7 +392,7 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 		ret = -ENOMEM;
 		goto out;
 	}
-	lst->cm_ctx.kind = RDMX_CM_LISTENER;
+	lst->cm_ctx.ops = &rdmx_listener_cm_ops;
 	rdmx_addr_copy(&lst->addr, addr);
 	ret = rdmx_listener_bind(lst);
 	if (ret)
@@ -458,29 +476,129 @@ int rdmx_listener_del(const struct sockaddr *addr)
 	return 0;
 }
 
-/**
- * rdmx_listener_serves_block() - whether a connection request may reach
- *	the block server
- * @cm_id: the new id of a CONNECT_REQUEST, whose context is still the
- *	listener's (rdma_cm copies it from the listening id)
- *
- * Block exports are served only through listeners an administrator added
- * (RDMX_IOC_LISTENER_ADD, CAP_NET_ADMIN), not through one that an
- * endpoint's listen made, which any user may do.
- *
- * Context: the rdma_cm event handler.
- * Return: true when the listener was added by an administrator.
+/*
+ * Whether the listener a connection request came through was added by an
+ * administrator. @cm_id is the request's new id, whose context is still
+ * the listener's (rdma_cm copies it from the listening id).
  */
-bool rdmx_listener_serves_block(struct rdma_cm_id *cm_id)
+static bool rdmx_listener_persistent(struct rdma_cm_id *cm_id)
 {
 	struct rdmx_cm_ctx *ctx = cm_id->context;
 	struct rdmx_listener *lst;
 
-	if (!ctx || ctx->kind != RDMX_CM_LISTENER)
+	if (!ctx || ctx->ops != &rdmx_listener_cm_ops)
 		return false;
 	lst = container_of(ctx, struct rdmx_listener, cm_ctx);
 	/* Set and cleared under rdmx_lst_mutex; a snapshot will do. */
 	return READ_ONCE(lst->persistent);
+}
+
+/**
+ * rdmx_cm_service_register() - take connection requests for a service
+ * @svc: the service, which must stay until rdmx_cm_service_unregister()
+ *
+ * Context: process context, before any listener exists (module init).
+ */
+void rdmx_cm_service_register(struct rdmx_cm_service *svc)
+{
+	mutex_lock(&rdmx_cm_svc_mutex);
+	list_add_tail(&svc->node, &rdmx_cm_services);
+	mutex_unlock(&rdmx_cm_svc_mutex);
+}
+
+/**
+ * rdmx_cm_service_unregister() - stop taking requests for a service
+ * @svc: a registered service
+ *
+ * Context: process context, once every listener is gone (module exit).
+ */
+void rdmx_cm_service_unregister(struct rdmx_cm_service *svc)
+{
+	mutex_lock(&rdmx_lst_mutex);
+	WARN_ON_ONCE(!list_empty(&rdmx_listeners));
+	mutex_unlock(&rdmx_lst_mutex);
+	mutex_lock(&rdmx_cm_svc_mutex);
+	list_del_init(&svc->node);
+	mutex_unlock(&rdmx_cm_svc_mutex);
+}
+
+/**
+ * rdmx_cm_reject() - reject a connection request, saying why
+ * @cm_id: the request's id
+ * @reason: what the peer is told (struct rdmx_conn_rej)
+ *
+ * Context: rdma_cm's handler for @cm_id.
+ */
+void rdmx_cm_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason)
+{
+	struct rdmx_conn_rej rej;
+
+	rdmx_conn_rej_pack(&rej, reason);
+	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
+}
+
+/* A connection request: to the service that takes it, or rejected. */
+static int rdmx_cm_connect_request(struct rdma_cm_id *cm_id,
+				   struct rdma_cm_event *ev)
+{
+	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
+	struct rdmx_cm_service *svc, *found = NULL;
+	struct rdmx_conn_params req;
+
+	if (rdmx_conn_req_parse(ev->param.conn.private_data,
+				ev->param.conn.private_data_len, &req, &reason))
+		goto reject;
+	mutex_lock(&rdmx_cm_svc_mutex);
+	list_for_each_entry(svc, &rdmx_cm_services, node) {
+		if (svc->takes(&req)) {
+			found = svc;
+			break;
+		}
+	}
+	mutex_unlock(&rdmx_cm_svc_mutex);
+	if (!found) {
+		reason = RDMX_REJ_FEATURES;
+		goto reject;
+	}
+	if (found->admin_only && !rdmx_listener_persistent(cm_id)) {
+		pr_warn_ratelimited("refused a %s from %pISpc: its listener %pISpc was not added by an administrator\n",
+				    found->name, &cm_id->route.addr.dst_addr,
+				    &cm_id->route.addr.src_addr);
+		reason = RDMX_REJ_NOT_ALLOWED;
+		goto reject;
+	}
+	return found->connect(cm_id, ev, &req);
+
+reject:
+	pr_info_ratelimited("refused a connection from %pISpc: %s\n",
+			    &cm_id->route.addr.dst_addr,
+			    rdmx_rej_reason_str(reason));
+	rdmx_cm_reject(cm_id, reason);
+	return 1;
+}
+
+/**
+ * rdmx_cm_handler() - rdma_cm event handler of every rdmx cm_id
+ * @cm_id: the id
+ * @ev: the event
+ *
+ * Every id's context is a struct rdmx_cm_ctx (kmod/cm.h); an id created by
+ * a connection request inherits its listener's, and the request goes to
+ * the service that takes it.
+ *
+ * Context: rdma_cm's handler context (its handler mutex held).
+ * Return: non-zero to have rdma_cm destroy @cm_id.
+ */
+int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+{
+	struct rdmx_cm_ctx *ctx = cm_id->context;
+
+	trace_rdmx_cm_event(ctx ? ctx->trace_id : 0, ev->event, ev->status);
+	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
+		return rdmx_cm_connect_request(cm_id, ev);
+	if (!ctx)
+		return 0;
+	return ctx->ops->event(cm_id, ev);
 }
 
 /**
@@ -626,7 +744,7 @@ struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
 int rdmx_listeners_init(void)
 {
 	INIT_WORK(&rdmx_lst_rebind_work, rdmx_lst_rebind);
-	return 0;
+	return rdmx_device_notifier_register(&rdmx_lst_device_nb);
 }
 
 /**
@@ -640,6 +758,7 @@ void rdmx_listeners_exit(void)
 {
 	struct rdmx_listener *lst, *tmp;
 
+	rdmx_device_notifier_unregister(&rdmx_lst_device_nb);
 	cancel_work_sync(&rdmx_lst_rebind_work);
 	mutex_lock(&rdmx_lst_mutex);
 	list_for_each_entry_safe(lst, tmp, &rdmx_listeners, node) {

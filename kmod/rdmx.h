@@ -65,6 +65,16 @@ void rdmx_uep_set_fops(const struct file_operations *fops);
 struct kobject *rdmx_sysfs_root(void);
 
 /* device.c */
+struct notifier_block;
+
+/* Device events, for rdmx_device_notifier_register() */
+enum {
+	RDMX_DEVICE_ADDED = 1,	/* tracked now */
+	RDMX_DEVICE_REMOVING,	/* release what holds a reference on it */
+};
+
+int rdmx_device_notifier_register(struct notifier_block *nb);
+void rdmx_device_notifier_unregister(struct notifier_block *nb);
 struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
 bool rdmx_port_usable(struct ib_device *dev, u32 port);
 

@@ -9,6 +9,7 @@
 #include <kunit/visibility.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/notifier.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -18,7 +19,7 @@
 
 #include "rdmx.h"
 #include "rma.h"
-#include "blk.h"
+#include "blk_proto.h"
 #include "sess.h"
 #include "rdmx_trace.h"
 
@@ -1288,6 +1289,13 @@ void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
 
 static void rdmx_conn_teardown_work(struct work_struct *work);
 
+static int rdmx_conn_cm_event(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev);
+
+static const struct rdmx_cm_ops rdmx_conn_cm_ops = {
+	.event = rdmx_conn_cm_event,
+};
+
 static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 					 unsigned int lane)
 {
@@ -1296,7 +1304,8 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return NULL;
-	conn->cm_ctx.kind = RDMX_CM_CONN;
+	conn->cm_ctx.ops = &rdmx_conn_cm_ops;
+	conn->cm_ctx.trace_id = sess->id;
 	conn->sess = sess;
 	conn->lane = lane;
 	kref_get(&sess->ref);
@@ -2043,8 +2052,15 @@ static int rdmx_cm_rejected(struct rdmx_conn *conn, struct rdma_cm_event *ev)
 	return -ECONNREFUSED;
 }
 
-static int rdmx_conn_cm_event(struct rdmx_conn *conn, struct rdma_cm_event *ev)
+/*
+ * An event on a connection's id: the cm_ops of every connection of a
+ * session. Never asks rdma_cm to destroy the id: the teardown work does.
+ */
+static int rdmx_conn_cm_event(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev)
 {
+	struct rdmx_conn *conn = container_of(cm_id->context, struct rdmx_conn,
+					      cm_ctx);
 	int err = 0;
 
 	switch (ev->event) {
@@ -2089,47 +2105,10 @@ static int rdmx_conn_cm_event(struct rdmx_conn *conn, struct rdma_cm_event *ev)
 		rdmx_conn_fail(conn, err);
 		spin_unlock(&conn->sess->lock);
 	}
-	/* Never ask rdma_cm to destroy the id: the teardown work does. */
 	return 0;
 }
 
-/**
- * rdmx_cm_handler() - rdma_cm event handler of every rdmx cm_id
- * @cm_id: the id
- * @ev: the event
- *
- * Listeners and connections share it, because an id created by a connect
- * request inherits its listener's handler; the id's context says which.
- *
- * Context: rdma_cm's handler context (its handler mutex held).
- * Return: non-zero to have rdma_cm destroy @cm_id.
- */
-int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
-{
-	struct rdmx_cm_ctx *ctx = cm_id->context;
-
-	trace_rdmx_cm_event(ctx->kind == RDMX_CM_CONN ?
-			    container_of(ctx, struct rdmx_conn, cm_ctx)->sess->id : 0,
-			    ev->event, ev->status);
-	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-		return rdmx_sess_listener_event(cm_id, ev);
-	if (ctx->kind == RDMX_CM_BLK_SRV)
-		return rdmx_blk_srv_cm_event(cm_id, ev);
-	if (ctx->kind == RDMX_CM_LISTENER)
-		return rdmx_listener_cm_event(cm_id, ev);
-	return rdmx_conn_cm_event(container_of(ctx, struct rdmx_conn, cm_ctx),
-				  ev);
-}
-
 /* ---- server side -------------------------------------------------------- */
-
-static void rdmx_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason)
-{
-	struct rdmx_conn_rej rej;
-
-	rdmx_conn_rej_pack(&rej, reason);
-	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
-}
 
 /* Find a server session by its uuid, with a reference. */
 static struct rdmx_sess *rdmx_sess_find_uuid(const uuid_t *uuid)
@@ -2265,10 +2244,9 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 	return RDMX_REJ_UNKNOWN;
 }
 
-/**
- * rdmx_sess_listener_event() - a connection request reached a listener
- * @cm_id: the new rdma_cm id
- * @ev: the CONNECT_REQUEST event
+/*
+ * The message service's connection request (rdmx_msg_cm_service): @req
+ * was checked by rdmx_conn_req_parse().
  *
  * Checks the request, finds the session it continues (by uuid) or makes a
  * new one, builds the QP and accepts. Lane 0 begins an incarnation of the
@@ -2279,86 +2257,65 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
  * Context: the rdma_cm event handler (its handler mutex held).
  * Return: 0 when the id is kept; non-zero to have rdma_cm destroy it.
  */
-int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
+			    const struct rdmx_conn_params *req)
 {
 	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
 	struct rdma_conn_param param = {};
-	struct rdmx_conn_params req, rep_p;
+	struct rdmx_conn_params rep_p;
 	struct rdmx_sess *sess = NULL;
 	struct rdmx_conn_rep rep;
 	struct rdmx_conn *conn;
 	bool new_sess = false;
 	int ret;
 
-	ret = rdmx_conn_req_parse(ev->param.conn.private_data,
-				  ev->param.conn.private_data_len, &req, &reason);
-	if (ret)
-		goto reject;
-	/*
-	 * A block queue is no session: the block server takes it, through
-	 * a listener an administrator added only.
-	 */
-	if (req.features == RDMX_PROTO_F_BLOCK) {
-		if (rdmx_listener_serves_block(cm_id))
-			return rdmx_blk_srv_connect(cm_id, ev, &req);
-		pr_warn_ratelimited("refused a block queue from %pISpc: its listener %pISpc was not added by an administrator\n",
-				    &cm_id->route.addr.dst_addr,
-				    &cm_id->route.addr.src_addr);
-		reason = RDMX_REJ_NOT_ALLOWED;
-		goto reject;
-	}
 	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
-	if (req.max_msg_size < RDMX_SEG_SIZE) {
+	if (req->max_msg_size < RDMX_SEG_SIZE) {
 		reason = RDMX_REJ_PARAMS;
-		goto reject;
-	}
-	/* Sessions run on the message service: no session without it. */
-	if (!(req.features & RDMX_PROTO_F_MSG)) {
-		reason = RDMX_REJ_FEATURES;
 		goto reject;
 	}
 	/* Lanes are bounded here too: the peer's offer is only an offer. */
-	if (req.qp_index >= RDMX_SESS_MAX_LANES) {
+	if (req->qp_index >= RDMX_SESS_MAX_LANES) {
 		reason = RDMX_REJ_PARAMS;
 		goto reject;
 	}
 
-	reason = rdmx_sess_for_request(cm_id, &req, &sess, &new_sess);
+	reason = rdmx_sess_for_request(cm_id, req, &sess, &new_sess);
 	if (reason != RDMX_REJ_UNKNOWN)
 		goto reject;
 
-	conn = rdmx_conn_alloc(sess, req.qp_index);
+	conn = rdmx_conn_alloc(sess, req->qp_index);
 	if (!conn) {
 		reason = RDMX_REJ_BUSY;
 		goto reject_sess;
 	}
 	conn->cm_id = cm_id;
 	cm_id->context = &conn->cm_ctx;
-	conn->generation = req.generation;
-	conn->depth = min_t(u32, conn->depth, req.queue_depth);
+	conn->generation = req->generation;
+	conn->depth = min_t(u32, conn->depth, req->queue_depth);
 	ret = rdmx_conn_create_ib(conn);
 	if (ret) {
 		reason = ret == -EXDEV ? RDMX_REJ_PARAMS : RDMX_REJ_BUSY;
 		goto reject_conn;
 	}
-	conn->peer_depth = req.queue_depth;
-	conn->features = req.features & RDMX_PROTO_F_OFFERED;
+	conn->peer_depth = req->queue_depth;
+	conn->features = req->features & RDMX_PROTO_F_OFFERED;
 
 	spin_lock(&sess->lock);
-	reason = rdmx_sess_lane_check(sess, &req);
+	reason = rdmx_sess_lane_check(sess, req);
 	if (reason != RDMX_REJ_UNKNOWN) {
 		spin_unlock(&sess->lock);
 		goto reject_conn;
 	}
-	if (!req.qp_index) {
-		sess->generation = req.generation;
+	if (!req->qp_index) {
+		sess->generation = req->generation;
 		/* A session keeps its lanes: it grants no fewer, nor more. */
-		sess->max_lanes = min_t(u32, req.nr_qps, sess->max_lanes);
+		sess->max_lanes = min_t(u32, req->nr_qps, sess->max_lanes);
 		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
 	}
-	sess->lanes[req.qp_index].conn = conn;
+	sess->lanes[req->qp_index].conn = conn;
 	sess->nr_conns++;
-	sess->nr_lanes = max(sess->nr_lanes, req.qp_index + 1U);
+	sess->nr_lanes = max(sess->nr_lanes, req->qp_index + 1U);
 	conn->state = RDMX_CONN_CONNECTING;
 	conn->started = jiffies;
 	spin_unlock(&sess->lock);
@@ -2367,7 +2324,7 @@ int rdmx_sess_listener_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	 * its rings: the attempt times out here as on the client (for
 	 * another lane, rdmx_lanes_check_attempts() from the heartbeat).
 	 */
-	if (!req.qp_index)
+	if (!req->qp_index)
 		rdmx_sess_queue(sess, &sess->hb_work,
 				msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
 
@@ -2409,9 +2366,22 @@ reject:
 	pr_info_ratelimited("refused a connection from %pISpc: %s\n",
 			    &cm_id->route.addr.dst_addr,
 			    rdmx_rej_reason_str(reason));
-	rdmx_reject(cm_id, reason);
+	rdmx_cm_reject(cm_id, reason);
 	return -EINVAL;
 }
+
+/* Sessions run on the message service: no session without it. */
+static bool rdmx_msg_takes(const struct rdmx_conn_params *req)
+{
+	return req->features != RDMX_PROTO_F_BLOCK &&
+	       (req->features & RDMX_PROTO_F_MSG);
+}
+
+static struct rdmx_cm_service rdmx_msg_cm_service = {
+	.name = "session",
+	.takes = rdmx_msg_takes,
+	.connect = rdmx_msg_connect,
+};
 
 /* ---- timers ------------------------------------------------------------- */
 
@@ -2736,20 +2706,21 @@ int rdmx_sess_close_id(u32 id)
 	return 0;
 }
 
-/**
- * rdmx_sess_device_removed() - an RDMA device is going away
- * @ibdev: the device
- *
- * Fails every connection on @ibdev; their teardown drops the device
- * references the caller then waits for. Sessions reconnect (client) or
- * wait for their peer (server) on whatever device remains.
- *
- * Context: process context (the ib_client remove callback).
+/*
+ * An RDMA device is going away (RDMX_DEVICE_REMOVING, from the ib_client's
+ * remove callback): fail every connection on it; their teardown drops the
+ * device references the callback then waits for. Sessions reconnect
+ * (client) or wait for their peer (server) on whatever device remains.
  */
-void rdmx_sess_device_removed(struct ib_device *ibdev)
+static int rdmx_sess_device_event(struct notifier_block *nb,
+				  unsigned long event, void *data)
 {
+	struct ib_device *ibdev = data;
 	struct rdmx_sess *sess;
 	unsigned long id;
+
+	if (event != RDMX_DEVICE_REMOVING)
+		return NOTIFY_DONE;
 
 	xa_lock(&rdmx_sessions);
 	xa_for_each(&rdmx_sessions, id, sess) {
@@ -2766,10 +2737,18 @@ void rdmx_sess_device_removed(struct ib_device *ibdev)
 		rdmx_sess_pd_device_gone(sess, ibdev);
 	}
 	xa_unlock(&rdmx_sessions);
+	return NOTIFY_OK;
 }
+
+static struct notifier_block rdmx_sess_device_nb = {
+	.notifier_call = rdmx_sess_device_event,
+};
 
 /**
  * rdmx_sess_init() - set up the session layer
+ *
+ * Registers the message service's connection requests with the core
+ * (kmod/cm.h), and its sessions for devices going away.
  *
  * Context: module init.
  * Return: 0 or -ENOMEM.
@@ -2785,6 +2764,8 @@ int rdmx_sess_init(void)
 		destroy_workqueue(rdmx_wq);
 		return -ENOMEM;
 	}
+	rdmx_device_notifier_register(&rdmx_sess_device_nb);
+	rdmx_cm_service_register(&rdmx_msg_cm_service);
 	return 0;
 }
 
@@ -2802,6 +2783,8 @@ void rdmx_sess_exit(void)
 	struct rdmx_sess *sess;
 	unsigned long id;
 
+	rdmx_cm_service_unregister(&rdmx_msg_cm_service);
+	rdmx_device_notifier_unregister(&rdmx_sess_device_nb);
 	for (;;) {
 		id = 0;
 		xa_lock(&rdmx_sessions);

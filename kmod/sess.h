@@ -58,6 +58,7 @@
 #include <linux/xarray.h>
 #include <rdma/rdma_cm.h>
 
+#include "cm.h"
 #include "proto.h"
 #include "rdmx_api.h"
 #include "state.h"
@@ -65,17 +66,6 @@
 struct rdmx_ep;
 struct rdmx_sess;
 struct rdmx_pd;
-
-/* What an rdma_cm id's context points to: a listener or a connection. */
-enum rdmx_cm_kind {
-	RDMX_CM_LISTENER = 1,
-	RDMX_CM_CONN,
-	RDMX_CM_BLK_SRV,	/* a block server queue (blk_srv.c) */
-};
-
-struct rdmx_cm_ctx {
-	enum rdmx_cm_kind kind;
-};
 
 /* Session parameters; the defaults can be changed in /sys/kernel/rdmx. */
 struct rdmx_params {
@@ -549,9 +539,6 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 					unsigned int timeout_ms);
 void rdmx_sess_put(struct rdmx_sess *sess);
 int rdmx_sess_close_id(u32 id);
-int rdmx_sess_listener_event(struct rdma_cm_id *cm_id,
-			     struct rdma_cm_event *ev);
-void rdmx_sess_device_removed(struct ib_device *ibdev);
 int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane);
 void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep);
 int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
@@ -581,12 +568,8 @@ int rdmx_listeners_init(void);
 void rdmx_listeners_exit(void);
 int rdmx_listener_get(const struct sockaddr *addr, bool persistent);
 void rdmx_listener_put(const struct sockaddr *addr, bool persistent);
-void rdmx_listeners_kick(void);
 int rdmx_listener_del(const struct sockaddr *addr);
 void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len);
-bool rdmx_listener_serves_block(struct rdma_cm_id *cm_id);
-int rdmx_listener_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
-int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 int rdmx_svc_add(struct rdmx_ep *ep);
 void rdmx_svc_del(struct rdmx_ep *ep);
 struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
