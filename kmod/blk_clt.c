@@ -1419,13 +1419,19 @@ static bool rdmx_bdev_dev_removed(struct rdmx_bdev *bd)
  * for the queues' port to carry the DREQs that tearing them down sends:
  * see rdmx_port_usable(). Under bd->mutex.
  */
+static bool rdmx_bdev_port_wait_ends(void *arg)
+{
+	struct rdmx_bdev *bd = arg;
+
+	return READ_ONCE(bd->state) == RDMX_BDEV_DELETING ||
+	       rdmx_bdev_dev_removed(bd);
+}
+
 static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 {
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(rdmx_bdev_bounded_loss_ms(bd));
 	struct rdma_cm_id *id = NULL;
-	bool logged = false;
 	unsigned int i;
+	char who[16];
 
 	lockdep_assert_held(&bd->mutex);
 	for (i = 0; i < bd->nr_queues && !id; i++)
@@ -1433,17 +1439,10 @@ static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 			id = bd->queues[i].cm_id;
 	if (!id)
 		return;
-	while (!rdmx_port_usable(id->device, id->port_num) &&
-	       READ_ONCE(bd->state) != RDMX_BDEV_DELETING &&
-	       !rdmx_bdev_dev_removed(bd) &&
-	       time_before(jiffies, deadline)) {
-		if (!logged)
-			pr_info_ratelimited("rdmxb%u: waiting for port %s/%u to come up before disconnecting\n",
-					    bd->index, dev_name(&id->device->dev),
-					    id->port_num);
-		logged = true;
-		msleep(100);
-	}
+	snprintf(who, sizeof(who), "rdmxb%u", bd->index);
+	rdmx_port_wait(id->device, id->port_num,
+		       jiffies + msecs_to_jiffies(rdmx_bdev_bounded_loss_ms(bd)),
+		       rdmx_bdev_port_wait_ends, bd, who);
 }
 
 static void rdmx_bdev_err_work(struct work_struct *work)
@@ -1546,9 +1545,7 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 		return;
 	}
 	bd->attempts++;
-	backoff = min_t(unsigned long, RDMX_RECONNECT_MIN_MS << min(bd->attempts, 5U),
-			RDMX_BDEV_RECONNECT_MAX_MS);
-	backoff += get_random_u32_below(backoff / 2 + 1);
+	backoff = rdmx_backoff_ms(bd->attempts, RDMX_BDEV_RECONNECT_MAX_MS);
 	pr_info_ratelimited("rdmxb%u: reconnect attempt %u failed: %d\n",
 			    bd->index, bd->attempts, ret);
 	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,

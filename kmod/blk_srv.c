@@ -1203,28 +1203,29 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
  * the queue's teardown starts; the teardown cancels it once its QP is
  * drained, before the cm_id can go.
  */
+static bool rdmx_bsq_torn_down(void *arg)
+{
+	struct rdmx_bsq *q = arg;
+
+	return READ_ONCE(q->dead);
+}
+
 static void rdmx_bsq_disconnect_work(struct work_struct *work)
 {
 	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq,
 					  disconnect_work);
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	bool logged = false;
+	char who[80];
 
 	/* Failed where it could not be done at once (rdmx_bsq_fail()). */
 	if (q->qp && !READ_ONCE(q->dead))
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	/* q->dead: the teardown began; it ends the connection itself. */
-	while (!READ_ONCE(q->dead) && !rdmx_port_usable(q->ibdev, q->port) &&
-	       time_before(jiffies, deadline)) {
-		if (!logged)
-			pr_info_ratelimited("block queue %u from %pISpc: waiting for port %s/%u to come up before disconnecting\n",
-					    q->qp_index, &q->peer,
-					    dev_name(&q->ibdev->dev), q->port);
-		logged = true;
-		msleep(100);
-	}
+	snprintf(who, sizeof(who), "block queue %u from %pISpc", q->qp_index,
+		 &q->peer);
+	rdmx_port_wait(q->ibdev, q->port,
+		       jiffies + msecs_to_jiffies(rdmx_params.loss_timeout_ms),
+		       rdmx_bsq_torn_down, q, who);
 	if (!READ_ONCE(q->dead))
 		rdma_disconnect(q->cm_id);
 }

@@ -28,6 +28,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -102,6 +103,39 @@ bool rdmx_port_usable(struct ib_device *dev, u32 port)
 	up = netif_running(ndev) && netif_carrier_ok(ndev);
 	dev_put(ndev);
 	return up;
+}
+
+/**
+ * rdmx_port_wait() - wait for a port to be usable before a disconnect
+ * @dev: the device
+ * @port: the port
+ * @deadline: give up at this time (jiffies)
+ * @stop: when it returns true for @arg, stop waiting (the object went)
+ * @arg: for @stop
+ * @who: what waits, for the log line ("session 3")
+ *
+ * See rdmx_port_usable() for why a disconnect waits; logs once that it
+ * does. A signal (in a process that can get one) ends the wait too.
+ *
+ * Context: process context; sleeps.
+ * Return: true when the port is usable, false when the wait ended first.
+ */
+bool rdmx_port_wait(struct ib_device *dev, u32 port, unsigned long deadline,
+		    bool (*stop)(void *arg), void *arg, const char *who)
+{
+	bool logged = false;
+
+	while (!rdmx_port_usable(dev, port)) {
+		if (stop(arg) || !time_before(jiffies, deadline))
+			return false;
+		if (!logged)
+			pr_info_ratelimited("%s: waiting for port %s/%u to come up before disconnecting\n",
+					    who, dev_name(&dev->dev), port);
+		logged = true;
+		if (msleep_interruptible(100))
+			return false;
+	}
+	return true;
 }
 
 static DEFINE_XARRAY(rdmx_devices);

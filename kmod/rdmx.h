@@ -6,6 +6,8 @@
 #define _RDMX_H
 
 #include <linux/kref.h>
+#include <linux/minmax.h>
+#include <linux/random.h>
 #include <linux/completion.h>
 #include <linux/types.h>
 #include <kunit/visibility.h>
@@ -77,6 +79,31 @@ int rdmx_device_notifier_register(struct notifier_block *nb);
 void rdmx_device_notifier_unregister(struct notifier_block *nb);
 struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
 bool rdmx_port_usable(struct ib_device *dev, u32 port);
+bool rdmx_port_wait(struct ib_device *dev, u32 port, unsigned long deadline,
+		    bool (*stop)(void *arg), void *arg, const char *who);
+
+/* Reconnect backoff: the first wait, and each one after doubling it */
+#define RDMX_RECONNECT_MIN_MS		100
+
+/**
+ * rdmx_backoff_ms() - how long to wait before a reconnect attempt
+ * @attempts: attempts that failed so far
+ * @max_ms: the longest wait (at least RDMX_RECONNECT_MIN_MS is used)
+ *
+ * RDMX_RECONNECT_MIN_MS doubled per attempt up to @max_ms, plus up to
+ * half again at random, so that many clients do not retry in step.
+ *
+ * Context: any context.
+ * Return: milliseconds.
+ */
+static inline unsigned int rdmx_backoff_ms(unsigned int attempts,
+					   unsigned int max_ms)
+{
+	unsigned int ms = RDMX_RECONNECT_MIN_MS << min(attempts, 10U);
+
+	ms = min(ms, max(max_ms, RDMX_RECONNECT_MIN_MS));
+	return ms + get_random_u32_below(ms / 2 + 1);
+}
 
 #if IS_ENABLED(CONFIG_KUNIT)
 u8 rdmx_transport_of(const struct ib_device *ibdev, u32 port);

@@ -1649,12 +1649,8 @@ static void rdmx_conn_go_live(struct rdmx_conn *conn)
 
 static unsigned long rdmx_backoff(struct rdmx_sess *sess)
 {
-	unsigned int ms = RDMX_RECONNECT_MIN_MS << min(sess->attempts, 10U);
-
-	ms = min(ms, max(rdmx_params.reconnect_max_ms, RDMX_RECONNECT_MIN_MS));
-	/* Up to half again, so that many clients do not retry in step. */
-	ms += get_random_u32_below(ms / 2 + 1);
-	return msecs_to_jiffies(ms);
+	return msecs_to_jiffies(rdmx_backoff_ms(sess->attempts,
+						rdmx_params.reconnect_max_ms));
 }
 
 /* Free every queued message; the session is closed. Under the lock. */
@@ -1713,27 +1709,24 @@ static void rdmx_sess_unlink(struct rdmx_sess *sess)
  * until the device is recreated. Waiting costs nothing elsewhere. A device
  * being removed ends the wait: its removal waits for this teardown.
  */
+static bool rdmx_conn_device_removing(void *arg)
+{
+	struct rdmx_conn *conn = arg;
+
+	return conn->rdev && READ_ONCE(conn->rdev->removing);
+}
+
 static void rdmx_conn_wait_port(struct rdmx_conn *conn)
 {
-	unsigned long deadline = jiffies +
-				 msecs_to_jiffies(rdmx_params.loss_timeout_ms);
-	bool logged = false;
+	char who[24];
 
 	if (!conn->cm_id->device || conn->err == -ENODEV ||
 	    READ_ONCE(conn->sess->state) == RDMX_SESS_CLOSING)
 		return;
-	while (!rdmx_port_usable(conn->cm_id->device, conn->cm_id->port_num) &&
-	       !(conn->rdev && READ_ONCE(conn->rdev->removing)) &&
-	       time_before(jiffies, deadline)) {
-		if (!logged)
-			pr_info_ratelimited("session %u: waiting for port %s/%u to come up before disconnecting\n",
-					    conn->sess->id,
-					    conn->cm_id->device->name,
-					    conn->cm_id->port_num);
-		logged = true;
-		if (msleep_interruptible(100))
-			break;
-	}
+	snprintf(who, sizeof(who), "session %u", conn->sess->id);
+	rdmx_port_wait(conn->cm_id->device, conn->cm_id->port_num,
+		       jiffies + msecs_to_jiffies(rdmx_params.loss_timeout_ms),
+		       rdmx_conn_device_removing, conn, who);
 }
 
 static void rdmx_conn_teardown_work(struct work_struct *work)

@@ -96,7 +96,6 @@ extern struct rdmx_refusals rdmx_refusals;
 
 #define RDMX_RESOLVE_TIMEOUT_MS		5000
 #define RDMX_CONNECT_ATTEMPT_MS		8000	/* one connection attempt, at most */
-#define RDMX_RECONNECT_MIN_MS		100
 /*
  * Payload per SEND, at most: with the message header (and a transmit or
  * receive buffer's own header) it still fits a 32 KiB kmalloc slab.

@@ -370,12 +370,42 @@ static void rdmx_device_list_room_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_device_list(&one, 1, &total), 1);
 }
 
+/*
+ * The reconnect backoff: doubling from RDMX_RECONNECT_MIN_MS up to the cap
+ * (never under the minimum, even for a smaller cap), plus at most half
+ * again; many draws, so that the jitter's range is seen.
+ */
+static void rdmx_backoff_test(struct kunit *test)
+{
+	static const unsigned int caps[] = { 0, 50, 100, 1500, 2000, 600000 };
+	unsigned int a, c, k, base, ms, most;
+
+	for (c = 0; c < ARRAY_SIZE(caps); c++) {
+		for (a = 0; a <= 40; a++) {
+			base = min(RDMX_RECONNECT_MIN_MS << min(a, 10U),
+				   max(caps[c], RDMX_RECONNECT_MIN_MS));
+			most = 0;
+			for (k = 0; k < 64; k++) {
+				ms = rdmx_backoff_ms(a, caps[c]);
+				KUNIT_EXPECT_GE(test, ms, base);
+				KUNIT_EXPECT_LE(test, ms, base + base / 2);
+				most = max(most, ms);
+			}
+			/* 64 draws of up to half again: some above the base. */
+			KUNIT_EXPECT_GT(test, most, base);
+		}
+	}
+	KUNIT_EXPECT_LE(test, rdmx_backoff_ms(UINT_MAX, UINT_MAX),
+			(RDMX_RECONNECT_MIN_MS << 10) * 3 / 2);
+}
+
 static struct kunit_case rdmx_device_cases[] = {
 	KUNIT_CASE_PARAM(rdmx_mtu_bytes_test, rdmx_mtu_gen_params),
 	KUNIT_CASE(rdmx_atomic_cap_test),
 	KUNIT_CASE(rdmx_find_unknown_test),
 	KUNIT_CASE(rdmx_device_tracking_test),
 	KUNIT_CASE(rdmx_device_list_room_test),
+	KUNIT_CASE(rdmx_backoff_test),
 	{}
 };
 
