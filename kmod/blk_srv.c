@@ -1215,7 +1215,7 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq,
 					  disconnect_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	char who[80];
+	char who[96];
 
 	/* Failed where it could not be done at once (rdmx_bsq_fail()). */
 	if (q->qp && !READ_ONCE(q->dead))

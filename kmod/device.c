@@ -21,10 +21,11 @@
  * Who handles a device going away: the remove callback, through
  * RDMX_DEVICE_REMOVING, for the message service's sessions (their
  * connections on the device fail, and the callback waits for the
- * references those held); rdma_cm's DEVICE_REMOVAL event, which the RDMA
- * core delivers before this client's remove callback, for everything that
- * owns an rdma_cm id: listeners, block server queues and block client
- * queues, each in its own event handler.
+ * references those held); rdma_cm's DEVICE_REMOVAL event for everything
+ * that owns an rdma_cm id: listeners, block server queues and block client
+ * queues, each in its own event handler. The RDMA core removes its clients
+ * newest first, so this remove callback runs before rdma_cm's: it must not
+ * wait for anything that only a DEVICE_REMOVAL event releases.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -129,8 +130,9 @@ bool rdmx_port_wait(struct ib_device *dev, u32 port, unsigned long deadline,
 		if (stop(arg) || !time_before(jiffies, deadline))
 			return false;
 		if (!logged)
+			/* dev->name: see rdmx_device_fill_info() on renames. */
 			pr_info_ratelimited("%s: waiting for port %s/%u to come up before disconnecting\n",
-					    who, dev_name(&dev->dev), port);
+					    who, dev->name, port);
 		logged = true;
 		if (msleep_interruptible(100))
 			return false;

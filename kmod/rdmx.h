@@ -101,7 +101,7 @@ static inline unsigned int rdmx_backoff_ms(unsigned int attempts,
 {
 	unsigned int ms = RDMX_RECONNECT_MIN_MS << min(attempts, 10U);
 
-	ms = min(ms, max(max_ms, RDMX_RECONNECT_MIN_MS));
+	ms = min(ms, max_t(unsigned int, max_ms, RDMX_RECONNECT_MIN_MS));
 	return ms + get_random_u32_below(ms / 2 + 1);
 }
 

@@ -2777,7 +2777,6 @@ void rdmx_sess_exit(void)
 	unsigned long id;
 
 	rdmx_cm_service_unregister(&rdmx_msg_cm_service);
-	rdmx_device_notifier_unregister(&rdmx_sess_device_nb);
 	for (;;) {
 		id = 0;
 		xa_lock(&rdmx_sessions);
@@ -2796,6 +2795,8 @@ void rdmx_sess_exit(void)
 		rdmx_sess_unlink(sess);
 		rdmx_sess_put(sess);
 	}
+	/* Until the last session went, a device's removal still failed it. */
+	rdmx_device_notifier_unregister(&rdmx_sess_device_nb);
 	destroy_workqueue(rdmx_imm_wq);
 	flush_workqueue(rdmx_wq);
 	destroy_workqueue(rdmx_wq);

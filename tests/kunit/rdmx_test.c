@@ -382,8 +382,10 @@ static void rdmx_backoff_test(struct kunit *test)
 
 	for (c = 0; c < ARRAY_SIZE(caps); c++) {
 		for (a = 0; a <= 40; a++) {
-			base = min(RDMX_RECONNECT_MIN_MS << min(a, 10U),
-				   max(caps[c], RDMX_RECONNECT_MIN_MS));
+			base = min_t(unsigned int,
+				     RDMX_RECONNECT_MIN_MS << min(a, 10U),
+				     max_t(unsigned int, caps[c],
+					   RDMX_RECONNECT_MIN_MS));
 			most = 0;
 			for (k = 0; k < 64; k++) {
 				ms = rdmx_backoff_ms(a, caps[c]);
