@@ -40,8 +40,15 @@ static int rd_addr_from(const struct sockaddr *s, unsigned int port,
 	return -EAFNOSUPPORT;
 }
 
-/* Copy @s without the brackets of "[ADDR]" into @buf. */
-static int rd_unbracket(const char *s, char *buf, size_t size)
+/**
+ * rd_unbracket() - an address without the brackets of "[ADDR]"
+ * @s: "[2001:db8::1]", or an address or name without brackets
+ * @buf: out
+ * @size: bytes at @buf
+ *
+ * Return: 0, or -EINVAL for an empty or too long @s.
+ */
+int rd_unbracket(const char *s, char *buf, size_t size)
 {
 	size_t len = strlen(s);
 

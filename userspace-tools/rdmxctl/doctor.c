@@ -1250,17 +1250,12 @@ static void check_listener(struct doctor *d, const char *dir,
 	char addr[128] = "", host[128], ip[128], ifname[IFNAMSIZ];
 	char fix[DOC_FIX_MAX];
 	unsigned int port = 0;
-	size_t len;
 
 	(void)name;
 	if (rd_object_attr(dir, "addr", addr, sizeof(addr)) <= 0 ||
-	    rd_host_port(addr, host, sizeof(host), &port) <= 0)
+	    rd_host_port(addr, host, sizeof(host), &port) <= 0 ||
+	    rd_unbracket(host, ip, sizeof(ip)))
 		return;
-	len = strlen(host);
-	if (host[0] == '[' && len > 2 && host[len - 1] == ']')
-		snprintf(ip, sizeof(ip), "%.*s", (int)(len - 2), host + 1);
-	else
-		snprintf(ip, sizeof(ip), "%s", host);
 	if (!strcmp(ip, "0.0.0.0") || !strcmp(ip, "::")) {
 		finding(d, DOC_OK, "listener", NULL,
 			"listener %s: every %s address of this host", addr,

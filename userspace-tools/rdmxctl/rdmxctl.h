@@ -218,6 +218,7 @@ int rd_write_all(int fd, const void *buf, size_t len);
 int rd_listen_addr(const char *object, const char *addr, const char *port_arg,
 		   unsigned int *port, struct rdmx_sockaddr *sa);
 int rd_host_port(const char *s, char *host, size_t size, unsigned int *port);
+int rd_unbracket(const char *s, char *buf, size_t size);
 int rd_addr_resolve(const char *host, unsigned int port,
 		    struct rdmx_sockaddr **addrs, unsigned int *count);
 const char *rd_addr_str(const struct rdmx_sockaddr *sa, char *buf,
