@@ -47,6 +47,7 @@ if [ -n "$diag" ]; then
 	echo "$diag"
 	exit 1
 fi
-grep -q 'CHECK.*kmod/main.c' "$tree/build.log" || { echo "sparse did not run"; exit 1; }
+grep -q 'CHECK.*kmod/module.c' "$tree/build.log" || { echo "sparse did not run"; exit 1; }
 modinfo -F vermagic "$tree/rdmx.ko"
 echo "W=1 C=1 clean"
+"$repo/tests/host/layering.sh" "$tree"

@@ -147,7 +147,7 @@ check "versions agree: debian/changelog, Makefile, dkms.conf ($version)" version
 
 contents_dkms() {
 	local f bad=0
-	for f in Kbuild dkms.conf uapi/linux/rdmx.h "$repo"/kmod/*.[ch]; do
+	for f in Kbuild dkms.conf uapi/linux/rdmx.h "$repo"/kmod/*.c "$repo"/kmod/*/*.[ch]; do
 		f=${f#"$repo/"}
 		[ -s "$src/$f" ] || { echo "missing: usr/src/rdmx-$version/$f"; bad=1; }
 	done

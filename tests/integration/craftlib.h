@@ -33,7 +33,7 @@
 #define BIT(n)			(1U << (n))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
-/* kmod/proto.h */
+/* kmod/core/proto.h */
 #define PROTO_MAGIC		0x52dc
 #define PROTO_MAJOR		1
 #define PROTO_MINOR		0
@@ -46,7 +46,7 @@
 #define PROTO_F_KNOWN		(PROTO_F_MSG | PROTO_F_RMA | PROTO_F_BLOCK)
 #define CREDITS_RESERVED	1
 
-/* kmod/sess.h: the SENDs of the message service, and a session's lanes */
+/* kmod/msg/sess.h: the SENDs of the message service, and a session's lanes */
 #define SEG_SIZE		(32 * 1024 - 256)	/* RDMX_SEG_SIZE */
 #define SESS_MAX_LANES		16			/* RDMX_SESS_MAX_LANES */
 
@@ -62,7 +62,7 @@
 #define REJ_STALE		8
 #define REJ_NR_REASONS		9
 
-/* kmod/proto.h: struct rdmx_conn_req, _rep, _rej */
+/* kmod/core/proto.h: struct rdmx_conn_req, _rep, _rej */
 struct conn_req {
 	__u8 cma_version;
 	__u8 ip_version;
@@ -359,7 +359,7 @@ void craft_fuzz_req_judge(struct craft_fuzz *f, const struct conn_req *req,
 /*
  * Close at once a session a fuzzed connect request opened by chance, so
  * that it does not wait for its loss timeout: a bare ACK makes the
- * connection live, a CLOSE ends the session (kmod/sess.c). @buf is 48
+ * connection live, a CLOSE ends the session (kmod/msg/sess.c). @buf is 48
  * bytes of @c's buffer.
  */
 void craft_sess_close(struct craft_conn *c, void *buf);

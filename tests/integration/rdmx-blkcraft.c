@@ -58,8 +58,8 @@
  * first block (0: it does, 1: it does not, 2: the fuzz could not run: no
  * device, no listener, or an OPEN of EXPORT refused at the start).
  *
- * The wire format is mirrored by hand from kmod/proto.h and
- * kmod/blk_proto.h: every field little-endian, sizes checked below.
+ * The wire format is mirrored by hand from kmod/core/proto.h and
+ * kmod/blk/blk_proto.h: every field little-endian, sizes checked below.
  *
  * A READ's data comes by RDMA WRITE into memory the command names, and its
  * response is a SEND with invalidate of that key. Userspace cannot make the
@@ -115,7 +115,7 @@
 #define DATA_LEN		(64 * 1024)
 #define TIMEOUT_MS		30000
 
-/* kmod/blk_proto.h: struct rdmx_blk_cmd, _rsp */
+/* kmod/blk/blk_proto.h: struct rdmx_blk_cmd, _rsp */
 struct blk_cmd {
 	__u8 opcode;
 	__u8 flags;

@@ -228,8 +228,8 @@ struct ioc_desc {
 /*
  * Every handler reads its argument first (rdmx_copy_args_in()) and checks
  * flags and reserved fields right after, all as EINVAL, except that the
- * block calls check CAP_SYS_ADMIN before anything (kmod/ioctl.c,
- * uep.c, bench.c, blk_srv.c, blk_clt.c).
+ * block calls check CAP_SYS_ADMIN before anything (kmod/core/ioctl.c,
+ * kmod/msg/service.c, uep.c, bench.c, kmod/blk/blk_srv.c, blk_clt.c).
  */
 static const struct ioc_desc iocs[NIOC] = {
 	[I_GET_INFO] = { .name = "GET_INFO", .cmd = RDMX_IOC_GET_INFO,

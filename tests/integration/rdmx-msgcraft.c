@@ -37,8 +37,9 @@
  * 0 when every line is ok, 1 when one is not, 2 when the tool could not
  * run (usage, no RDMA device, no route, no answer from HOST:PORT).
  *
- * The wire format is mirrored by hand from kmod/proto.h: every field
- * little-endian, sizes checked below. What is sent follows kmod/sess.c:
+ * The wire format is mirrored by hand from kmod/core/proto.h and
+ * kmod/msg/msg_proto.h: every field little-endian, sizes checked below.
+ * What is sent follows kmod/msg/sess.c:
  * sequence numbers start at 0 in both directions (a new session's lanes
  * are zeroed), every message carries the next sequence number expected
  * (ack) and the receive buffers reposted since the last message
@@ -126,7 +127,7 @@
 #include "craftlib.h"
 #include "testlib.h"
 
-/* kmod/proto.h (the connection data is in craftlib.h) */
+/* kmod/msg/msg_proto.h (the connection data is in craftlib.h) */
 enum {
 	MSG_DATA = 1,
 	MSG_ACK = 2,
@@ -144,7 +145,7 @@ enum {
 #define OPEN_OK			0
 #define OPEN_NR_STATUS		3
 
-/* kmod/sess.h (RDMX_SEG_SIZE is SEG_SIZE in craftlib.h) */
+/* kmod/msg/sess.h (RDMX_SEG_SIZE is SEG_SIZE in craftlib.h) */
 #define TX_WINDOW		256			/* RDMX_TX_WINDOW */
 
 /*
@@ -176,7 +177,7 @@ enum {
 /* Anomalies in what the server sends: the first few are shown. */
 #define ANOMALY_NOTES		5
 
-/* kmod/proto.h: struct rdmx_msg_hdr, rdmx_chan_open, rdmx_chan_open_rep */
+/* kmod/msg/msg_proto.h: struct rdmx_msg_hdr, rdmx_chan_open, rdmx_chan_open_rep */
 struct msg_hdr {
 	__u8 type;
 	__u8 flags;

@@ -7,9 +7,9 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 
-#include "../../kmod/compat.h"
-#include "../../kmod/rdmx.h"
-#include "../../kmod/rma.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
+#include "msg/rma.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 

@@ -8,8 +8,8 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 
-#include "../../kmod/blk.h"
-#include "../../kmod/compat.h"
+#include "blk/blk.h"
+#include "core/compat.h"
 
 /* A 1 MiB export of 512-byte blocks, a queue of 32 tags. */
 static const struct rdmx_blk_limits rdmx_blk_lim = {

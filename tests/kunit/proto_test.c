@@ -5,11 +5,11 @@
  */
 #include <kunit/test.h>
 
-#include "../../kmod/compat.h"
-#include "../../kmod/rdmx.h"
-#include "../../kmod/proto.h"
-#include "../../kmod/sess.h"
-#include "../../kmod/state.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
+#include "msg/msg_proto.h"
+#include "msg/sess.h"
+#include "msg/state.h"
 
 /* A request as a well-behaved peer sends it. */
 static void rdmx_good_params(struct rdmx_conn_params *p)

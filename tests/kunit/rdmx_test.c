@@ -10,8 +10,8 @@
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../kmod/compat.h"
-#include "../../kmod/rdmx.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 

@@ -8,10 +8,10 @@
 #include <linux/limits.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../kmod/compat.h"
-#include "../../kmod/rdmx.h"
-#include "../../kmod/proto.h"
-#include "../../kmod/rma.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
+#include "msg/msg_proto.h"
+#include "msg/rma.h"
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 

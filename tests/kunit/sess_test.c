@@ -12,10 +12,10 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
-#include "../../kmod/compat.h"
-#include "../../kmod/rdmx.h"
-#include "../../kmod/rdmx_api.h"
-#include "../../kmod/sess.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
+#include "msg/rdmx_api.h"
+#include "msg/sess.h"
 
 #define RDMX_KUNIT_PORT		7499
 #define RDMX_KUNIT_SERVICE	"kunit"

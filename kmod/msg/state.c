@@ -11,10 +11,10 @@
  * lock and asks rdmx_sess_transition_valid() first; an illegal transition
  * is a bug and is refused (and warned about) rather than taken.
  */
+#include <kunit/visibility.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
 
-#include "rdmx.h"
 #include "state.h"
 
 #define TO(state)	BIT(RDMX_SESS_##state)

@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 
-#include "rdmx.h"
+#include "core/rdmx.h"
 #include "rma.h"
 #include "sess.h"
 

@@ -65,10 +65,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
+#include "core/cm.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
 #include "blk.h"
-#include "compat.h"
-#include "rdmx.h"
-#include "sess.h"
 
 static_assert(sizeof(struct rdmx_blk_cmd) == 96);
 static_assert(sizeof(struct rdmx_blk_rsp) == 64);
@@ -2219,7 +2219,7 @@ static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
  * bound to an export RDMX_BSQ_OPEN_MS after its request (and is not
  * answering an OPEN) is half-open, and dropped; a bound queue that took
  * events and showed no sign of its client (@alive_seq) for
- * rdmx_params.blk_keepalive_ms gets a
+ * rdmx_blk_params.keepalive_ms gets a
  * keepalive event. If the client's QP is gone (a client that vanished
  * without a word, or whose DREQ was lost, would otherwise keep its export
  * busy for ever) the event's SEND fails once the transport gives up, or,
@@ -2232,7 +2232,7 @@ static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
  */
 static void rdmx_bsq_watch(struct work_struct *work)
 {
-	unsigned int ka_ms = READ_ONCE(rdmx_params.blk_keepalive_ms);
+	unsigned int ka_ms = READ_ONCE(rdmx_blk_params.keepalive_ms);
 	unsigned long now = jiffies, unanswered;
 	struct rdmx_bsq *q;
 	bool again;
@@ -2290,7 +2290,7 @@ static void rdmx_bsq_watch(struct work_struct *work)
 }
 
 /*
- * Whether one more queue from @peer stays within rdmx_params.max_blk_queues
+ * Whether one more queue from @peer stays within rdmx_blk_params.max_queues
  * and .max_blk_queues_per_host. Under rdmx_exports_mutex, which the
  * caller holds until the queue is on rdmx_bsqs.
  */
@@ -2304,8 +2304,8 @@ static bool rdmx_bsq_within_limits(const struct sockaddr *peer)
 		all++;
 		host += rdmx_addr_same_host((struct sockaddr *)&q->peer, peer);
 	}
-	return all < READ_ONCE(rdmx_params.max_blk_queues) &&
-	       host < READ_ONCE(rdmx_params.max_blk_queues_per_host);
+	return all < READ_ONCE(rdmx_blk_params.max_queues) &&
+	       host < READ_ONCE(rdmx_blk_params.max_queues_per_host);
 }
 
 /*
@@ -2379,7 +2379,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 		list_add_tail(&q->node, &rdmx_bsqs);
 	mutex_unlock(&rdmx_exports_mutex);
 	if (!ok) {
-		atomic64_inc(&rdmx_refusals.blk_queues);
+		atomic64_inc(&rdmx_blk_queues_refused);
 		pr_warn_ratelimited("refused a block queue from %pISpc: over max_blk_queues or max_blk_queues_per_host\n",
 				    &q->peer);
 		kfree(q);

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmx: /dev/rdmx ioctls.
+ * rdmx core: /dev/rdmx ioctls that are not a file's, and the uapi copy
+ * helpers every ioctl uses. The core answers its own (GET_INFO,
+ * LIST_DEVICES, LISTENER_ADD and _DEL) and hands the rest to the
+ * registered services (rdmx_services_ioctl()).
  *
  * Every argument struct leads with its size (as the caller knows it) and
  * flags. Input is read with copy_struct_from_user(), so an older caller's
@@ -19,30 +22,12 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "blk.h"
 #include "rdmx.h"
-#include "sess.h"
 
 static_assert(sizeof(struct rdmx_info) == RDMX_INFO_SIZE_VER0);
 static_assert(sizeof(struct rdmx_device_info) == RDMX_DEVICE_INFO_SIZE_VER0);
 static_assert(sizeof(struct rdmx_list_devices) == RDMX_LIST_DEVICES_SIZE_VER0);
 static_assert(sizeof(struct rdmx_listener_arg) == RDMX_LISTENER_ARG_SIZE_VER0);
-static_assert(sizeof(struct rdmx_sess_close) == RDMX_SESS_CLOSE_SIZE_VER0);
-
-/**
- * rdmx_features() - the RDMX_FEATURE_* bits this module implements
- *
- * Context: any context.
- * Return: the feature mask reported by RDMX_IOC_GET_INFO.
- */
-u64 rdmx_features(void)
-{
-	return RDMX_FEATURE_LIST_DEVICES | RDMX_FEATURE_MSG | RDMX_FEATURE_RMA |
-	       RDMX_FEATURE_BENCH | RDMX_FEATURE_BLOCK |
-	       RDMX_FEATURE_BLOCK_RESIZE | RDMX_FEATURE_BLOCK_SECURE |
-	       RDMX_FEATURE_BLOCK_ACCESS | RDMX_FEATURE_BLOCK_IDENTITY;
-}
-EXPORT_SYMBOL_IF_KUNIT(rdmx_features);
 
 /**
  * rdmx_copy_args_in() - read a size-led argument struct from userspace
@@ -228,23 +213,6 @@ static long rdmx_ioc_listener(void __user *uarg, bool add)
 	return rdmx_listener_del((struct sockaddr *)&ss);
 }
 
-static long rdmx_ioc_sess_close(void __user *uarg)
-{
-	struct rdmx_sess_close sc;
-	u32 usize;
-	int ret;
-
-	ret = rdmx_copy_args_in(&sc, sizeof(sc), RDMX_SESS_CLOSE_SIZE_VER0,
-				uarg, &usize);
-	if (ret)
-		return ret;
-	if (sc.flags || sc.reserved || !sc.sess_id)
-		return -EINVAL;
-	if (!capable(CAP_NET_ADMIN))
-		return -EPERM;
-	return rdmx_sess_close_id(sc.sess_id);
-}
-
 /**
  * rdmx_ioctl_dispatch() - run one /dev/rdmx ioctl
  * @cmd: ioctl number
@@ -255,6 +223,8 @@ static long rdmx_ioc_sess_close(void __user *uarg)
  */
 long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg)
 {
+	long ret;
+
 	switch (cmd) {
 	case RDMX_IOC_GET_INFO:
 		return rdmx_ioc_get_info(uarg);
@@ -264,20 +234,8 @@ long rdmx_ioctl_dispatch(unsigned int cmd, void __user *uarg)
 		return rdmx_ioc_listener(uarg, true);
 	case RDMX_IOC_LISTENER_DEL:
 		return rdmx_ioc_listener(uarg, false);
-	case RDMX_IOC_SESS_CLOSE:
-		return rdmx_ioc_sess_close(uarg);
-	case RDMX_IOC_EXPORT_ADD:
-		return rdmx_ioc_export_add(uarg);
-	case RDMX_IOC_EXPORT_DEL:
-		return rdmx_ioc_export_del(uarg);
-	case RDMX_IOC_EXPORT_RESIZE:
-		return rdmx_ioc_export_resize(uarg);
-	case RDMX_IOC_MAP:
-		return rdmx_ioc_map(uarg);
-	case RDMX_IOC_UNMAP:
-		return rdmx_ioc_unmap(uarg);
-	default:
-		return -ENOTTY;
 	}
+	ret = rdmx_services_ioctl(cmd, uarg);
+	return ret == -ENOIOCTLCMD ? -ENOTTY : ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_ioctl_dispatch);

@@ -26,7 +26,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rw.h>
 
-#include "rdmx.h"
+#include "core/rdmx.h"
 #include "sess.h"
 
 /* Most pages one FRWR registration of a region maps. */

@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rdmx block service: declarations shared by the server (blk_srv.c), the
- * client (blk_clt.c) and the rest of the module.
+ * client (blk_clt.c), their registration (service.c) and the module's init.
  */
 #ifndef _RDMX_BLK_H
 #define _RDMX_BLK_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 #include <rdma/rdma_cm.h>
 
+#include "core/proto.h"
 #include "blk_proto.h"
-#include "proto.h"
 
 /**
  * struct rdmx_blk_io - a command's fields, unpacked
@@ -55,6 +56,22 @@ struct rdmx_blk_limits {
 int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io);
 int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 		      const struct rdmx_blk_limits *lim);
+
+/* The block service's tunables, in /sys/kernel/rdmx (service.c). */
+struct rdmx_blk_params {
+	unsigned int inline_read_max;	/* reads up to this come inline */
+	unsigned int max_queues;	/* server queues, at most */
+	unsigned int max_queues_per_host; /* server queues of one peer host */
+	unsigned int keepalive_ms;	/* probe an idle server queue; 0: never */
+};
+
+extern struct rdmx_blk_params rdmx_blk_params;
+/* Connection requests refused for the limits above. */
+extern atomic64_t rdmx_blk_queues_refused;
+
+/* service.c */
+int rdmx_blk_init(void);
+void rdmx_blk_exit(void);
 
 /* blk_srv.c */
 int rdmx_blk_srv_init(void);

@@ -16,7 +16,7 @@
 #include <linux/uaccess.h>
 #include <linux/uio.h>
 
-#include "rdmx.h"
+#include "core/rdmx.h"
 #include "rma.h"
 #include "sess.h"
 
@@ -100,8 +100,6 @@ static long rdmx_uep_connect(struct rdmx_ep *ep, void __user *uarg)
 			       a.timeout_ms);
 }
 
-static const struct file_operations *rdmx_uep_fops;
-
 static long rdmx_uep_accept(struct file *file, struct rdmx_ep *ep,
 			    void __user *uarg)
 {
@@ -127,7 +125,7 @@ static long rdmx_uep_accept(struct file *file, struct rdmx_ep *ep,
 		ret = PTR_ERR(nep);
 		goto out_put_fd;
 	}
-	nfile = anon_inode_getfile("[rdmx-chan]", rdmx_uep_fops, nep,
+	nfile = anon_inode_getfile("[rdmx-chan]", rdmx_file_fops(), nep,
 				   O_RDWR | (acc.flags & RDMX_ACCEPT_NONBLOCK ?
 					     O_NONBLOCK : 0));
 	if (IS_ERR(nfile)) {
@@ -612,15 +610,4 @@ __poll_t rdmx_uep_poll(struct file *file, poll_table *wait)
 		break;
 	}
 	return mask;
-}
-
-/**
- * rdmx_uep_set_fops() - the file operations ACCEPT gives new files
- * @fops: /dev/rdmx's
- *
- * Context: module init.
- */
-void rdmx_uep_set_fops(const struct file_operations *fops)
-{
-	rdmx_uep_fops = fops;
 }

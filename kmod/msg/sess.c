@@ -17,29 +17,10 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-#include "rdmx.h"
+#include "core/rdmx.h"
 #include "rma.h"
-#include "blk_proto.h"
 #include "sess.h"
-#include "rdmx_trace.h"
-
-struct rdmx_params rdmx_params = {
-	.hb_interval_ms = 1000,
-	.hb_miss_max = 3,
-	.loss_timeout_ms = 30000,
-	.connect_timeout_ms = 10000,
-	.reconnect_max_ms = 2000,
-	.queue_depth = 64,
-	.max_qps = RDMX_SESS_MAX_LANES,
-	.blk_inline_read_max = RDMX_BLK_INLINE_MAX,
-	.max_sessions = 4096,
-	.max_sessions_per_host = 64,
-	.max_blk_queues = 4096,
-	.max_blk_queues_per_host = 1024,
-	.blk_keepalive_ms = 5000,
-};
-
-struct rdmx_refusals rdmx_refusals;
+#include "msg_trace.h"
 
 /* Serialises admitting a new server session against the limits. */
 static DEFINE_MUTEX(rdmx_sess_admit_mutex);
@@ -49,7 +30,6 @@ static DEFINE_XARRAY_ALLOC1(rdmx_sessions);
 /* Serialises finding-or-creating a client session. */
 static DEFINE_MUTEX(rdmx_sess_mutex);
 static u32 rdmx_sess_next_id;
-struct workqueue_struct *rdmx_wq;
 struct workqueue_struct *rdmx_imm_wq;
 
 static void rdmx_conn_fail(struct rdmx_conn *conn, int err);
@@ -67,7 +47,7 @@ static void rdmx_lanes_work(struct work_struct *work);
 /* Lanes this host offers or grants a session: at most one per CPU. */
 static unsigned int rdmx_lanes_max(void)
 {
-	return clamp_t(unsigned int, READ_ONCE(rdmx_params.max_qps), 1,
+	return clamp_t(unsigned int, READ_ONCE(rdmx_msg_params.max_qps), 1,
 		       min_t(unsigned int, num_online_cpus(),
 			     RDMX_SESS_MAX_LANES));
 }
@@ -1311,7 +1291,7 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 	kref_get(&sess->ref);
 	INIT_LIST_HEAD(&conn->ctrl_free);
 	INIT_WORK(&conn->teardown_work, rdmx_conn_teardown_work);
-	conn->depth = clamp_t(u32, rdmx_params.queue_depth,
+	conn->depth = clamp_t(u32, rdmx_msg_params.queue_depth,
 			      RDMX_CREDITS_RESERVED + 1,
 			      RDMX_PROTO_MAX_QUEUE_DEPTH);
 	return conn;
@@ -2145,7 +2125,7 @@ rdmx_sess_lane_check(struct rdmx_sess *sess, const struct rdmx_conn_params *req)
 
 /*
  * Whether one more server session from @peer stays within
- * rdmx_params.max_sessions and .max_sessions_per_host. Under
+ * rdmx_msg_params.max_sessions and .max_sessions_per_host. Under
  * rdmx_sess_admit_mutex, so that what it counts is what is admitted.
  */
 static bool rdmx_sess_within_limits(const struct sockaddr *peer)
@@ -2164,8 +2144,8 @@ static bool rdmx_sess_within_limits(const struct sockaddr *peer)
 					    peer);
 	}
 	xa_unlock(&rdmx_sessions);
-	return all < READ_ONCE(rdmx_params.max_sessions) &&
-	       host < READ_ONCE(rdmx_params.max_sessions_per_host);
+	return all < READ_ONCE(rdmx_msg_params.max_sessions) &&
+	       host < READ_ONCE(rdmx_msg_params.max_sessions_per_host);
 }
 
 /*
@@ -2214,7 +2194,7 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 	mutex_lock(&rdmx_sess_admit_mutex);
 	if (!rdmx_sess_within_limits((struct sockaddr *)&cm_id->route.addr.dst_addr)) {
 		mutex_unlock(&rdmx_sess_admit_mutex);
-		atomic64_inc(&rdmx_refusals.sessions);
+		atomic64_inc(&rdmx_sessions_refused);
 		pr_warn_ratelimited("refused a session from %pISpc: over max_sessions or max_sessions_per_host\n",
 				    &cm_id->route.addr.dst_addr);
 		return RDMX_REJ_BUSY;
@@ -2748,15 +2728,10 @@ static struct notifier_block rdmx_sess_device_nb = {
  */
 int rdmx_sess_init(void)
 {
-	rdmx_wq = alloc_workqueue("rdmx", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
-	if (!rdmx_wq)
-		return -ENOMEM;
 	rdmx_imm_wq = alloc_workqueue("rdmx_imm", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				      0);
-	if (!rdmx_imm_wq) {
-		destroy_workqueue(rdmx_wq);
+	if (!rdmx_imm_wq)
 		return -ENOMEM;
-	}
 	rdmx_device_notifier_register(&rdmx_sess_device_nb);
 	rdmx_cm_service_register(&rdmx_msg_cm_service);
 	return 0;
@@ -2799,5 +2774,4 @@ void rdmx_sess_exit(void)
 	rdmx_device_notifier_unregister(&rdmx_sess_device_nb);
 	destroy_workqueue(rdmx_imm_wq);
 	flush_workqueue(rdmx_wq);
-	destroy_workqueue(rdmx_wq);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmx sessions, connections, channels and listeners: private structures.
+ * rdmx sessions, connections and channels: the message service's private
+ * structures.
  *
  * A session (struct rdmx_sess) carries reliable, ordered message streams
  * between two hosts. It runs on one or more lanes (struct rdmx_lane), each
@@ -58,8 +59,9 @@
 #include <linux/xarray.h>
 #include <rdma/rdma_cm.h>
 
-#include "cm.h"
-#include "proto.h"
+#include "core/cm.h"
+#include "core/rdmx.h"
+#include "msg_proto.h"
 #include "rdmx_api.h"
 #include "state.h"
 
@@ -67,35 +69,18 @@ struct rdmx_ep;
 struct rdmx_sess;
 struct rdmx_pd;
 
-/* Session parameters; the defaults can be changed in /sys/kernel/rdmx. */
-struct rdmx_params {
-	unsigned int hb_interval_ms;	/* probe after this long with no traffic */
-	unsigned int hb_miss_max;	/* probes unanswered before the peer is dead */
-	unsigned int loss_timeout_ms;	/* give up reconnecting after this */
-	unsigned int connect_timeout_ms;	/* first connection */
-	unsigned int reconnect_max_ms;	/* largest backoff between attempts */
+/* The message service's tunables, in /sys/kernel/rdmx (msg/sysfs.c). */
+struct rdmx_msg_params {
 	unsigned int queue_depth;	/* receive buffers posted per QP */
 	unsigned int max_qps;		/* lanes per session, at most */
-	unsigned int blk_inline_read_max; /* block reads up to this come inline */
 	unsigned int max_sessions;	/* server sessions, at most */
 	unsigned int max_sessions_per_host; /* server sessions of one peer host */
-	unsigned int max_blk_queues;	/* block server queues, at most */
-	unsigned int max_blk_queues_per_host; /* block queues of one peer host */
-	unsigned int blk_keepalive_ms;	/* probe an idle block queue; 0: never */
 };
 
-extern struct rdmx_params rdmx_params;
+extern struct rdmx_msg_params rdmx_msg_params;
+/* Connection requests refused for the limits above. */
+extern atomic64_t rdmx_sessions_refused;
 
-/* Connection requests refused for the limits above, for sysfs. */
-struct rdmx_refusals {
-	atomic64_t sessions;
-	atomic64_t blk_queues;
-};
-
-extern struct rdmx_refusals rdmx_refusals;
-
-#define RDMX_RESOLVE_TIMEOUT_MS		5000
-#define RDMX_CONNECT_ATTEMPT_MS		8000	/* one connection attempt, at most */
 /*
  * Payload per SEND, at most: with the message header (and a transmit or
  * receive buffer's own header) it still fits a 32 KiB kmalloc slab.
@@ -415,31 +400,6 @@ static inline size_t rdmx_rxseg_cost(size_t payload)
 }
 
 /**
- * struct rdmx_listener - an rdma_cm listener on an address and port
- * @cm_ctx: what the cm_id's context points to
- * @node: on rdmx_listeners
- * @id: number in /sys/kernel/rdmx/listeners
- * @addr: the address and port
- * @cm_id: the listening id; NULL while its device is gone (then retried
- *	when a device is added)
- * @users: endpoints listening through it
- * @persistent: added with RDMX_IOC_LISTENER_ADD
- * @kobj: /sys/kernel/rdmx/listeners/ID
- * @kobj_added: @kobj is in sysfs
- */
-struct rdmx_listener {
-	struct rdmx_cm_ctx cm_ctx;
-	struct list_head node;
-	u32 id;
-	struct sockaddr_storage addr;
-	struct rdma_cm_id *cm_id;
-	unsigned int users;
-	bool persistent;
-	struct kobject kobj;
-	bool kobj_added;
-};
-
-/**
  * struct rdmx_ep - an endpoint: a listening service or one end of a channel
  * @ref: references: its owner (a file or a kernel user), the session's
  *	channel table, a listener's accept queue and the service table
@@ -562,15 +522,16 @@ unsigned int rdmx_lane_pick(const struct rdmx_lane *lanes, unsigned int nr,
 			    unsigned int max);
 #endif
 
-/* listener.c */
-int rdmx_listeners_init(void);
-void rdmx_listeners_exit(void);
-int rdmx_listener_get(const struct sockaddr *addr, bool persistent);
-void rdmx_listener_put(const struct sockaddr *addr, bool persistent);
-int rdmx_listener_del(const struct sockaddr *addr);
-void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len);
+/* uep.c */
+struct file;
+struct poll_table_struct;
+long rdmx_uep_ioctl(struct file *file, unsigned int cmd, void __user *uarg);
+__poll_t rdmx_uep_poll(struct file *file, struct poll_table_struct *wait);
+
+/* svc.c */
 int rdmx_svc_add(struct rdmx_ep *ep);
 void rdmx_svc_del(struct rdmx_ep *ep);
+void rdmx_svc_exit(void);
 struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
 				  const char *service);
 
@@ -592,30 +553,14 @@ void rdmx_ep_send_unlock(struct rdmx_ep *ep);
 ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep);
 int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,
 		   struct rdmx_ep **out);
-int rdmx_ep_init(void);
-void rdmx_ep_exit(void);
 
 /* sysfs.c */
-int rdmx_sysfs_init(void);
-void rdmx_sysfs_exit(void);
+int rdmx_msg_sysfs_init(void);
+void rdmx_msg_sysfs_exit(void);
 int rdmx_sysfs_sess_add(struct rdmx_sess *sess);
 void rdmx_sysfs_sess_del(struct rdmx_sess *sess);
-int rdmx_sysfs_listener_add(struct rdmx_listener *lst);
-void rdmx_sysfs_listener_del(struct rdmx_listener *lst);
 void rdmx_sess_release_final(struct rdmx_sess *sess);
 
-/* Helpers for addresses. */
-int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
-			struct sockaddr_storage *ss, bool any_ok);
-void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua);
-void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src);
-int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src);
-bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b);
-bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b);
-u16 rdmx_addr_port(const struct sockaddr *sa);
-void rdmx_addr_set_port(struct sockaddr *sa, u16 port);
-
-extern struct workqueue_struct *rdmx_wq;
 extern struct workqueue_struct *rdmx_imm_wq;
 
 #endif /* _RDMX_SESS_H */

@@ -40,11 +40,11 @@
 #include <rdma/mr_pool.h>
 #include <rdma/rdma_cm.h>
 
+#include "core/cm.h"
+#include "core/compat.h"
+#include "core/rdmx.h"
 #include "blk.h"
-#include "compat.h"
-#include "rdmx.h"
-#include "sess.h"
-#include "rdmx_trace.h"
+#include "blk_trace.h"
 
 #define RDMX_BDEV_MINORS		16
 #define RDMX_BDEV_DEPTH_DEFAULT		128
@@ -884,7 +884,7 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 	attr.cap.max_send_sge = q->max_send_sge;
 	/* Inline READs take a second receive entry: their data. */
 	q->inline_read_max = da->max_recv_sge >= 2 ?
-			     READ_ONCE(rdmx_params.blk_inline_read_max) : 0;
+			     READ_ONCE(rdmx_blk_params.inline_read_max) : 0;
 	attr.cap.max_recv_sge = q->inline_read_max ? 2 : 1;
 	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
 	if (ret)

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmx listeners, the one rdma_cm handler (kmod/cm.h) with the services
- * that take connection requests, and the message service's table of named
- * services.
+ * rdmx listeners, and the one rdma_cm handler (cm.h) with the services
+ * that take connection requests.
  *
  * A listener is an rdma_cm id listening on an address and port. It is
  * shared by the endpoints listening there (one use each) and by an
@@ -35,7 +34,7 @@
 #include <rdma/rdma_cm.h>
 
 #include "rdmx.h"
-#include "sess.h"
+#include "listener.h"
 #include "rdmx_trace.h"
 
 static LIST_HEAD(rdmx_listeners);
@@ -44,208 +43,10 @@ static DEFINE_SPINLOCK(rdmx_lst_lock);
 static DEFINE_IDA(rdmx_lst_ida);
 static struct work_struct rdmx_lst_rebind_work;
 
-static LIST_HEAD(rdmx_services);
-static DEFINE_SPINLOCK(rdmx_svc_lock);
-
 static LIST_HEAD(rdmx_cm_services);
 static DEFINE_MUTEX(rdmx_cm_svc_mutex);
 
 #define RDMX_LISTEN_BACKLOG	128
-
-/**
- * rdmx_addr_port() - the port of an IPv4 or IPv6 address
- * @sa: the address
- *
- * Context: any context.
- * Return: the port in host byte order.
- */
-u16 rdmx_addr_port(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
-	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
-}
-
-/**
- * rdmx_addr_set_port() - set the port of an IPv4 or IPv6 address
- * @sa: the address
- * @port: the port, host byte order
- *
- * Context: any context.
- */
-void rdmx_addr_set_port(struct sockaddr *sa, u16 port)
-{
-	if (sa->sa_family == AF_INET6)
-		((struct sockaddr_in6 *)sa)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)sa)->sin_port = htons(port);
-}
-
-static bool rdmx_addr_any(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET6)
-		return ipv6_addr_any(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-	return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == htonl(INADDR_ANY);
-}
-
-/**
- * rdmx_addr_copy() - copy an IPv4 or IPv6 address
- * @dst: destination, zeroed beyond the address
- * @src: the address
- *
- * Context: any context.
- */
-void rdmx_addr_copy(struct sockaddr_storage *dst, const struct sockaddr *src)
-{
-	memset(dst, 0, sizeof(*dst));
-	memcpy(dst, src, src->sa_family == AF_INET6 ?
-	       sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-}
-
-/**
- * rdmx_addr_prepare() - copy an address from a kernel user, default port
- * @dst: the copy
- * @src: an AF_INET or AF_INET6 address; port 0 means RDMX_DEFAULT_PORT
- *
- * Context: any context.
- * Return: 0, or -EAFNOSUPPORT for another family.
- */
-int rdmx_addr_prepare(struct sockaddr_storage *dst, const struct sockaddr *src)
-{
-	if (src->sa_family != AF_INET && src->sa_family != AF_INET6)
-		return -EAFNOSUPPORT;
-	rdmx_addr_copy(dst, src);
-	if (!rdmx_addr_port((struct sockaddr *)dst))
-		rdmx_addr_set_port((struct sockaddr *)dst, RDMX_DEFAULT_PORT);
-	return 0;
-}
-
-/**
- * rdmx_addr_equal() - whether two addresses and ports are the same
- * @a: one
- * @b: the other
- *
- * Context: any context.
- * Return: true when family, address, port (and IPv6 scope) match.
- */
-bool rdmx_addr_equal(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
-
-		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
-		       a6->sin6_port == b6->sin6_port &&
-		       a6->sin6_scope_id == b6->sin6_scope_id;
-	}
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr &&
-	       ((const struct sockaddr_in *)a)->sin_port ==
-	       ((const struct sockaddr_in *)b)->sin_port;
-}
-
-/**
- * rdmx_addr_same_host() - whether two addresses name the same host
- * @a: one
- * @b: the other
- *
- * Ports are ignored: each connection of a session has its own.
- *
- * Context: any context.
- * Return: true when family and address (and IPv6 scope) match.
- */
-bool rdmx_addr_same_host(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
-
-		return ipv6_addr_equal(&a6->sin6_addr, &b6->sin6_addr) &&
-		       a6->sin6_scope_id == b6->sin6_scope_id;
-	}
-	return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-}
-
-/**
- * rdmx_addr_from_user() - check and convert a uapi address
- * @ua: the caller's struct rdmx_sockaddr
- * @ss: the result
- * @any_ok: whether the any-address is acceptable (listening)
- *
- * rdmx's rdma_cm ids live in the initial network namespace, so an address
- * is only taken from a process in that namespace: one in another would
- * reach the initial namespace's addresses and ports through rdmx.
- *
- * Context: process context (an ioctl).
- * Return: 0, or -EINVAL for an unknown family, bytes set beyond an IPv4
- * address, a scope on IPv4, or an any-address where one is not allowed;
- * -EAFNOSUPPORT for IPv6 on a kernel without it; -EOPNOTSUPP for a caller
- * in another network namespace than the initial one.
- */
-int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
-			struct sockaddr_storage *ss, bool any_ok)
-{
-	u16 port = ua->port ?: RDMX_DEFAULT_PORT;
-
-	memset(ss, 0, sizeof(*ss));
-	if (!net_eq(current->nsproxy->net_ns, &init_net)) {
-		pr_info_ratelimited("pid %d: refused an address from another network namespace: rdmx works in the initial one only\n",
-				    task_pid_nr(current));
-		return -EOPNOTSUPP;
-	}
-	if (ua->family == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		if (ua->scope_id || memchr_inv(ua->addr + 4, 0, 12))
-			return -EINVAL;
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		memcpy(&sin->sin_addr, ua->addr, 4);
-	} else if (ua->family == AF_INET6) {
-		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-		if (!IS_ENABLED(CONFIG_IPV6))
-			return -EAFNOSUPPORT;
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		sin6->sin6_scope_id = ua->scope_id;
-		memcpy(&sin6->sin6_addr, ua->addr, 16);
-	} else {
-		return -EINVAL;
-	}
-	if (!any_ok && rdmx_addr_any((struct sockaddr *)ss))
-		return -EINVAL;
-	return 0;
-}
-
-/**
- * rdmx_addr_to_user() - convert an address for the uapi
- * @sa: an IPv4 or IPv6 address, or an empty one (family 0)
- * @ua: the result
- *
- * Context: any context.
- */
-void rdmx_addr_to_user(const struct sockaddr *sa, struct rdmx_sockaddr *ua)
-{
-	memset(ua, 0, sizeof(*ua));
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *sin = (const void *)sa;
-
-		ua->family = AF_INET;
-		ua->port = ntohs(sin->sin_port);
-		memcpy(ua->addr, &sin->sin_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *sin6 = (const void *)sa;
-
-		ua->family = AF_INET6;
-		ua->port = ntohs(sin6->sin6_port);
-		ua->scope_id = sin6->sin6_scope_id;
-		memcpy(ua->addr, &sin6->sin6_addr, 16);
-	}
-}
 
 /* ---- listeners ---------------------------------------------------------- */
 
@@ -582,7 +383,7 @@ reject:
  * @cm_id: the id
  * @ev: the event
  *
- * Every id's context is a struct rdmx_cm_ctx (kmod/cm.h); an id created by
+ * Every id's context is a struct rdmx_cm_ctx (cm.h); an id created by
  * a connection request inherits its listener's, and the request goes to
  * the service that takes it.
  *
@@ -618,123 +419,6 @@ void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len)
 	spin_unlock(&rdmx_lst_lock);
 }
 
-/* ---- services ----------------------------------------------------------- */
-
-/*
- * How closely a listening endpoint's address covers @local: 0 not at all,
- * 1 through the any address of @local's family, 2 the address itself.
- * Families never mix: IPv6 listeners take IPv6 only (rdma_set_afonly()).
- */
-static int rdmx_svc_match(const struct sockaddr *lst,
-			  const struct sockaddr *local)
-{
-	if (lst->sa_family != local->sa_family ||
-	    rdmx_addr_port(lst) != rdmx_addr_port(local))
-		return 0;
-	if (rdmx_addr_any(lst))
-		return 1;
-	return rdmx_addr_equal(lst, local) ? 2 : 0;
-}
-
-/*
- * Whether two listening addresses of one service would share connections:
- * the same port and family, and one of them the any address or both the
- * same address.
- */
-static bool rdmx_svc_overlap(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (a->sa_family != b->sa_family ||
-	    rdmx_addr_port(a) != rdmx_addr_port(b))
-		return false;
-	return rdmx_addr_any(a) || rdmx_addr_any(b) || rdmx_addr_equal(a, b);
-}
-
-/**
- * rdmx_svc_add() - publish a listening endpoint's service
- * @ep: the endpoint; the table takes a reference
- *
- * A service name is taken on a port once per address family, as a socket
- * binding is: a listener on the any address and one on a specific
- * address of that family would share connections, so whichever comes
- * second is refused rather than taking the other's.
- *
- * Context: process context.
- * Return: 0, or -EADDRINUSE when the service is taken on that address.
- */
-int rdmx_svc_add(struct rdmx_ep *ep)
-{
-	struct rdmx_ep *other;
-	int ret = 0;
-
-	spin_lock(&rdmx_svc_lock);
-	list_for_each_entry(other, &rdmx_services, svc_node) {
-		if (!strcmp(other->service, ep->service) &&
-		    rdmx_svc_overlap((struct sockaddr *)&other->listener,
-				     (struct sockaddr *)&ep->listener)) {
-			ret = -EADDRINUSE;
-			goto out;
-		}
-	}
-	kref_get(&ep->ref);
-	list_add_tail(&ep->svc_node, &rdmx_services);
-out:
-	spin_unlock(&rdmx_svc_lock);
-	return ret;
-}
-
-/**
- * rdmx_svc_del() - withdraw a listening endpoint's service
- * @ep: the endpoint
- *
- * Context: process context.
- */
-void rdmx_svc_del(struct rdmx_ep *ep)
-{
-	bool was = false;
-
-	spin_lock(&rdmx_svc_lock);
-	if (!list_empty(&ep->svc_node)) {
-		list_del_init(&ep->svc_node);
-		was = true;
-	}
-	spin_unlock(&rdmx_svc_lock);
-	if (was)
-		kref_put(&ep->ref, rdmx_ep_kref_release);
-}
-
-/**
- * rdmx_svc_find_get() - the endpoint listening for a service
- * @local: the address and port a session arrived on
- * @service: the service name
- *
- * The closest listener takes it: one on @local's own address, else one on
- * the any address of its family. rdmx_svc_add() lets no two listeners tie.
- *
- * Context: process context.
- * Return: the endpoint with a reference, or NULL.
- */
-struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
-				  const char *service)
-{
-	struct rdmx_ep *ep, *found = NULL;
-	int m, best = 0;
-
-	spin_lock(&rdmx_svc_lock);
-	list_for_each_entry(ep, &rdmx_services, svc_node) {
-		if (strcmp(ep->service, service))
-			continue;
-		m = rdmx_svc_match((struct sockaddr *)&ep->listener, local);
-		if (m > best) {
-			best = m;
-			found = ep;
-		}
-	}
-	if (found)
-		kref_get(&found->ref);
-	spin_unlock(&rdmx_svc_lock);
-	return found;
-}
-
 /**
  * rdmx_listeners_init() - set up the listener table
  *
@@ -766,5 +450,4 @@ void rdmx_listeners_exit(void)
 		rdmx_listener_free(lst);
 	}
 	mutex_unlock(&rdmx_lst_mutex);
-	WARN_ON(!list_empty(&rdmx_services));
 }

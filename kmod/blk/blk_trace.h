@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx block service tracepoints, in the rdmx system (see
+ * kmod/core/rdmx_trace.h): a mapped disk's requests.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM rdmx
+
+#if !defined(_RDMX_BLK_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _RDMX_BLK_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#define rdmx_show_blk_op(op)					\
+	__print_symbolic(op,					\
+			 { 1, "open" }, { 2, "read" }, { 3, "write" },	\
+			 { 4, "flush" }, { 5, "discard" },		\
+			 { 6, "write_zeroes" })
+
+/* Block requests of a mapped disk (rdmxbN): queue, tag, extent, status. */
+DECLARE_EVENT_CLASS(rdmx_blk_rq_class,
+		    TP_PROTO(u32 disk, u16 queue, u32 tag, u8 op, u64 offset,
+			     u32 length, int status),
+		    TP_ARGS(disk, queue, tag, op, offset, length, status),
+		    TP_STRUCT__entry(__field(u32, disk)
+				     __field(u16, queue)
+				     __field(u8, op)
+				     __field(u32, tag)
+				     __field(u64, offset)
+				     __field(u32, length)
+				     __field(int, status)),
+		    TP_fast_assign(__entry->disk = disk;
+				   __entry->queue = queue;
+				   __entry->op = op;
+				   __entry->tag = tag;
+				   __entry->offset = offset;
+				   __entry->length = length;
+				   __entry->status = status;),
+		    TP_printk("disk=rdmxb%u queue=%u tag=%u op=%s offset=%llu length=%u status=%d",
+			      __entry->disk, __entry->queue, __entry->tag,
+			      rdmx_show_blk_op(__entry->op), __entry->offset,
+			      __entry->length, __entry->status)
+);
+
+/* A request sent to the server (its command posted) */
+DEFINE_EVENT(rdmx_blk_rq_class, rdmx_blk_submit,
+	     TP_PROTO(u32 disk, u16 queue, u32 tag, u8 op, u64 offset,
+		      u32 length, int status),
+	     TP_ARGS(disk, queue, tag, op, offset, length, status));
+/* A request completed to the block layer (status: 0 or -errno) */
+DEFINE_EVENT(rdmx_blk_rq_class, rdmx_blk_complete,
+	     TP_PROTO(u32 disk, u16 queue, u32 tag, u8 op, u64 offset,
+		      u32 length, int status),
+	     TP_ARGS(disk, queue, tag, op, offset, length, status));
+
+#endif /* _RDMX_BLK_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH blk
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE blk_trace
+#include <trace/define_trace.h>
