@@ -1029,6 +1029,7 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 			       struct rdma_cm_event *ev)
 {
 	struct rdmx_bcq *q = cm_id->context;
+	enum rdmx_rej_reason reason;
 	int err = 0;
 
 	switch (ev->event) {
@@ -1046,24 +1047,17 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 		err = rdmx_bcq_established(q, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		if (ev->status == IB_CM_REJ_CONSUMER_DEFINED) {
-			enum rdmx_rej_reason r;
-
-			r = rdmx_conn_rej_parse(ev->param.conn.private_data,
-						ev->param.conn.private_data_len);
+		err = rdmx_cm_event_errno(cm_id, ev, &reason);
+		if (reason != RDMX_REJ_UNKNOWN)
 			pr_warn_ratelimited("rdmxb%u: %pISpc refused queue %u: %s\n",
 					    q->bd->index, &q->bd->addr, q->idx,
-					    rdmx_rej_reason_str(r));
-			err = r == RDMX_REJ_BUSY ? -EAGAIN : -EPROTO;
-		} else {
-			err = -ECONNREFUSED;
-		}
+					    rdmx_rej_reason_str(reason));
 		break;
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
-		err = -EHOSTUNREACH;
+		err = rdmx_cm_event_errno(cm_id, ev, &reason);
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*

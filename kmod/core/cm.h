@@ -70,5 +70,11 @@ void rdmx_cm_service_register(struct rdmx_cm_service *svc);
 void rdmx_cm_service_unregister(struct rdmx_cm_service *svc);
 int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 void rdmx_cm_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason);
+int rdmx_cm_event_errno(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
+			enum rdmx_rej_reason *reason);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int rdmx_rej_errno(enum rdmx_rej_reason reason);
+#endif
 
 #endif /* _RDMX_CM_H */

@@ -403,6 +403,83 @@ int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 }
 
 /**
+ * rdmx_rej_errno() - the errno a connection refused for @reason fails with
+ * @reason: the reason in the peer's reject, RDMX_REJ_UNKNOWN when it gave
+ *	none of rdmx's
+ *
+ * Context: any context.
+ * Return: -EAGAIN (busy: try later), -ESTALE (the session is gone),
+ * -EPROTO (the peer finds this side's request incompatible: magic,
+ * version, parameters, features) or -ECONNREFUSED (anything else: nothing
+ * takes such a request there).
+ */
+VISIBLE_IF_KUNIT int rdmx_rej_errno(enum rdmx_rej_reason reason)
+{
+	switch (reason) {
+	case RDMX_REJ_BUSY:
+		return -EAGAIN;
+	case RDMX_REJ_STALE:
+		return -ESTALE;
+	case RDMX_REJ_BAD_MAGIC:
+	case RDMX_REJ_VERSION:
+	case RDMX_REJ_MALFORMED:
+	case RDMX_REJ_PARAMS:
+	case RDMX_REJ_FEATURES:
+		return -EPROTO;
+	default:
+		return -ECONNREFUSED;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_rej_errno);
+
+/**
+ * rdmx_cm_event_errno() - what an rdma_cm event means to a connection
+ * @cm_id: the connection's id
+ * @ev: the event
+ * @reason: set to the peer's reason when @ev is a reject with rdmx's data,
+ *	else to RDMX_REJ_UNKNOWN
+ *
+ * The one translation, for every service's connections, of the events
+ * that end a connection or an attempt: a reject (rdmx_rej_errno()),
+ * resolution failures and an unreachable peer (-EHOSTUNREACH, or rdma_cm's
+ * own error when it has one other than a timeout), a connection error or a
+ * disconnect (-ECONNRESET), the device's removal (-ENODEV).
+ *
+ * Context: the id's rdma_cm handler.
+ * Return: a negative errno, or 0 for an event that ends nothing.
+ */
+int rdmx_cm_event_errno(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
+			enum rdmx_rej_reason *reason)
+{
+	const void *data;
+	u8 len = 0;
+
+	*reason = RDMX_REJ_UNKNOWN;
+	switch (ev->event) {
+	case RDMA_CM_EVENT_REJECTED:
+		data = rdma_consumer_reject_data(cm_id, ev, &len);
+		if (!data)
+			return -ECONNREFUSED;
+		*reason = rdmx_conn_rej_parse(data, len);
+		return rdmx_rej_errno(*reason);
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		if (ev->status < 0 && ev->status != -ETIMEDOUT)
+			return ev->status;
+		return -EHOSTUNREACH;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_ADDR_CHANGE:
+		return -ECONNRESET;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ENODEV;
+	default:
+		return 0;
+	}
+}
+
+/**
  * rdmx_listener_device() - the device a listener is bound to, for sysfs
  * @lst: the listener
  * @buf: where to put the name

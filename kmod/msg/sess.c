@@ -2006,25 +2006,6 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	return 0;
 }
 
-static int rdmx_cm_rejected(struct rdmx_conn *conn, struct rdma_cm_event *ev)
-{
-	enum rdmx_rej_reason reason;
-	const void *data;
-	u8 len = 0;
-
-	data = rdma_consumer_reject_data(conn->cm_id, ev, &len);
-	reason = rdmx_conn_rej_parse(data, data ? len : 0);
-	pr_info_ratelimited("session %u: %pISpc rejected the connection: %s (%s)\n",
-			    conn->sess->id, &conn->sess->peer,
-			    rdmx_rej_reason_str(reason),
-			    rdma_reject_msg(conn->cm_id, ev->status));
-	if (reason == RDMX_REJ_BUSY)
-		return -EAGAIN;
-	if (reason == RDMX_REJ_STALE)
-		return -ESTALE;
-	return -ECONNREFUSED;
-}
-
 /*
  * An event on a connection's id: the cm_ops of every connection of a
  * session. Never asks rdma_cm to destroy the id: the teardown work does.
@@ -2034,6 +2015,7 @@ static int rdmx_conn_cm_event(struct rdma_cm_id *cm_id,
 {
 	struct rdmx_conn *conn = container_of(cm_id->context, struct rdmx_conn,
 					      cm_ctx);
+	enum rdmx_rej_reason reason;
 	int err = 0;
 
 	switch (ev->event) {
@@ -2048,29 +2030,18 @@ static int rdmx_conn_cm_event(struct rdma_cm_id *cm_id,
 		err = rdmx_cm_established(conn, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		err = rdmx_cm_rejected(conn, ev);
+		err = rdmx_cm_event_errno(cm_id, ev, &reason);
+		pr_info_ratelimited("session %u: %pISpc rejected the connection: %s (%s)\n",
+				    conn->sess->id, &conn->sess->peer,
+				    rdmx_rej_reason_str(reason),
+				    rdma_reject_msg(cm_id, ev->status));
 		break;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
-	case RDMA_CM_EVENT_UNREACHABLE:
-		err = ev->status ? ev->status : -EHOSTUNREACH;
-		if (err > 0 || err == -ETIMEDOUT)
-			err = -EHOSTUNREACH;
-		break;
-	case RDMA_CM_EVENT_CONNECT_ERROR:
-		err = -ECONNRESET;
-		break;
-	case RDMA_CM_EVENT_DISCONNECTED:
-	case RDMA_CM_EVENT_ADDR_CHANGE:
-		err = -ECONNRESET;
-		break;
-	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* The ib_client remove callback waits for our teardown. */
-		err = -ENODEV;
-		break;
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 	default:
+		/*
+		 * Failures, disconnects and the device's removal (whose
+		 * ib_client remove callback waits for our teardown).
+		 */
+		err = rdmx_cm_event_errno(cm_id, ev, &reason);
 		break;
 	}
 	if (err) {

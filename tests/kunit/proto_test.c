@@ -6,6 +6,7 @@
 #include <kunit/test.h>
 
 #include "core/compat.h"
+#include "core/cm.h"
 #include "core/rdmx.h"
 #include "msg/msg_proto.h"
 #include "msg/sess.h"
@@ -294,6 +295,29 @@ static void rdmx_conn_rej_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_UNKNOWN);
 	KUNIT_EXPECT_STREQ(test, rdmx_rej_reason_str(RDMX_REJ_NR_REASONS + 5),
 			   rdmx_rej_reason_str(RDMX_REJ_UNKNOWN));
+}
+
+/* Every reason a peer may give fails a connection with one errno. */
+static void rdmx_rej_errno_test(struct kunit *test)
+{
+	static const int want[RDMX_REJ_NR_REASONS] = {
+		[RDMX_REJ_UNKNOWN] = -ECONNREFUSED,
+		[RDMX_REJ_BAD_MAGIC] = -EPROTO,
+		[RDMX_REJ_VERSION] = -EPROTO,
+		[RDMX_REJ_MALFORMED] = -EPROTO,
+		[RDMX_REJ_PARAMS] = -EPROTO,
+		[RDMX_REJ_FEATURES] = -EPROTO,
+		[RDMX_REJ_NOT_ALLOWED] = -ECONNREFUSED,
+		[RDMX_REJ_BUSY] = -EAGAIN,
+		[RDMX_REJ_STALE] = -ESTALE,
+	};
+	unsigned int r;
+
+	for (r = 0; r < RDMX_REJ_NR_REASONS; r++)
+		KUNIT_EXPECT_EQ_MSG(test, rdmx_rej_errno(r), want[r],
+				    "reason %u (%s)", r, rdmx_rej_reason_str(r));
+	KUNIT_EXPECT_EQ(test, rdmx_rej_errno(RDMX_REJ_NR_REASONS),
+			-ECONNREFUSED);
 }
 
 struct rdmx_hdr_case {
@@ -886,6 +910,7 @@ static struct kunit_case rdmx_proto_cases[] = {
 	KUNIT_CASE(rdmx_conn_reserved_test),
 	KUNIT_CASE_PARAM(rdmx_conn_rep_parse_test, rdmx_rep_gen_params),
 	KUNIT_CASE(rdmx_conn_rej_test),
+	KUNIT_CASE(rdmx_rej_errno_test),
 	KUNIT_CASE_PARAM(rdmx_msg_hdr_parse_test, rdmx_hdr_gen_params),
 	KUNIT_CASE(rdmx_msg_type_sequenced_test),
 	KUNIT_CASE_PARAM(rdmx_service_name_valid_test, rdmx_name_gen_params),
