@@ -1631,115 +1631,97 @@ static ssize_t rdmx_bdev_lat_hist(struct rdmx_bdev *bd, struct rdmx_bcq *q,
 	return len;
 }
 
-/* The counters both the map and each queue show. */
-static ssize_t rdmx_bcq_counter_show(struct rdmx_bdev *bd, struct rdmx_bcq *q,
-				     const char *name, char *buf)
-{
-	u64 v;
+/*
+ * One show function per attribute, generated. RDMX_BDEV_SHOW: a map's own
+ * (in /sys/block/rdmxbN/rdmx); RDMX_BCQ_COUNTER: a counter that the map
+ * shows summed over its queues and each queue (queues/Q) shows its own.
+ */
+#define RDMX_BDEV_SHOW(_name, _fmt, _expr)				\
+static ssize_t rdmx_bdev_##_name##_show(struct kobject *kobj,		\
+					struct kobj_attribute *a,	\
+					char *buf)			\
+{									\
+	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj);			\
+									\
+	return sysfs_emit(buf, _fmt "\n", _expr);			\
+}									\
+static struct kobj_attribute rdmx_bdev_attr_##_name =			\
+	__ATTR(_name, 0444, rdmx_bdev_##_name##_show, NULL)
 
-	if (!strcmp(name, "reads"))
-		v = RDMX_BCQ_SUM(bd, q, reads);
-	else if (!strcmp(name, "writes"))
-		v = RDMX_BCQ_SUM(bd, q, writes);
-	else if (!strcmp(name, "read_bytes"))
-		v = RDMX_BCQ_SUM(bd, q, read_bytes);
-	else if (!strcmp(name, "write_bytes"))
-		v = RDMX_BCQ_SUM(bd, q, write_bytes);
-	else if (!strcmp(name, "errors"))
-		v = RDMX_BCQ_SUM(bd, q, errors);
-	else if (!strcmp(name, "timeouts"))
-		v = RDMX_BCQ_SUM(bd, q, timeouts);
-	else if (!strcmp(name, "slow"))
-		v = RDMX_BCQ_SUM(bd, q, slow);
-	else if (!strcmp(name, "requeues"))
-		v = RDMX_BCQ_SUM(bd, q, requeues);
-	else if (!strcmp(name, "inline_reads"))
-		v = RDMX_BCQ_SUM(bd, q, inline_reads);
-	else if (!strcmp(name, "in_flight"))
-		v = rdmx_bdev_in_flight(bd, q);
-	else if (!strcmp(name, "lat_hist"))
-		return rdmx_bdev_lat_hist(bd, q, buf);
-	else
-		return -ENOENT;
-	return sysfs_emit(buf, "%llu\n", v);
+#define RDMX_BCQ_COUNTER(_name, _expr)					\
+static u64 rdmx_bcq_##_name##_val(struct rdmx_bdev *bd,			\
+				  struct rdmx_bcq *q)			\
+{									\
+	return _expr;							\
+}									\
+static ssize_t rdmx_bdev_##_name##_show(struct kobject *kobj,		\
+					struct kobj_attribute *a,	\
+					char *buf)			\
+{									\
+	u64 v = rdmx_bcq_##_name##_val(rdmx_bdev_of_kobj(kobj), NULL);	\
+									\
+	return sysfs_emit(buf, "%llu\n", v);				\
+}									\
+static ssize_t rdmx_bcq_##_name##_show(struct kobject *kobj,		\
+				       struct kobj_attribute *a,	\
+				       char *buf)			\
+{									\
+	struct rdmx_bcq *q = rdmx_bcq_of_kobj(kobj);			\
+									\
+	if (!q)								\
+		return -ENODEV;						\
+	return sysfs_emit(buf, "%llu\n", rdmx_bcq_##_name##_val(q->bd, q)); \
+}									\
+static struct kobj_attribute rdmx_bdev_attr_##_name = {		\
+	.attr = { .name = #_name, .mode = 0444 },			\
+	.show = rdmx_bdev_##_name##_show,				\
+};									\
+static struct kobj_attribute rdmx_bcq_attr_##_name = {			\
+	.attr = { .name = #_name, .mode = 0444 },			\
+	.show = rdmx_bcq_##_name##_show,				\
 }
 
-static ssize_t rdmx_bdev_attr_show(struct kobject *kobj,
-				   struct kobj_attribute *attr, char *buf)
-{
-	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj);
-	const char *n = attr->attr.name;
+RDMX_BDEV_SHOW(server, "%pISpc", &bd->addr);
+RDMX_BDEV_SHOW(export, "%s", bd->name);
+RDMX_BDEV_SHOW(state, "%s", rdmx_bdev_state_names[READ_ONCE(bd->state)]);
+RDMX_BDEV_SHOW(serial, "%pUb", &bd->exp_uuid);
+RDMX_BDEV_SHOW(nr_queues, "%u", bd->nr_queues);
+RDMX_BDEV_SHOW(queue_depth, "%u", bd->depth);
+RDMX_BDEV_SHOW(loss_timeout_ms, "%u", bd->loss_timeout_ms);
+RDMX_BDEV_SHOW(generation, "%llu", READ_ONCE(bd->generation));
+RDMX_BDEV_SHOW(reconnects, "%lld", atomic64_read(&bd->reconnects));
 
-	if (!strcmp(n, "server"))
-		return sysfs_emit(buf, "%pISpc\n", &bd->addr);
-	if (!strcmp(n, "export"))
-		return sysfs_emit(buf, "%s\n", bd->name);
-	if (!strcmp(n, "state"))
-		return sysfs_emit(buf, "%s\n",
-				  rdmx_bdev_state_names[READ_ONCE(bd->state)]);
-	if (!strcmp(n, "serial"))
-		return sysfs_emit(buf, "%pUb\n", &bd->exp_uuid);
-	if (!strcmp(n, "nr_queues"))
-		return sysfs_emit(buf, "%u\n", bd->nr_queues);
-	if (!strcmp(n, "queue_depth"))
-		return sysfs_emit(buf, "%u\n", bd->depth);
-	if (!strcmp(n, "loss_timeout_ms"))
-		return sysfs_emit(buf, "%u\n", bd->loss_timeout_ms);
-	if (!strcmp(n, "generation"))
-		return sysfs_emit(buf, "%llu\n", READ_ONCE(bd->generation));
-	if (!strcmp(n, "reconnects"))
-		return sysfs_emit(buf, "%lld\n", atomic64_read(&bd->reconnects));
-	return rdmx_bcq_counter_show(bd, NULL, n, buf);
+RDMX_BCQ_COUNTER(reads, RDMX_BCQ_SUM(bd, q, reads));
+RDMX_BCQ_COUNTER(writes, RDMX_BCQ_SUM(bd, q, writes));
+RDMX_BCQ_COUNTER(read_bytes, RDMX_BCQ_SUM(bd, q, read_bytes));
+RDMX_BCQ_COUNTER(write_bytes, RDMX_BCQ_SUM(bd, q, write_bytes));
+RDMX_BCQ_COUNTER(in_flight, rdmx_bdev_in_flight(bd, q));
+RDMX_BCQ_COUNTER(errors, RDMX_BCQ_SUM(bd, q, errors));
+RDMX_BCQ_COUNTER(timeouts, RDMX_BCQ_SUM(bd, q, timeouts));
+RDMX_BCQ_COUNTER(slow, RDMX_BCQ_SUM(bd, q, slow));
+RDMX_BCQ_COUNTER(requeues, RDMX_BCQ_SUM(bd, q, requeues));
+RDMX_BCQ_COUNTER(inline_reads, RDMX_BCQ_SUM(bd, q, inline_reads));
+
+static ssize_t rdmx_bdev_lat_hist_show(struct kobject *kobj,
+				       struct kobj_attribute *a, char *buf)
+{
+	return rdmx_bdev_lat_hist(rdmx_bdev_of_kobj(kobj), NULL, buf);
 }
 
-static ssize_t rdmx_bcq_attr_show(struct kobject *kobj,
-				  struct kobj_attribute *attr, char *buf)
+static ssize_t rdmx_bcq_lat_hist_show(struct kobject *kobj,
+				      struct kobj_attribute *a, char *buf)
 {
 	struct rdmx_bcq *q = rdmx_bcq_of_kobj(kobj);
 
 	if (!q)
 		return -ENODEV;
-	return rdmx_bcq_counter_show(q->bd, q, attr->attr.name, buf);
+	return rdmx_bdev_lat_hist(q->bd, q, buf);
 }
 
-#define RDMX_BDEV_ATTR(_name) \
-	static struct kobj_attribute rdmx_bdev_attr_##_name = \
-		__ATTR(_name, 0444, rdmx_bdev_attr_show, NULL)
-#define RDMX_BCQ_ATTR(_name) \
-	static struct kobj_attribute rdmx_bcq_attr_##_name = \
-		__ATTR(_name, 0444, rdmx_bcq_attr_show, NULL)
-
-RDMX_BDEV_ATTR(server);
-RDMX_BDEV_ATTR(export);
-RDMX_BDEV_ATTR(state);
-RDMX_BDEV_ATTR(serial);
-RDMX_BDEV_ATTR(nr_queues);
-RDMX_BDEV_ATTR(queue_depth);
-RDMX_BDEV_ATTR(loss_timeout_ms);
-RDMX_BDEV_ATTR(generation);
-RDMX_BDEV_ATTR(reconnects);
-RDMX_BDEV_ATTR(reads);
-RDMX_BDEV_ATTR(writes);
-RDMX_BDEV_ATTR(read_bytes);
-RDMX_BDEV_ATTR(write_bytes);
-RDMX_BDEV_ATTR(in_flight);
-RDMX_BDEV_ATTR(errors);
-RDMX_BDEV_ATTR(timeouts);
-RDMX_BDEV_ATTR(slow);
-RDMX_BDEV_ATTR(requeues);
-RDMX_BDEV_ATTR(inline_reads);
-RDMX_BDEV_ATTR(lat_hist);
-RDMX_BCQ_ATTR(reads);
-RDMX_BCQ_ATTR(writes);
-RDMX_BCQ_ATTR(read_bytes);
-RDMX_BCQ_ATTR(write_bytes);
-RDMX_BCQ_ATTR(in_flight);
-RDMX_BCQ_ATTR(errors);
-RDMX_BCQ_ATTR(timeouts);
-RDMX_BCQ_ATTR(slow);
-RDMX_BCQ_ATTR(requeues);
-RDMX_BCQ_ATTR(inline_reads);
-RDMX_BCQ_ATTR(lat_hist);
+static struct kobj_attribute rdmx_bdev_attr_lat_hist =
+	__ATTR(lat_hist, 0444, rdmx_bdev_lat_hist_show, NULL);
+static struct kobj_attribute rdmx_bcq_attr_lat_hist =
+	__ATTR(lat_hist, 0444, rdmx_bcq_lat_hist_show, NULL);
 
 static struct attribute *rdmx_bdev_attrs[] = {
 	&rdmx_bdev_attr_server.attr,
