@@ -848,7 +848,7 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 {
 	struct rdmx_bdev *bd = q->bd;
 	struct ib_device_attr *da = &q->ibdev->attrs;
-	struct ib_qp_init_attr attr = {};
+	struct ib_qp_cap cap = {};
 	unsigned int i;
 	int ret;
 
@@ -872,21 +872,16 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 		return ret;
 	}
 	q->max_send_sge = min_t(u32, da->max_send_sge, 1 + RDMX_BDEV_INLINE_SGE);
-	attr.qp_context = q;
-	attr.send_cq = q->cq;
-	attr.recv_cq = q->cq;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
-	/* +1 for drain; +1 for the OPEN */
-	attr.cap.max_send_wr = bd->depth * 3 + 2;
-	/* +1 for the events; +1 for drain */
-	attr.cap.max_recv_wr = bd->depth + 2;
-	attr.cap.max_send_sge = q->max_send_sge;
+	/* A registration, a SEND and an invalidation per tag; the OPEN */
+	cap.max_send_wr = bd->depth * 3 + 1;
+	/* A response per tag; the events */
+	cap.max_recv_wr = bd->depth + 1;
+	cap.max_send_sge = q->max_send_sge;
 	/* Inline READs take a second receive entry: their data. */
 	q->inline_read_max = da->max_recv_sge >= 2 ?
 			     READ_ONCE(rdmx_blk_params.inline_read_max) : 0;
-	attr.cap.max_recv_sge = q->inline_read_max ? 2 : 1;
-	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
+	cap.max_recv_sge = q->inline_read_max ? 2 : 1;
+	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
 		return ret;
 	q->qp = q->cm_id->qp;

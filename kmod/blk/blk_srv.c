@@ -2137,7 +2137,7 @@ static void rdmx_bsq_release_work(struct work_struct *work)
 
 static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 {
-	struct ib_qp_init_attr attr = {};
+	struct ib_qp_cap cap = {};
 	struct ib_device_attr *da = &q->ibdev->attrs;
 	unsigned int pages = DIV_ROUND_UP(q->max_io, PAGE_SIZE) + 1;
 	unsigned int sge, wrs_per_io, factor, ctxs;
@@ -2171,24 +2171,17 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 		q->cq = NULL;
 		return ret;
 	}
-	attr.qp_context = q;
-	attr.send_cq = q->cq;
-	attr.recv_cq = q->cq;
-	attr.sq_sig_type = IB_SIGNAL_REQ_WR;
-	attr.qp_type = IB_QPT_RC;
-	attr.port_num = q->port;
-	/* +1 for drain */
-	attr.cap.max_send_wr = ctxs * (1 + wrs_per_io) + 1;
-	attr.cap.max_rdma_ctxs = ctxs * factor;
+	cap.max_send_wr = ctxs * (1 + wrs_per_io);
+	cap.max_rdma_ctxs = ctxs * factor;
 	/* Two for an inline READ's response where the device has them. */
-	attr.cap.max_send_sge = max_t(u32, min_t(u32, 2, da->max_send_sge), sge);
-	attr.cap.max_recv_wr = q->depth + 1;
-	attr.cap.max_recv_sge = 2;
-	ret = rdma_create_qp(q->cm_id, q->pd, &attr);
+	cap.max_send_sge = max_t(u32, min_t(u32, 2, da->max_send_sge), sge);
+	cap.max_recv_wr = q->depth;
+	cap.max_recv_sge = 2;
+	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
 		return ret;
 	q->qp = q->cm_id->qp;
-	q->max_send_sge = attr.cap.max_send_sge;
+	q->max_send_sge = cap.max_send_sge;
 	return 0;
 }
 

@@ -88,7 +88,7 @@ void rdmx_device_notifier_unregister(struct notifier_block *nb)
  * Context: process context.
  * Return: true when usable, or when it cannot be told.
  */
-bool rdmx_port_usable(struct ib_device *dev, u32 port)
+static bool rdmx_port_usable(struct ib_device *dev, u32 port)
 {
 	struct ib_port_attr attr;
 	struct net_device *ndev;

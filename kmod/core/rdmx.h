@@ -122,6 +122,12 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent);
 void rdmx_listener_put(const struct sockaddr *addr, bool persistent);
 int rdmx_listener_del(const struct sockaddr *addr);
 
+/* rdma.c */
+struct rdma_cm_id;
+int rdmx_rc_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd,
+		      struct ib_cq *cq, void *context,
+		      struct ib_qp_cap *cap);
+
 /* addr.c */
 int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 			struct sockaddr_storage *ss, bool any_ok);
@@ -193,7 +199,6 @@ enum {
 int rdmx_device_notifier_register(struct notifier_block *nb);
 void rdmx_device_notifier_unregister(struct notifier_block *nb);
 struct rdmx_device *rdmx_device_get_ibdev(struct ib_device *ibdev);
-bool rdmx_port_usable(struct ib_device *dev, u32 port);
 bool rdmx_port_wait(struct ib_device *dev, u32 port, unsigned long deadline,
 		    bool (*stop)(void *arg), void *arg, const char *who);
 

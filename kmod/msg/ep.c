@@ -60,7 +60,7 @@ static void rdmx_ep_notify_work(struct work_struct *work)
  *
  * Context: any context.
  */
-void rdmx_ep_notify(struct rdmx_ep *ep)
+static void rdmx_ep_notify(struct rdmx_ep *ep)
 {
 	wake_up_all(&ep->wait);
 	if (!ep->ops || !ep->ops->data_ready)
@@ -70,8 +70,16 @@ void rdmx_ep_notify(struct rdmx_ep *ep)
 		kref_put(&ep->ref, rdmx_ep_kref_release);	/* not the last */
 }
 
-static struct rdmx_ep *rdmx_ep_alloc(const struct rdmx_ep_ops *ops,
-				     void *priv)
+/**
+ * rdmx_ep_create() - a new endpoint, neither listening nor connected
+ * @ops: callbacks, or NULL (then wait on the calls themselves)
+ * @priv: passed to @ops
+ *
+ * Context: process context.
+ * Return: the endpoint, or NULL when out of memory. Release it with
+ * rdmx_ep_release().
+ */
+struct rdmx_ep *rdmx_ep_create(const struct rdmx_ep_ops *ops, void *priv)
 {
 	struct rdmx_ep *ep;
 
@@ -97,6 +105,7 @@ static struct rdmx_ep *rdmx_ep_alloc(const struct rdmx_ep_ops *ops,
 	ep->priv = priv;
 	return ep;
 }
+EXPORT_SYMBOL_GPL(rdmx_ep_create);
 
 static void rdmx_segs_free(struct list_head *segs)
 {
@@ -134,21 +143,6 @@ void rdmx_ep_kref_release(struct kref *ref)
 }
 
 /**
- * rdmx_ep_create() - a new endpoint, neither listening nor connected
- * @ops: callbacks, or NULL (then wait on the calls themselves)
- * @priv: passed to @ops
- *
- * Context: process context.
- * Return: the endpoint, or NULL when out of memory. Release it with
- * rdmx_ep_release().
- */
-struct rdmx_ep *rdmx_ep_create(const struct rdmx_ep_ops *ops, void *priv)
-{
-	return rdmx_ep_alloc(ops, priv);
-}
-EXPORT_SYMBOL_GPL(rdmx_ep_create);
-
-/**
  * rdmx_ep_set_priv() - set a kernel user's callbacks on an endpoint
  * @ep: the endpoint, typically one just accepted
  * @ops: callbacks
@@ -180,7 +174,7 @@ EXPORT_SYMBOL_GPL(rdmx_ep_set_priv);
 struct rdmx_ep *rdmx_ep_new_chan(struct rdmx_sess *sess, u32 rchan,
 				 const char *service)
 {
-	struct rdmx_ep *ep = rdmx_ep_alloc(NULL, NULL);
+	struct rdmx_ep *ep = rdmx_ep_create(NULL, NULL);
 
 	if (!ep)
 		return NULL;

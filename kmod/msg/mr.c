@@ -40,7 +40,7 @@
  * Context: process context.
  * Return: the PD with one reference, or an ERR_PTR.
  */
-struct rdmx_pd *rdmx_pd_create(struct ib_device *ibdev)
+static struct rdmx_pd *rdmx_pd_create(struct ib_device *ibdev)
 {
 	struct rdmx_pd *xpd;
 	int ret;
@@ -713,14 +713,14 @@ static void rdmx_mr_destroy(struct rdmx_mr *mr)
 }
 
 /**
- * rdmx_mr_dereg() - deregister a region
- * @ep: its endpoint
- * @id: its id
+ * rdmx_ep_mr_dereg() - deregister a region
+ * @ep: its channel
+ * @id: as rdmx_ep_mr_reg() gave it
  *
  * Context: process context; may sleep.
  * Return: 0 or -ENOENT.
  */
-int rdmx_mr_dereg(struct rdmx_ep *ep, u32 id)
+int rdmx_ep_mr_dereg(struct rdmx_ep *ep, u32 id)
 {
 	struct rdmx_mr *mr = xa_erase(&ep->mrs, id);
 
@@ -729,6 +729,7 @@ int rdmx_mr_dereg(struct rdmx_ep *ep, u32 id)
 	rdmx_mr_destroy(mr);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(rdmx_ep_mr_dereg);
 
 /**
  * rdmx_mr_dereg_all() - deregister every region of an endpoint

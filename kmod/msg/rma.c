@@ -33,7 +33,7 @@
  * Context: any context.
  * Return: a negative errno.
  */
-int rdmx_wc_errno(enum ib_wc_status status)
+static int rdmx_wc_errno(enum ib_wc_status status)
 {
 	switch (status) {
 	case IB_WC_SUCCESS:
@@ -797,20 +797,6 @@ int rdmx_ep_mr_reg(struct rdmx_ep *ep, void *buf, size_t len, u32 access,
 	return rdmx_mr_reg(ep, &lm, access, token, token_len, id);
 }
 EXPORT_SYMBOL_GPL(rdmx_ep_mr_reg);
-
-/**
- * rdmx_ep_mr_dereg() - deregister a region
- * @ep: its channel
- * @id: as rdmx_ep_mr_reg() gave it
- *
- * Context: process context; may sleep.
- * Return: 0 or -ENOENT.
- */
-int rdmx_ep_mr_dereg(struct rdmx_ep *ep, u32 id)
-{
-	return rdmx_mr_dereg(ep, id);
-}
-EXPORT_SYMBOL_GPL(rdmx_ep_mr_dereg);
 
 /**
  * rdmx_ep_rma() - run one-sided operations and wait for them

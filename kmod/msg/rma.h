@@ -196,7 +196,6 @@ struct rdmx_rma_batch {
 };
 
 /* mr.c */
-struct rdmx_pd *rdmx_pd_create(struct ib_device *ibdev);
 void rdmx_pd_put(struct rdmx_pd *xpd);
 struct rdmx_pd *rdmx_sess_pd_get(struct rdmx_sess *sess,
 				 struct ib_device *ibdev);
@@ -206,7 +205,6 @@ void rdmx_sess_pd_work(struct work_struct *work);
 u32 rdmx_access_to_ib(u8 access);
 int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 		void *token, u32 *token_len, u32 *id);
-int rdmx_mr_dereg(struct rdmx_ep *ep, u32 id);
 void rdmx_mr_dereg_all(struct rdmx_ep *ep);
 int rdmx_lmem_pin(struct rdmx_lmem *lm, u64 uaddr, u64 len, bool write,
 		  bool longterm);
@@ -230,7 +228,6 @@ void rdmx_rma_imm_kick(struct rdmx_ep *ep);
 int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 			unsigned int room, bool nonblock);
 void rdmx_ep_events_free(struct rdmx_ep *ep);
-int rdmx_wc_errno(enum ib_wc_status status);
 int rdmx_ep_rma_ready(struct rdmx_ep *ep);
 void rdmx_rma_batch_init(struct rdmx_rma_batch *batch);
 void rdmx_rma_batch_wait(struct rdmx_rma_batch *batch);

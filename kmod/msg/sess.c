@@ -1414,7 +1414,7 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 {
 	struct ib_device *ibdev = conn->cm_id->device;
 	const struct ib_device_attr *attr = &ibdev->attrs;
-	struct ib_qp_init_attr init = {};
+	struct ib_qp_cap cap = {};
 	struct ib_port_attr pattr;
 	size_t rxlen = sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE;
 	unsigned int i;
@@ -1482,21 +1482,12 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 		goto out;
 	}
 
-	init.qp_context = conn;
-	init.send_cq = conn->cq;
-	init.recv_cq = conn->cq;
-	init.qp_type = IB_QPT_RC;
-	/* rdma_rw leaves all but a chain's last work request unsignaled. */
-	init.sq_sig_type = IB_SIGNAL_REQ_WR;
-	init.port_num = conn->cm_id->port_num;
-	/* +1 for drain */
-	init.cap.max_send_wr = conn->sq_size + conn->rma_wrs + 1;
-	init.cap.max_recv_wr = conn->depth + 1;		/* +1 for drain */
-	init.cap.max_send_sge = min_t(u32, attr->max_send_sge,
-				      RDMX_RMA_MAX_SGE);
-	init.cap.max_recv_sge = 1;
-	init.cap.max_rdma_ctxs = ctxs;
-	ret = rdma_create_qp(conn->cm_id, conn->pd, &init);
+	cap.max_send_wr = conn->sq_size + conn->rma_wrs;
+	cap.max_recv_wr = conn->depth;
+	cap.max_send_sge = min_t(u32, attr->max_send_sge, RDMX_RMA_MAX_SGE);
+	cap.max_recv_sge = 1;
+	cap.max_rdma_ctxs = ctxs;
+	ret = rdmx_rc_qp_create(conn->cm_id, conn->pd, conn->cq, conn, &cap);
 	if (ret)
 		goto out;
 	conn->qp = conn->cm_id->qp;

@@ -548,7 +548,6 @@ void rdmx_ep_chan_error(struct rdmx_ep *ep, int err);
 bool rdmx_ep_accept_room(struct rdmx_ep *lep);
 int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep);
 void rdmx_ep_kref_release(struct kref *ref);
-void rdmx_ep_notify(struct rdmx_ep *ep);
 void rdmx_ep_send_unlock(struct rdmx_ep *ep);
 ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep);
 int rdmx_echo_open(struct rdmx_sess *sess, u32 rchan, unsigned int lane,

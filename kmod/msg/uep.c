@@ -319,7 +319,7 @@ static long rdmx_uep_mr_reg(struct rdmx_ep *ep, void __user *uarg)
 	else
 		ret = rdmx_copy_args_out(uarg, &r, sizeof(r), usize);
 	if (ret)
-		rdmx_mr_dereg(ep, r.mr_id);
+		rdmx_ep_mr_dereg(ep, r.mr_id);
 out_free:
 	kfree(token);
 	return ret;
@@ -337,7 +337,7 @@ static long rdmx_uep_mr_dereg(struct rdmx_ep *ep, void __user *uarg)
 		return ret;
 	if (d.flags || d.reserved)
 		return -EINVAL;
-	ret = rdmx_mr_dereg(ep, d.mr_id);
+	ret = rdmx_ep_mr_dereg(ep, d.mr_id);
 	return ret ?: rdmx_copy_args_out(uarg, &d, sizeof(d), usize);
 }
 
