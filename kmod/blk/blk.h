@@ -76,6 +76,8 @@ void rdmx_blk_exit(void);
 /* blk_srv.c */
 int rdmx_blk_srv_init(void);
 void rdmx_blk_srv_exit(void);
+
+/* export.c */
 long rdmx_ioc_export_add(void __user *uarg);
 long rdmx_ioc_export_del(void __user *uarg);
 long rdmx_ioc_export_resize(void __user *uarg);

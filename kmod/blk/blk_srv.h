@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx block service, server side: what the export table (export.c) and
+ * the server queues (blk_srv.c) share. Locking is described in blk_srv.c.
+ */
+#ifndef _RDMX_BLK_SRV_H
+#define _RDMX_BLK_SRV_H
+
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu-rwsem.h>
+#include <linux/socket.h>
+#include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rw.h>
+
+#include "core/cm.h"
+#include "core/rdmx.h"
+#include "blk.h"
+
+/* Commands a server queue takes at once, at most (the client asks). */
+#define RDMX_BSQ_DEPTH_MAX	256
+/* Contexts per tag: a response in flight, and the tag's next command. */
+#define RDMX_BSQ_CTX_FACTOR	2
+/* How often rdmx_bsq_watch() looks at the queues. */
+#define RDMX_BSQ_WATCH_MS	1000
+/* A queue not bound to an export this long after its request is dropped. */
+#define RDMX_BSQ_OPEN_MS	(2 * RDMX_CONNECT_ATTEMPT_MS)
+
+/**
+ * struct rdmx_export - storage offered to clients
+ * @kobj: /sys/kernel/rdmx/exports/NAME; its refcount is the export's
+ * @node: on rdmx_exports
+ * @name: the name
+ * @path: what was exported, for sysfs ("ram:BYTES" for RAM)
+ * @file: the backing file (a block device's, a regular file, or shmem)
+ * @ram: @file is a RAM region
+ * @bdev: the block device when @file is one (opened O_DIRECT): READs go to
+ *	it as bios, answered from their completion
+ * @size: bytes; only grows (RDMX_IOC_EXPORT_RESIZE, under
+ *	rdmx_exports_mutex), read locklessly by the queues
+ * @lbs: logical block size
+ * @max_io: largest I/O
+ * @flags: RDMX_BLK_EXP_*
+ * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
+ *	otherwise only to those on a port below 1024
+ * @shared: several maps may write it (RDMX_EXPORT_SHARED); otherwise one
+ * @uuid: identity, the clients' disk serial (rdmx_export_make_uuid())
+ * @uuid_src: where @uuid came from, as sysfs "identity" shows it: "given"
+ *	(RDMX_EXPORT_UUID), "file" (a file's filesystem and inode), "path" (a
+ *	block device's host, name and path), "new" (RAM)
+ * @nr_allow: entries of @allow; 0 lets any peer in
+ * @allow: the allow-list
+ * @queues: bound server queues (struct rdmx_bsq)
+ * @nr_queues: on @queues
+ * @fence: read-held around each write, zeroing or discard of the backing
+ *	store; an OPEN that fences a map's older queues takes it for write
+ *	once, to wait for those already under way (rdmx_bsq_fence())
+ * @added: in sysfs
+ * @reads: counters
+ * @writes: counters
+ * @read_bytes: counters
+ * @write_bytes: counters
+ * @errors: counters
+ */
+struct rdmx_export {
+	struct kobject kobj;
+	struct list_head node;
+	char name[RDMX_EXPORT_NAME_LEN];
+	char *path;
+	struct file *file;
+	bool ram;
+	struct block_device *bdev;
+	u64 size;
+	u32 lbs;
+	u32 max_io;
+	u32 flags;
+	bool insecure;
+	bool shared;
+	uuid_t uuid;
+	const char *uuid_src;
+	unsigned int nr_allow;
+	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
+	struct list_head queues;
+	unsigned int nr_queues;
+	struct percpu_rw_semaphore fence;
+	bool added;
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+};
+
+struct rdmx_bsq;
+
+/**
+ * struct rdmx_bsq_rbuf - a posted receive: a command header and inline data
+ * @cqe: completion entry
+ * @q: owner
+ * @cmd: the header
+ * @cmd_dma: its mapping
+ * @data: a page for inline write data (page-aligned for direct I/O)
+ * @data_dma: its mapping
+ * @node: on the queue's backlog while no context is free
+ * @io: the command, parsed, while on the backlog
+ * @inline_len: inline bytes received, while on the backlog
+ */
+struct rdmx_bsq_rbuf {
+	struct ib_cqe cqe;
+	struct rdmx_bsq *q;
+	struct list_head node;
+	struct rdmx_blk_io io;
+	u32 inline_len;
+	struct rdmx_blk_cmd *cmd;
+	u64 cmd_dma;
+	struct page *data;
+	u64 data_dma;
+};
+
+/**
+ * struct rdmx_bsq_req - a context serving one command
+ * @q: owner
+ * @node: on the queue's free list while unused
+ * @io: the command, checked
+ * @inline_len: inline bytes received
+ * @rb: the receive it came in, until reposted
+ * @work: runs it
+ * @rw_cqe: completion of an RDMA READ (client writes)
+ * @send_cqe: completion of the response
+ * @sgl: server pages for the data
+ * @nents: entries of @sgl
+ * @rw: rdma_rw context over @sgl
+ * @rw_dir: its direction; DMA_NONE when there is none
+ * @inline_mapped: @sgl is mapped to go out after the response (inline READ)
+ * @rsp: the response
+ * @rsp_dma: its mapping
+ * @status: positive errno for the response
+ * @tag_held: the command's tag is still marked busy
+ */
+struct rdmx_bsq_req {
+	struct rdmx_bsq *q;
+	struct list_head node;
+	struct rdmx_blk_io io;
+	u32 inline_len;
+	struct rdmx_bsq_rbuf *rb;
+	struct work_struct work;
+	struct ib_cqe rw_cqe;
+	struct ib_cqe send_cqe;
+	struct scatterlist *sgl;
+	unsigned int nents;
+	struct rdma_rw_ctx rw;
+	enum dma_data_direction rw_dir;
+	bool inline_mapped;
+	struct rdmx_blk_rsp *rsp;
+	u64 rsp_dma;
+	u32 status;
+	bool tag_held;
+};
+
+/* rdmx_bsq.flags */
+#define RDMX_BSQ_TORN		0	/* teardown started */
+#define RDMX_BSQ_FAILED		1	/* a protocol error: disconnect */
+#define RDMX_BSQ_FENCED		2	/* a newer incarnation of its map opened */
+#define RDMX_BSQ_LIVE		3	/* accepted: rdmx_bsq_watch() looks at it */
+#define RDMX_BSQ_PROBING	4	/* a keepalive event is in flight */
+
+/**
+ * struct rdmx_bsq - a server queue: one client hardware queue's connection
+ * @cm_ctx: what the cm_id's context points to
+ * @cm_id: its rdma_cm id
+ * @ibdev: its device
+ * @port: its port
+ * @pd: protection domain
+ * @cq: completion queue from the pool
+ * @cq_size: entries taken
+ * @qp: the RC QP
+ * @max_send_sge: its send scatter/gather entries
+ * @depth: commands in flight, at most (tags are below it)
+ * @max_io: largest I/O, the smaller of the client's and the server's
+ * @qp_index: the client's queue index
+ * @peer: the client's address
+ * @map_uuid: the client's map, as its connect request named it (the
+ *	session uuid field)
+ * @gen: the map's incarnation, bumped by each of its reconnects
+ * @exp: the bound export (holds a reference), NULL before OPEN; set
+ *	under rdmx_exports_mutex, read through rdmx_bsq_exp(), stable for
+ *	commands once set
+ * @ro: the client mapped read-only
+ * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
+ * @inline_read: READs may ask for their data in the response
+ *	(RDMX_BLK_OPEN_INLINE_READ, granted)
+ * @exp_node: on @exp->queues
+ * @node: on rdmx_bsqs, under rdmx_exports_mutex
+ * @born: when it was accepted (jiffies)
+ * @opens: OPENs received and not yet answered
+ * @alive_seq: completions that show the client alive: commands received,
+ *	RDMA READs of their data and SENDs it acknowledged (bumped by the
+ *	queue's completion handlers, which run one at a time)
+ * @ka_rx: @alive_seq as rdmx_bsq_watch() last saw it (under
+ *	rdmx_exports_mutex, as are @ka_at and @probe_at)
+ * @ka_at: when it saw it change, or last sent a keepalive
+ * @probe_at: when it sent the keepalive in flight (RDMX_BSQ_PROBING), or
+ *	last saw @alive_seq change since
+ * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
+ *	a READ's bio completion answers it (see rdmx_bsq_read_done())
+ * @dead: nothing more is posted
+ * @busy: tags in use: from a command's arrival until its response is
+ *	posted (the client may reuse the tag as soon as it has the response)
+ * @active: contexts in use
+ * @wait: woken when @active drops to 0
+ * @reqs: RDMX_BSQ_CTX_FACTOR * @depth contexts: a command's context stays
+ *	in use until its response's completion, after its tag is free again
+ * @nr_reqs: how many
+ * @free: unused contexts
+ * @backlog: commands received while no context was free, in order
+ * @rbufs: @depth of them
+ * @flags: RDMX_BSQ_*
+ * @release_work: tears the queue down
+ * @disconnect_work: disconnects a failed queue once its port is usable
+ */
+struct rdmx_bsq {
+	struct rdmx_cm_ctx cm_ctx;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	u32 port;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct ib_qp *qp;
+	u32 max_send_sge;
+	u32 depth;
+	u32 max_io;
+	u16 qp_index;
+	struct sockaddr_storage peer;
+	uuid_t map_uuid;
+	u64 gen;
+	struct rdmx_export *exp;
+	bool ro;
+	bool events;
+	bool inline_read;
+	struct list_head exp_node;
+	struct list_head node;
+	unsigned long born;
+	atomic_t opens;
+	unsigned int alive_seq;
+	unsigned int ka_rx;
+	unsigned long ka_at;
+	unsigned long probe_at;
+	spinlock_t lock;	/* dead, posting; irqsave */
+	bool dead;
+	unsigned long *busy;
+	atomic_t active;
+	wait_queue_head_t wait;
+	struct rdmx_bsq_req *reqs;
+	unsigned int nr_reqs;
+	struct list_head free;
+	struct list_head backlog;
+	struct rdmx_bsq_rbuf *rbufs;
+	unsigned long flags;
+	struct work_struct release_work;
+	struct work_struct disconnect_work;
+};
+
+/* export.c */
+struct rdmx_export *rdmx_export_find(const char *name);
+bool rdmx_export_allows(const struct rdmx_export *exp,
+			const struct sockaddr *peer);
+bool rdmx_export_name_ok(const u8 *name);
+void rdmx_export_remove(struct rdmx_export *exp);
+extern struct list_head rdmx_exports;
+extern struct mutex rdmx_exports_mutex;
+extern struct kobject *rdmx_exports_kobj;
+extern struct wait_queue_head rdmx_export_idle_wait;
+
+/* blk_srv.c */
+bool rdmx_bsq_same_map(const struct rdmx_bsq *a, const struct rdmx_bsq *b);
+void rdmx_bsq_disconnect(struct rdmx_bsq *q);
+void rdmx_bsq_notify_size(struct rdmx_bsq *q);
+extern struct workqueue_struct *rdmx_blk_wq;
+
+#endif /* _RDMX_BLK_SRV_H */
