@@ -517,6 +517,54 @@ unsigned int rdmx_sess_live_lanes(struct rdmx_sess *sess);
 unsigned int rdmx_sess_unacked(struct rdmx_sess *sess);
 u32 rdmx_sess_credits_locked(struct rdmx_sess *sess);
 
+/*
+ * Inside a session: what sess.c (its life and timers), sess_cm.c (its
+ * connections), sess_send.c and sess_recv.c (its data path) share.
+ */
+extern struct xarray rdmx_sessions;
+extern struct mutex rdmx_sess_admit_mutex;
+extern struct rdmx_cm_service rdmx_msg_cm_service;
+
+static inline struct rdmx_lane *rdmx_conn_lane(struct rdmx_conn *conn)
+{
+	return &conn->sess->lanes[conn->lane];
+}
+
+/* sess.c */
+bool rdmx_sess_set_state(struct rdmx_sess *sess, enum rdmx_sess_state to);
+struct rdmx_sess *rdmx_sess_alloc(bool server);
+void rdmx_sess_publish(struct rdmx_sess *sess);
+void rdmx_lanes_check_attempts(struct rdmx_sess *sess);
+
+/* sess_cm.c */
+void rdmx_conn_fail(struct rdmx_conn *conn, int err);
+void rdmx_conn_go_live(struct rdmx_conn *conn);
+void rdmx_lanes_work(struct work_struct *work);
+void rdmx_sess_fail_conns(struct rdmx_sess *sess, int err);
+unsigned long rdmx_backoff(struct rdmx_sess *sess);
+void rdmx_sess_finish_close(struct rdmx_sess *sess, struct list_head *to_free);
+void rdmx_sess_unlink(struct rdmx_sess *sess);
+int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx);
+
+/* sess_send.c */
+void rdmx_tx_kick(struct rdmx_lane *lane);
+int rdmx_sess_closed_err(struct rdmx_sess *sess);
+struct rdmx_txbuf *rdmx_txbuf_alloc(struct rdmx_sess *sess, size_t len,
+				    gfp_t gfp);
+bool rdmx_send_ctrl(struct rdmx_sess *sess, struct rdmx_lane *lane, u8 type);
+void rdmx_tx_ack(struct rdmx_sess *sess, struct rdmx_lane *lane, u32 ack,
+		 struct list_head *to_free);
+void rdmx_txbuf_free_list(struct list_head *list);
+bool rdmx_lane_ack_due(struct rdmx_sess *sess, struct rdmx_lane *lane);
+void rdmx_ack_maybe(struct rdmx_sess *sess, struct rdmx_lane *lane, bool now);
+void rdmx_wc_failed(struct rdmx_sess *sess, const char *op,
+		    const struct ib_wc *wc);
+
+/* sess_recv.c */
+int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb);
+void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
+			   const char *service, unsigned int lane);
+
 #if IS_ENABLED(CONFIG_KUNIT)
 unsigned int rdmx_lane_pick(const struct rdmx_lane *lanes, unsigned int nr,
 			    unsigned int max);

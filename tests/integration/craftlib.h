@@ -359,7 +359,7 @@ void craft_fuzz_req_judge(struct craft_fuzz *f, const struct conn_req *req,
 /*
  * Close at once a session a fuzzed connect request opened by chance, so
  * that it does not wait for its loss timeout: a bare ACK makes the
- * connection live, a CLOSE ends the session (kmod/msg/sess.c). @buf is 48
+ * connection live, a CLOSE ends the session (kmod/msg/sess_recv.c). @buf is 48
  * bytes of @c's buffer.
  */
 void craft_sess_close(struct craft_conn *c, void *buf);

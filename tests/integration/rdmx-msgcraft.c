@@ -39,7 +39,7 @@
  *
  * The wire format is mirrored by hand from kmod/core/proto.h and
  * kmod/msg/msg_proto.h: every field little-endian, sizes checked below.
- * What is sent follows kmod/msg/sess.c:
+ * What is sent follows kmod/msg/sess_*.c:
  * sequence numbers start at 0 in both directions (a new session's lanes
  * are zeroed), every message carries the next sequence number expected
  * (ack) and the receive buffers reposted since the last message
