@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <rdma/rdma_cm.h>
 
+#include "core/fsm.h"
 #include "core/proto.h"
 #include "blk_proto.h"
 
@@ -68,6 +69,26 @@ struct rdmx_blk_params {
 extern struct rdmx_blk_params rdmx_blk_params;
 /* Connection requests refused for the limits above. */
 extern atomic64_t rdmx_blk_queues_refused;
+
+/**
+ * enum rdmx_bdev_state - life of a mapped disk (blk_clt.c)
+ * @RDMX_BDEV_CONNECTING: its first connection
+ * @RDMX_BDEV_LIVE: I/O flows
+ * @RDMX_BDEV_RECONNECTING: its connections were lost; I/O waits
+ * @RDMX_BDEV_DEAD: the loss timeout passed: I/O fails
+ * @RDMX_BDEV_DELETING: being unmapped: I/O fails
+ * @RDMX_BDEV_NR_STATES: number of states
+ */
+enum rdmx_bdev_state {
+	RDMX_BDEV_CONNECTING,
+	RDMX_BDEV_LIVE,
+	RDMX_BDEV_RECONNECTING,
+	RDMX_BDEV_DEAD,
+	RDMX_BDEV_DELETING,
+	RDMX_BDEV_NR_STATES,
+};
+
+extern const struct rdmx_fsm rdmx_bdev_fsm;
 
 /* service.c */
 int rdmx_blk_init(void);

@@ -61,22 +61,34 @@
 #define RDMX_BDEV_RECONNECT_MAX_MS	2000
 #define RDMX_BDEV_INLINE_SGE		4	/* inline write pieces, at most */
 
-/* A map's state; changed under bd->lock. */
-enum rdmx_bdev_state {
-	RDMX_BDEV_CONNECTING,	/* the first connection */
-	RDMX_BDEV_LIVE,
-	RDMX_BDEV_RECONNECTING,	/* I/O waits */
-	RDMX_BDEV_DEAD,		/* the loss timeout passed: I/O fails */
-	RDMX_BDEV_DELETING,	/* being unmapped: I/O fails */
+#define TO(state)	RDMX_FSM_TO(RDMX_BDEV_, state)
+
+/* A map's moves: rdmx_bdev_move() takes only these. */
+static const u32 rdmx_bdev_next[RDMX_BDEV_NR_STATES] = {
+	[RDMX_BDEV_CONNECTING] = TO(LIVE) | TO(DELETING),
+	[RDMX_BDEV_LIVE] = TO(RECONNECTING) | TO(DELETING),
+	[RDMX_BDEV_RECONNECTING] = TO(LIVE) | TO(DEAD) | TO(DELETING),
+	[RDMX_BDEV_DEAD] = TO(DELETING),
+	[RDMX_BDEV_DELETING] = 0,
 };
 
-static const char *const rdmx_bdev_state_names[] = {
+#undef TO
+
+static const char *const rdmx_bdev_state_names[RDMX_BDEV_NR_STATES] = {
 	[RDMX_BDEV_CONNECTING] = "connecting",
 	[RDMX_BDEV_LIVE] = "live",
 	[RDMX_BDEV_RECONNECTING] = "reconnecting",
 	[RDMX_BDEV_DEAD] = "dead",
 	[RDMX_BDEV_DELETING] = "deleting",
 };
+
+const struct rdmx_fsm rdmx_bdev_fsm = {
+	.what = "map",
+	.nr = RDMX_BDEV_NR_STATES,
+	.names = rdmx_bdev_state_names,
+	.next = rdmx_bdev_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_bdev_fsm);
 
 struct rdmx_bdev;
 
@@ -1296,6 +1308,24 @@ out_teardown:
 	return ret;
 }
 
+/*
+ * The only place a map changes state, under bd->lock. An illegal
+ * transition is a bug: it is refused with a warning.
+ */
+static bool rdmx_bdev_move(struct rdmx_bdev *bd, enum rdmx_bdev_state to)
+{
+	lockdep_assert_held(&bd->lock);
+	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_bdev_fsm, bd->state, to),
+		      "rdmx: rdmxb%u: %s -> %s\n", bd->index,
+		      rdmx_fsm_name(&rdmx_bdev_fsm, bd->state),
+		      rdmx_fsm_name(&rdmx_bdev_fsm, to)))
+		return false;
+	trace_rdmx_bdev_state(bd->index, bd->state, to);
+	WRITE_ONCE(bd->state, to);
+	return true;
+}
+
+/* Move a map from @from to @to, if it is still in @from. */
 static bool rdmx_bdev_set_state(struct rdmx_bdev *bd,
 				enum rdmx_bdev_state from,
 				enum rdmx_bdev_state to)
@@ -1303,9 +1333,7 @@ static bool rdmx_bdev_set_state(struct rdmx_bdev *bd,
 	bool ok;
 
 	spin_lock_bh(&bd->lock);
-	ok = bd->state == from;
-	if (ok)
-		WRITE_ONCE(bd->state, to);
+	ok = bd->state == from && rdmx_bdev_move(bd, to);
 	spin_unlock_bh(&bd->lock);
 	return ok;
 }
@@ -1999,7 +2027,7 @@ long rdmx_ioc_map(void __user *uarg)
 	bd->depth = m.queue_depth ?: RDMX_BDEV_DEPTH_DEFAULT;
 	bd->max_io = RDMX_BLK_MAX_IO;
 	bd->loss_timeout_ms = m.loss_timeout_ms ?: rdmx_params.loss_timeout_ms;
-	bd->state = RDMX_BDEV_CONNECTING;
+	bd->state = RDMX_BDEV_CONNECTING;	/* the first state: no move */
 	mutex_init(&bd->mutex);
 	spin_lock_init(&bd->lock);
 	INIT_WORK(&bd->err_work, rdmx_bdev_err_work);
@@ -2105,7 +2133,7 @@ long rdmx_ioc_unmap(void __user *uarg)
 		goto out_unlock;
 	}
 	spin_lock_bh(&bd->lock);
-	WRITE_ONCE(bd->state, RDMX_BDEV_DELETING);
+	rdmx_bdev_move(bd, RDMX_BDEV_DELETING);
 	spin_unlock_bh(&bd->lock);
 	mutex_unlock(&bd->disk->open_mutex);
 	rdmx_bdev_remove(bd);
@@ -2151,7 +2179,7 @@ void rdmx_blk_clt_exit(void)
 	mutex_lock(&rdmx_maps_mutex);
 	xa_for_each(&rdmx_maps, id, bd) {
 		spin_lock_bh(&bd->lock);
-		WRITE_ONCE(bd->state, RDMX_BDEV_DELETING);
+		rdmx_bdev_move(bd, RDMX_BDEV_DELETING);
 		spin_unlock_bh(&bd->lock);
 		rdmx_bdev_remove(bd);
 	}

@@ -11,6 +11,37 @@
 
 #include <linux/tracepoint.h>
 
+#include "blk.h"
+
+TRACE_DEFINE_ENUM(RDMX_BDEV_CONNECTING);
+TRACE_DEFINE_ENUM(RDMX_BDEV_LIVE);
+TRACE_DEFINE_ENUM(RDMX_BDEV_RECONNECTING);
+TRACE_DEFINE_ENUM(RDMX_BDEV_DEAD);
+TRACE_DEFINE_ENUM(RDMX_BDEV_DELETING);
+
+#define rdmx_show_bdev_state(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_BDEV_CONNECTING, "connecting" },	\
+			 { RDMX_BDEV_LIVE, "live" },		\
+			 { RDMX_BDEV_RECONNECTING, "reconnecting" }, \
+			 { RDMX_BDEV_DEAD, "dead" },		\
+			 { RDMX_BDEV_DELETING, "deleting" })
+
+/* A mapped disk changes state (rdmx_bdev_move()). */
+TRACE_EVENT(rdmx_bdev_state,
+	    TP_PROTO(u32 disk, int from, int to),
+	    TP_ARGS(disk, from, to),
+	    TP_STRUCT__entry(__field(u32, disk)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->disk = disk;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("disk=rdmxb%u %s -> %s", __entry->disk,
+		      rdmx_show_bdev_state(__entry->from),
+		      rdmx_show_bdev_state(__entry->to))
+);
+
 #define rdmx_show_blk_op(op)					\
 	__print_symbolic(op,					\
 			 { 1, "open" }, { 2, "read" }, { 3, "write" },	\

@@ -47,6 +47,38 @@ TRACE_EVENT(rdmx_sess_state,
 		      rdmx_show_sess_state(__entry->to))
 );
 
+TRACE_DEFINE_ENUM(RDMX_CONN_RESOLVING);
+TRACE_DEFINE_ENUM(RDMX_CONN_CONNECTING);
+TRACE_DEFINE_ENUM(RDMX_CONN_LIVE);
+TRACE_DEFINE_ENUM(RDMX_CONN_DEAD);
+
+#define rdmx_show_conn_state(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_CONN_RESOLVING, "resolving" },	\
+			 { RDMX_CONN_CONNECTING, "connecting" },	\
+			 { RDMX_CONN_LIVE, "live" },		\
+			 { RDMX_CONN_DEAD, "dead" })
+
+/* One of a session's connections changes state (rdmx_conn_set_state()). */
+TRACE_EVENT(rdmx_conn_state,
+	    TP_PROTO(u32 sess, u32 lane, u64 generation, int from, int to),
+	    TP_ARGS(sess, lane, generation, from, to),
+	    TP_STRUCT__entry(__field(u32, sess)
+			     __field(u32, lane)
+			     __field(u64, generation)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->sess = sess;
+			   __entry->lane = lane;
+			   __entry->generation = generation;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("sess=%u lane=%u gen=%llu %s -> %s", __entry->sess,
+		      __entry->lane, __entry->generation,
+		      rdmx_show_conn_state(__entry->from),
+		      rdmx_show_conn_state(__entry->to))
+);
+
 /* A work request completed with an error other than a flush. */
 TRACE_EVENT(rdmx_wc_error,
 	    TP_PROTO(u32 sess, const char *op, int status, u32 vendor_err),

@@ -107,14 +107,6 @@ extern atomic64_t rdmx_sessions_refused;
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* QPs per session, at most */
 
-/* A connection's state. */
-enum rdmx_conn_state {
-	RDMX_CONN_RESOLVING,	/* client: resolving address and route */
-	RDMX_CONN_CONNECTING,	/* waiting for ESTABLISHED */
-	RDMX_CONN_LIVE,		/* established: the session's current conn */
-	RDMX_CONN_DEAD,		/* failed; teardown queued */
-};
-
 /**
  * struct rdmx_rxbuf - one posted receive buffer
  * @cqe: completion entry

@@ -46,6 +46,7 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 	conn->cm_ctx.trace_id = sess->id;
 	conn->sess = sess;
 	conn->lane = lane;
+	conn->state = RDMX_CONN_RESOLVING;	/* the first state: no move */
 	kref_get(&sess->ref);
 	INIT_LIST_HEAD(&conn->ctrl_free);
 	INIT_WORK(&conn->teardown_work, rdmx_conn_teardown_work);
@@ -55,11 +56,30 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 	return conn;
 }
 
+/*
+ * The only place a connection changes state, under the session's lock. An
+ * illegal transition is a bug: it is refused with a warning.
+ */
+static bool rdmx_conn_set_state(struct rdmx_conn *conn,
+				enum rdmx_conn_state to)
+{
+	lockdep_assert_held(&conn->sess->lock);
+	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_conn_fsm, conn->state, to),
+		      "rdmx: session %u QP %u: %s -> %s\n", conn->sess->id,
+		      conn->lane, rdmx_fsm_name(&rdmx_conn_fsm, conn->state),
+		      rdmx_fsm_name(&rdmx_conn_fsm, to)))
+		return false;
+	trace_rdmx_conn_state(conn->sess->id, conn->lane, conn->generation,
+			      conn->state, to);
+	conn->state = to;
+	return true;
+}
+
 static void rdmx_conn_fail_one(struct rdmx_conn *conn, int err)
 {
 	if (conn->state == RDMX_CONN_DEAD)
 		return;
-	conn->state = RDMX_CONN_DEAD;
+	rdmx_conn_set_state(conn, RDMX_CONN_DEAD);
 	conn->err = err;
 	queue_work(rdmx_wq, &conn->teardown_work);
 }
@@ -169,7 +189,9 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
  */
 static void rdmx_conn_abort_ib(struct rdmx_conn *conn)
 {
-	conn->state = RDMX_CONN_DEAD;
+	spin_lock(&conn->sess->lock);
+	rdmx_conn_set_state(conn, RDMX_CONN_DEAD);
+	spin_unlock(&conn->sess->lock);
 	if (conn->qp)
 		ib_drain_qp(conn->qp);
 	rdmx_conn_destroy_ib(conn);
@@ -348,7 +370,7 @@ void rdmx_conn_go_live(struct rdmx_conn *conn)
 		rdmx_conn_fail(conn, -EPROTO);
 		return;
 	}
-	conn->state = RDMX_CONN_LIVE;
+	rdmx_conn_set_state(conn, RDMX_CONN_LIVE);
 	lane->rx_owed = 0;
 	lane->peer_credits = conn->depth;
 	lane->ack_sent = lane->rcv_nxt;
@@ -503,7 +525,8 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	mutex_lock(&sess->mutex);
 	spin_lock(&sess->lock);
 	current_conn = lane->conn == conn;
-	conn->state = RDMX_CONN_DEAD;
+	if (conn->state != RDMX_CONN_DEAD)
+		rdmx_conn_set_state(conn, RDMX_CONN_DEAD);
 	spin_unlock(&sess->lock);
 	/* The CM handler may still be building it: let it finish. */
 	wait_event(sess->wait, !READ_ONCE(conn->ib_busy));
@@ -630,8 +653,7 @@ int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx)
 	}
 	conn->generation = idx ? sess->generation : ++sess->generation;
 	conn->started = jiffies;
-	conn->state = RDMX_CONN_RESOLVING;
-	lane->conn = conn;
+	lane->conn = conn;	/* RESOLVING, as rdmx_conn_alloc() made it */
 	sess->nr_conns++;
 	if (!idx)
 		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
@@ -743,7 +765,7 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 				      conn->cm_id->device->attrs.max_qp_init_rd_atom);
 	spin_lock(&conn->sess->lock);
 	if (conn->state != RDMX_CONN_DEAD)
-		conn->state = RDMX_CONN_CONNECTING;
+		rdmx_conn_set_state(conn, RDMX_CONN_CONNECTING);
 	spin_unlock(&conn->sess->lock);
 	return rdma_connect_locked(conn->cm_id, &param);
 }
@@ -1052,7 +1074,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	sess->lanes[req->qp_index].conn = conn;
 	sess->nr_conns++;
 	sess->nr_lanes = max(sess->nr_lanes, req->qp_index + 1U);
-	conn->state = RDMX_CONN_CONNECTING;
+	rdmx_conn_set_state(conn, RDMX_CONN_CONNECTING);
 	conn->started = jiffies;
 	spin_unlock(&sess->lock);
 	/*

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rdmx session state machine: which transitions are legal.
+ * rdmx message service state machines: which transitions are legal.
+ *
+ * A session:
  *
  *   IDLE -> CONNECTING -> CONNECTED -> RECONNECTING -> CONNECTING ...
  *     \          |            |             |
  *      \         v            v             v
  *       +----> CLOSING <------+-------------+        -> CLOSED
  *
- * A session changes state only through a function that holds its state
- * lock and asks rdmx_sess_transition_valid() first; an illegal transition
- * is a bug and is refused (and warned about) rather than taken.
+ * A connection: RESOLVING -> CONNECTING -> LIVE, and DEAD from any of
+ * them.
+ *
+ * Each changes state only through its setter (rdmx_sess_set_state(),
+ * rdmx_conn_set_state()), which holds the session's lock and asks
+ * rdmx_fsm_valid() first; an illegal transition is a bug and is refused
+ * (and warned about) rather than taken.
  */
 #include <kunit/visibility.h>
 #include <linux/bits.h>
@@ -17,7 +23,7 @@
 
 #include "state.h"
 
-#define TO(state)	BIT(RDMX_SESS_##state)
+#define TO(state)	RDMX_FSM_TO(RDMX_SESS_, state)
 
 static const u32 rdmx_sess_next[RDMX_SESS_NR_STATES] = {
 	[RDMX_SESS_IDLE] = TO(CONNECTING) | TO(CLOSING),
@@ -29,6 +35,49 @@ static const u32 rdmx_sess_next[RDMX_SESS_NR_STATES] = {
 };
 
 #undef TO
+
+static const char *const rdmx_sess_states[RDMX_SESS_NR_STATES] = {
+	[RDMX_SESS_IDLE] = "idle",
+	[RDMX_SESS_CONNECTING] = "connecting",
+	[RDMX_SESS_CONNECTED] = "connected",
+	[RDMX_SESS_RECONNECTING] = "reconnecting",
+	[RDMX_SESS_CLOSING] = "closing",
+	[RDMX_SESS_CLOSED] = "closed",
+};
+
+const struct rdmx_fsm rdmx_sess_fsm = {
+	.what = "session",
+	.nr = RDMX_SESS_NR_STATES,
+	.names = rdmx_sess_states,
+	.next = rdmx_sess_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_sess_fsm);
+
+#define TO(state)	RDMX_FSM_TO(RDMX_CONN_, state)
+
+static const u32 rdmx_conn_next[RDMX_CONN_NR_STATES] = {
+	[RDMX_CONN_RESOLVING] = TO(CONNECTING) | TO(DEAD),
+	[RDMX_CONN_CONNECTING] = TO(LIVE) | TO(DEAD),
+	[RDMX_CONN_LIVE] = TO(DEAD),
+	[RDMX_CONN_DEAD] = 0,
+};
+
+#undef TO
+
+static const char *const rdmx_conn_states[RDMX_CONN_NR_STATES] = {
+	[RDMX_CONN_RESOLVING] = "resolving",
+	[RDMX_CONN_CONNECTING] = "connecting",
+	[RDMX_CONN_LIVE] = "live",
+	[RDMX_CONN_DEAD] = "dead",
+};
+
+const struct rdmx_fsm rdmx_conn_fsm = {
+	.what = "connection",
+	.nr = RDMX_CONN_NR_STATES,
+	.names = rdmx_conn_states,
+	.next = rdmx_conn_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_fsm);
 
 /**
  * rdmx_sess_transition_valid() - whether a session may go from one state
@@ -43,21 +92,9 @@ static const u32 rdmx_sess_next[RDMX_SESS_NR_STATES] = {
 bool rdmx_sess_transition_valid(enum rdmx_sess_state from,
 				enum rdmx_sess_state to)
 {
-	if ((unsigned int)from >= RDMX_SESS_NR_STATES ||
-	    (unsigned int)to >= RDMX_SESS_NR_STATES)
-		return false;
-	return rdmx_sess_next[from] & BIT(to);
+	return rdmx_fsm_valid(&rdmx_sess_fsm, from, to);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_sess_transition_valid);
-
-static const char *const rdmx_sess_states[RDMX_SESS_NR_STATES] = {
-	[RDMX_SESS_IDLE] = "idle",
-	[RDMX_SESS_CONNECTING] = "connecting",
-	[RDMX_SESS_CONNECTED] = "connected",
-	[RDMX_SESS_RECONNECTING] = "reconnecting",
-	[RDMX_SESS_CLOSING] = "closing",
-	[RDMX_SESS_CLOSED] = "closed",
-};
 
 /**
  * rdmx_sess_state_str() - a state's name, as sysfs and tracepoints show it
@@ -68,8 +105,6 @@ static const char *const rdmx_sess_states[RDMX_SESS_NR_STATES] = {
  */
 const char *rdmx_sess_state_str(enum rdmx_sess_state state)
 {
-	if ((unsigned int)state >= RDMX_SESS_NR_STATES)
-		return "invalid";
-	return rdmx_sess_states[state];
+	return rdmx_fsm_name(&rdmx_sess_fsm, state);
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_sess_state_str);

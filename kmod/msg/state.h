@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmx session states. See Documentation/protocol.rst for the diagram.
+ * rdmx message service states: a session's and a connection's (struct
+ * rdmx_fsm, core/fsm.h). See Documentation/protocol.rst for the diagram.
  */
 #ifndef _RDMX_STATE_H
 #define _RDMX_STATE_H
 
 #include <linux/types.h>
+
+#include "core/fsm.h"
 
 /**
  * enum rdmx_sess_state - life of a session
@@ -27,6 +30,27 @@ enum rdmx_sess_state {
 	RDMX_SESS_CLOSED,
 	RDMX_SESS_NR_STATES,
 };
+
+/**
+ * enum rdmx_conn_state - life of one of a session's connections
+ * @RDMX_CONN_RESOLVING: client: resolving the address and route; a
+ *	server's connection starts here too, before its request is taken
+ * @RDMX_CONN_CONNECTING: waiting for ESTABLISHED (client) or the first
+ *	message (server)
+ * @RDMX_CONN_LIVE: its lane's current connection; messages flow
+ * @RDMX_CONN_DEAD: failed; its teardown is queued
+ * @RDMX_CONN_NR_STATES: number of states
+ */
+enum rdmx_conn_state {
+	RDMX_CONN_RESOLVING,
+	RDMX_CONN_CONNECTING,
+	RDMX_CONN_LIVE,
+	RDMX_CONN_DEAD,
+	RDMX_CONN_NR_STATES,
+};
+
+extern const struct rdmx_fsm rdmx_sess_fsm;
+extern const struct rdmx_fsm rdmx_conn_fsm;
 
 bool rdmx_sess_transition_valid(enum rdmx_sess_state from,
 				enum rdmx_sess_state to);

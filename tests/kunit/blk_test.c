@@ -10,6 +10,7 @@
 
 #include "blk/blk.h"
 #include "core/compat.h"
+#include "fsm_check.h"
 
 /* A 1 MiB export of 512-byte blocks, a queue of 32 tags. */
 static const struct rdmx_blk_limits rdmx_blk_lim = {
@@ -273,6 +274,20 @@ static void rdmx_blk_requeue_ok_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdmx_blk_requeue_ok(t0 + 10 * loss, t0, 7, loss));
 }
 
+static const char *const rdmx_bdev_legal[] = {
+	"connecting>live", "connecting>deleting",
+	"live>reconnecting", "live>deleting",
+	"reconnecting>live", "reconnecting>dead", "reconnecting>deleting",
+	"dead>deleting",
+};
+
+/* A mapped disk's states: the table, against the list above. */
+static void rdmx_blk_map_state_test(struct kunit *test)
+{
+	rdmx_fsm_check(test, &rdmx_bdev_fsm, rdmx_bdev_legal,
+		       ARRAY_SIZE(rdmx_bdev_legal));
+}
+
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
@@ -281,6 +296,7 @@ static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_size_check_test),
 	KUNIT_CASE(rdmx_blk_timeout_wait_test),
 	KUNIT_CASE(rdmx_blk_requeue_ok_test),
+	KUNIT_CASE(rdmx_blk_map_state_test),
 	{}
 };
 

@@ -11,6 +11,7 @@
 #include "msg/msg_proto.h"
 #include "msg/sess.h"
 #include "msg/state.h"
+#include "fsm_check.h"
 
 /* A request as a well-behaved peer sends it. */
 static void rdmx_good_params(struct rdmx_conn_params *p)
@@ -986,9 +987,26 @@ static void rdmx_state_bounds_test(struct kunit *test)
 					    rdmx_sess_state_str(t));
 }
 
+static const char *const rdmx_conn_legal[] = {
+	"resolving>connecting", "resolving>dead",
+	"connecting>live", "connecting>dead",
+	"live>dead",
+};
+
+/* A session's connections: the table, against the list above. */
+static void rdmx_conn_state_test(struct kunit *test)
+{
+	rdmx_fsm_check(test, &rdmx_conn_fsm, rdmx_conn_legal,
+		       ARRAY_SIZE(rdmx_conn_legal));
+	/* The session's table passes the same checks. */
+	rdmx_fsm_check(test, &rdmx_sess_fsm, rdmx_legal_transitions,
+		       ARRAY_SIZE(rdmx_legal_transitions));
+}
+
 static struct kunit_case rdmx_state_cases[] = {
 	KUNIT_CASE(rdmx_state_matrix_test),
 	KUNIT_CASE(rdmx_state_bounds_test),
+	KUNIT_CASE(rdmx_conn_state_test),
 	{}
 };
 
