@@ -19,6 +19,7 @@
 #include "core/rdmx.h"
 #include "rma.h"
 #include "sess.h"
+#include "msg_trace.h"
 
 /* rdmx_rxseg flags, kept in the top bits of len. */
 #define RDMX_SEG_LAST	BIT(31)	/* a message's last segment */
@@ -70,6 +71,24 @@ static void rdmx_ep_notify(struct rdmx_ep *ep)
 		kref_put(&ep->ref, rdmx_ep_kref_release);	/* not the last */
 }
 
+/*
+ * The only place an endpoint changes state, under ep->lock. An illegal
+ * transition is a bug: it is refused with a warning.
+ */
+static bool rdmx_ep_set_state(struct rdmx_ep *ep, u32 to)
+{
+	lockdep_assert_held(&ep->lock);
+	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_ep_fsm, ep->state, to),
+		      "rdmx: endpoint %u: %s -> %s\n", ep->chan,
+		      rdmx_fsm_name(&rdmx_ep_fsm, ep->state),
+		      rdmx_fsm_name(&rdmx_ep_fsm, to)))
+		return false;
+	trace_rdmx_ep_state(ep->sess ? ep->sess->id : 0, ep->chan, ep->state,
+			    to);
+	ep->state = to;
+	return true;
+}
+
 /**
  * rdmx_ep_create() - a new endpoint, neither listening nor connected
  * @ops: callbacks, or NULL (then wait on the calls themselves)
@@ -100,7 +119,7 @@ struct rdmx_ep *rdmx_ep_create(const struct rdmx_ep_ops *ops, void *priv)
 	INIT_LIST_HEAD(&ep->events);
 	INIT_LIST_HEAD(&ep->imm_reqs);
 	INIT_WORK(&ep->imm_work, rdmx_rma_imm_work);
-	ep->state = RDMX_EP_NEW;
+	ep->state = RDMX_EP_NEW;	/* the first state: no move */
 	ep->ops = ops;
 	ep->priv = priv;
 	return ep;
@@ -181,7 +200,9 @@ struct rdmx_ep *rdmx_ep_new_chan(struct rdmx_sess *sess, u32 rchan,
 	kref_get(&sess->ref);
 	ep->sess = sess;
 	ep->rchan = rchan;
-	ep->state = RDMX_EP_CONNECTED;
+	spin_lock(&ep->lock);
+	rdmx_ep_set_state(ep, RDMX_EP_CONNECTED);	/* born connected */
+	spin_unlock(&ep->lock);
 	strscpy(ep->service, service, sizeof(ep->service));
 	memcpy(&ep->local, &sess->local, sizeof(ep->local));
 	return ep;
@@ -210,7 +231,7 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
 	if (ep->partial_len + seg->len > RDMX_MSG_MAX) {
 		pr_err_ratelimited("session %u: channel %u: message over %u bytes\n",
 				   ep->sess->id, ep->chan, RDMX_MSG_MAX);
-		ep->state = RDMX_EP_ERROR;
+		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = EPROTO;
 		spin_unlock(&ep->lock);
 		rdmx_ep_notify(ep);
@@ -251,7 +272,7 @@ int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg)
 	if (ep->partial_len) {
 		pr_err_ratelimited("session %u: channel %u: immediate inside a message\n",
 				   ep->sess->id, ep->chan);
-		ep->state = RDMX_EP_ERROR;
+		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = EPROTO;
 		spin_unlock(&ep->lock);
 		rdmx_ep_notify(ep);
@@ -280,9 +301,9 @@ void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
 	if (ep->state == RDMX_EP_CONNECTING) {
 		if (status == RDMX_OPEN_OK) {
 			ep->rchan = rchan;
-			ep->state = RDMX_EP_CONNECTED;
+			rdmx_ep_set_state(ep, RDMX_EP_CONNECTED);
 		} else {
-			ep->state = RDMX_EP_ERROR;
+			rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 			ep->error = ECONNREFUSED;
 		}
 	}
@@ -301,7 +322,7 @@ void rdmx_ep_chan_shut(struct rdmx_ep *ep)
 	spin_lock(&ep->lock);
 	if (ep->state == RDMX_EP_CONNECTED || ep->state == RDMX_EP_SHUTDOWN ||
 	    ep->state == RDMX_EP_CONNECTING)
-		ep->state = RDMX_EP_CLOSED;
+		rdmx_ep_set_state(ep, RDMX_EP_CLOSED);
 	spin_unlock(&ep->lock);
 	rdmx_ep_notify(ep);
 }
@@ -319,7 +340,7 @@ void rdmx_ep_chan_error(struct rdmx_ep *ep, int err)
 {
 	spin_lock(&ep->lock);
 	if (ep->state != RDMX_EP_ERROR && ep->state != RDMX_EP_CLOSED) {
-		ep->state = RDMX_EP_ERROR;
+		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = err;
 	}
 	spin_unlock(&ep->lock);
@@ -409,12 +430,12 @@ int rdmx_ep_listen(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	strscpy(ep->service, service, sizeof(ep->service));
 	ep->backlog = backlog ?: RDMX_CHAN_BACKLOG_DEFAULT;
 	spin_lock(&ep->lock);
-	ep->state = RDMX_EP_LISTENING;
+	rdmx_ep_set_state(ep, RDMX_EP_LISTENING);
 	spin_unlock(&ep->lock);
 	ret = rdmx_svc_add(ep);
 	if (ret) {
 		spin_lock(&ep->lock);
-		ep->state = RDMX_EP_NEW;
+		rdmx_ep_set_state(ep, RDMX_EP_NEW);
 		spin_unlock(&ep->lock);
 		rdmx_listener_put(addr, false);
 	}
@@ -526,7 +547,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	}
 	/* Connecting before it is in a session: a session error then sticks. */
 	spin_lock(&ep->lock);
-	ep->state = RDMX_EP_CONNECTING;
+	rdmx_ep_set_state(ep, RDMX_EP_CONNECTING);
 	spin_unlock(&ep->lock);
 	do {
 		/* A retry (-EAGAIN) gets what is left of the caller's time. */
@@ -542,7 +563,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	} while (ret == -EAGAIN && time_before(jiffies, deadline));
 	if (ret) {
 		spin_lock(&ep->lock);
-		ep->state = RDMX_EP_NEW;
+		rdmx_ep_set_state(ep, RDMX_EP_NEW);
 		spin_unlock(&ep->lock);
 		goto out_unlock;
 	}
@@ -577,7 +598,8 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 
 out_fail:
 	spin_lock(&ep->lock);
-	ep->state = RDMX_EP_ERROR;
+	if (ep->state != RDMX_EP_ERROR)
+		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 	ep->error = -ret;
 	spin_unlock(&ep->lock);
 	rdmx_sess_chan_del(sess, ep);
@@ -886,7 +908,7 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 		goto out;
 	}
 	if (ep->state == RDMX_EP_CONNECTED)
-		ep->state = RDMX_EP_SHUTDOWN;
+		rdmx_ep_set_state(ep, RDMX_EP_SHUTDOWN);
 	spin_unlock(&ep->lock);
 	if (!ep->shut_sent) {
 		ep->shut_sent = true;
@@ -923,7 +945,7 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 	spin_lock(&ep->lock);
 	state = ep->state;
 	if (state == RDMX_EP_LISTENING) {
-		ep->state = RDMX_EP_NEW;
+		rdmx_ep_set_state(ep, RDMX_EP_NEW);
 		list_splice_init(&ep->acceptq, &pending);
 		ep->nr_accept = 0;
 	}

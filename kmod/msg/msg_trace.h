@@ -79,6 +79,33 @@ TRACE_EVENT(rdmx_conn_state,
 		      rdmx_show_conn_state(__entry->to))
 );
 
+#define rdmx_show_ep_state(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_EP_NEW, "new" },			\
+			 { RDMX_EP_LISTENING, "listening" },	\
+			 { RDMX_EP_CONNECTING, "connecting" },	\
+			 { RDMX_EP_CONNECTED, "connected" },	\
+			 { RDMX_EP_SHUTDOWN, "shutdown" },	\
+			 { RDMX_EP_CLOSED, "closed" },		\
+			 { RDMX_EP_ERROR, "error" })
+
+/* An endpoint changes state (rdmx_ep_set_state()). */
+TRACE_EVENT(rdmx_ep_state,
+	    TP_PROTO(u32 sess, u32 chan, int from, int to),
+	    TP_ARGS(sess, chan, from, to),
+	    TP_STRUCT__entry(__field(u32, sess)
+			     __field(u32, chan)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->sess = sess;
+			   __entry->chan = chan;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("sess=%u chan=%u %s -> %s", __entry->sess, __entry->chan,
+		      rdmx_show_ep_state(__entry->from),
+		      rdmx_show_ep_state(__entry->to))
+);
+
 /* A work request completed with an error other than a flush. */
 TRACE_EVENT(rdmx_wc_error,
 	    TP_PROTO(u32 sess, const char *op, int status, u32 vendor_err),

@@ -12,9 +12,14 @@
  * A connection: RESOLVING -> CONNECTING -> LIVE, and DEAD from any of
  * them.
  *
+ * An endpoint: NEW -> LISTENING -> NEW; NEW -> CONNECTING -> CONNECTED
+ * (or back to NEW when no session took it); an accepted channel is born
+ * CONNECTED. A channel goes on to SHUTDOWN (this side), CLOSED (the peer)
+ * or ERROR.
+ *
  * Each changes state only through its setter (rdmx_sess_set_state(),
- * rdmx_conn_set_state()), which holds the session's lock and asks
- * rdmx_fsm_valid() first; an illegal transition is a bug and is refused
+ * rdmx_conn_set_state(), rdmx_ep_set_state()), which holds the lock that
+ * guards the state and asks rdmx_fsm_valid() first; an illegal transition is a bug and is refused
  * (and warned about) rather than taken.
  */
 #include <kunit/visibility.h>
@@ -78,6 +83,38 @@ const struct rdmx_fsm rdmx_conn_fsm = {
 	.next = rdmx_conn_next,
 };
 EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_fsm);
+
+#define TO(state)	RDMX_FSM_TO(RDMX_EP_, state)
+
+static const u32 rdmx_ep_next[RDMX_EP_NR_STATES] = {
+	[RDMX_EP_NEW] = TO(LISTENING) | TO(CONNECTING) | TO(CONNECTED),
+	[RDMX_EP_LISTENING] = TO(NEW),
+	[RDMX_EP_CONNECTING] = TO(NEW) | TO(CONNECTED) | TO(CLOSED) | TO(ERROR),
+	[RDMX_EP_CONNECTED] = TO(SHUTDOWN) | TO(CLOSED) | TO(ERROR),
+	[RDMX_EP_SHUTDOWN] = TO(CLOSED) | TO(ERROR),
+	[RDMX_EP_CLOSED] = TO(ERROR),
+	[RDMX_EP_ERROR] = 0,
+};
+
+#undef TO
+
+static const char *const rdmx_ep_states[RDMX_EP_NR_STATES] = {
+	[RDMX_EP_NEW] = "new",
+	[RDMX_EP_LISTENING] = "listening",
+	[RDMX_EP_CONNECTING] = "connecting",
+	[RDMX_EP_CONNECTED] = "connected",
+	[RDMX_EP_SHUTDOWN] = "shutdown",
+	[RDMX_EP_CLOSED] = "closed",
+	[RDMX_EP_ERROR] = "error",
+};
+
+const struct rdmx_fsm rdmx_ep_fsm = {
+	.what = "endpoint",
+	.nr = RDMX_EP_NR_STATES,
+	.names = rdmx_ep_states,
+	.next = rdmx_ep_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_ep_fsm);
 
 /**
  * rdmx_sess_transition_valid() - whether a session may go from one state

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * rdmx message service states: a session's and a connection's (struct
- * rdmx_fsm, core/fsm.h). See Documentation/protocol.rst for the diagram.
+ * rdmx message service states: a session's, a connection's and an
+ * endpoint's (struct rdmx_fsm, core/fsm.h). See Documentation/protocol.rst for the diagram.
  */
 #ifndef _RDMX_STATE_H
 #define _RDMX_STATE_H
 
 #include <linux/types.h>
+#include <linux/rdmx.h>
 
 #include "core/fsm.h"
 
@@ -49,8 +50,12 @@ enum rdmx_conn_state {
 	RDMX_CONN_NR_STATES,
 };
 
+/* An endpoint's states are the uapi's RDMX_EP_NEW ... RDMX_EP_ERROR. */
+#define RDMX_EP_NR_STATES	(RDMX_EP_ERROR + 1)
+
 extern const struct rdmx_fsm rdmx_sess_fsm;
 extern const struct rdmx_fsm rdmx_conn_fsm;
+extern const struct rdmx_fsm rdmx_ep_fsm;
 
 bool rdmx_sess_transition_valid(enum rdmx_sess_state from,
 				enum rdmx_sess_state to);

@@ -993,11 +993,23 @@ static const char *const rdmx_conn_legal[] = {
 	"live>dead",
 };
 
-/* A session's connections: the table, against the list above. */
+static const char *const rdmx_ep_legal[] = {
+	"new>listening", "new>connecting", "new>connected",
+	"listening>new",
+	"connecting>new", "connecting>connected", "connecting>closed",
+	"connecting>error",
+	"connected>shutdown", "connected>closed", "connected>error",
+	"shutdown>closed", "shutdown>error",
+	"closed>error",
+};
+
+/* Connections and endpoints: their tables, against the lists above. */
 static void rdmx_conn_state_test(struct kunit *test)
 {
 	rdmx_fsm_check(test, &rdmx_conn_fsm, rdmx_conn_legal,
 		       ARRAY_SIZE(rdmx_conn_legal));
+	rdmx_fsm_check(test, &rdmx_ep_fsm, rdmx_ep_legal,
+		       ARRAY_SIZE(rdmx_ep_legal));
 	/* The session's table passes the same checks. */
 	rdmx_fsm_check(test, &rdmx_sess_fsm, rdmx_legal_transitions,
 		       ARRAY_SIZE(rdmx_legal_transitions));
