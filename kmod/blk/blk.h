@@ -71,24 +71,24 @@ extern struct rdmx_blk_params rdmx_blk_params;
 extern atomic64_t rdmx_blk_queues_refused;
 
 /**
- * enum rdmx_bdev_state - life of a mapped disk (blk_clt.c)
- * @RDMX_BDEV_CONNECTING: its first connection
- * @RDMX_BDEV_LIVE: I/O flows
- * @RDMX_BDEV_RECONNECTING: its connections were lost; I/O waits
- * @RDMX_BDEV_DEAD: the loss timeout passed: I/O fails
- * @RDMX_BDEV_DELETING: being unmapped: I/O fails
- * @RDMX_BDEV_NR_STATES: number of states
+ * enum rdmx_disk_state - life of a mapped disk (blk_clt.c)
+ * @RDMX_DISK_CONNECTING: its first connection
+ * @RDMX_DISK_LIVE: I/O flows
+ * @RDMX_DISK_RECONNECTING: its connections were lost; I/O waits
+ * @RDMX_DISK_DEAD: the loss timeout passed: I/O fails
+ * @RDMX_DISK_DELETING: being unmapped: I/O fails
+ * @RDMX_DISK_NR_STATES: number of states
  */
-enum rdmx_bdev_state {
-	RDMX_BDEV_CONNECTING,
-	RDMX_BDEV_LIVE,
-	RDMX_BDEV_RECONNECTING,
-	RDMX_BDEV_DEAD,
-	RDMX_BDEV_DELETING,
-	RDMX_BDEV_NR_STATES,
+enum rdmx_disk_state {
+	RDMX_DISK_CONNECTING,
+	RDMX_DISK_LIVE,
+	RDMX_DISK_RECONNECTING,
+	RDMX_DISK_DEAD,
+	RDMX_DISK_DELETING,
+	RDMX_DISK_NR_STATES,
 };
 
-extern const struct rdmx_fsm rdmx_bdev_fsm;
+extern const struct rdmx_fsm rdmx_disk_fsm;
 
 /* service.c */
 int rdmx_blk_init(void);

@@ -2,7 +2,7 @@
 /*
  * rdmx block service: the client.
  *
- * A map (struct rdmx_bdev) is the blk-mq disk /dev/rdmxbN over one export of
+ * A map (struct rdmx_disk) is the blk-mq disk /dev/rdmxbN over one export of
  * one server. Each hardware queue has its own connection (struct rdmx_bcq):
  * an rdma_cm id, an RC QP, a CQ from the pool and a pool of FRWR MRs, one
  * per tag. A request's pages are registered for that request only; the
@@ -46,54 +46,54 @@
 #include "blk.h"
 #include "blk_trace.h"
 
-#define RDMX_BDEV_MINORS		16
-#define RDMX_BDEV_DEPTH_DEFAULT		128
-#define RDMX_BDEV_TIMEOUT_MS		10000	/* first connection */
+#define RDMX_DISK_MINORS		16
+#define RDMX_DISK_DEPTH_DEFAULT		128
+#define RDMX_DISK_TIMEOUT_MS		10000	/* first connection */
 /*
  * A map refused as another map writes the export (EBUSY) tries again for
  * this long: the writer may be this host's map just unmapped, whose
  * connections the server has not seen go yet.
  */
-#define RDMX_BDEV_BUSY_MS		3000
-#define RDMX_BDEV_IO_TIMEOUT_S		30	/* a request, before recovery */
-#define RDMX_BDEV_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
-#define RDMX_BDEV_REQUEUE_MIN		2	/* requeues before a request may fail */
-#define RDMX_BDEV_RECONNECT_MAX_MS	2000
-#define RDMX_BDEV_INLINE_SGE		4	/* inline write pieces, at most */
+#define RDMX_DISK_BUSY_MS		3000
+#define RDMX_DISK_IO_TIMEOUT_S		30	/* a request, before recovery */
+#define RDMX_DISK_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
+#define RDMX_DISK_REQUEUE_MIN		2	/* requeues before a request may fail */
+#define RDMX_DISK_RECONNECT_MAX_MS	2000
+#define RDMX_DISK_INLINE_SGE		4	/* inline write pieces, at most */
 
-#define TO(state)	RDMX_FSM_TO(RDMX_BDEV_, state)
+#define TO(state)	RDMX_FSM_TO(RDMX_DISK_, state)
 
-/* A map's moves: rdmx_bdev_move() takes only these. */
-static const u32 rdmx_bdev_next[RDMX_BDEV_NR_STATES] = {
-	[RDMX_BDEV_CONNECTING] = TO(LIVE) | TO(DELETING),
-	[RDMX_BDEV_LIVE] = TO(RECONNECTING) | TO(DELETING),
-	[RDMX_BDEV_RECONNECTING] = TO(LIVE) | TO(DEAD) | TO(DELETING),
-	[RDMX_BDEV_DEAD] = TO(DELETING),
-	[RDMX_BDEV_DELETING] = 0,
+/* A map's moves: rdmx_disk_move() takes only these. */
+static const u32 rdmx_disk_next[RDMX_DISK_NR_STATES] = {
+	[RDMX_DISK_CONNECTING] = TO(LIVE) | TO(DELETING),
+	[RDMX_DISK_LIVE] = TO(RECONNECTING) | TO(DELETING),
+	[RDMX_DISK_RECONNECTING] = TO(LIVE) | TO(DEAD) | TO(DELETING),
+	[RDMX_DISK_DEAD] = TO(DELETING),
+	[RDMX_DISK_DELETING] = 0,
 };
 
 #undef TO
 
-static const char *const rdmx_bdev_state_names[RDMX_BDEV_NR_STATES] = {
-	[RDMX_BDEV_CONNECTING] = "connecting",
-	[RDMX_BDEV_LIVE] = "live",
-	[RDMX_BDEV_RECONNECTING] = "reconnecting",
-	[RDMX_BDEV_DEAD] = "dead",
-	[RDMX_BDEV_DELETING] = "deleting",
+static const char *const rdmx_disk_state_names[RDMX_DISK_NR_STATES] = {
+	[RDMX_DISK_CONNECTING] = "connecting",
+	[RDMX_DISK_LIVE] = "live",
+	[RDMX_DISK_RECONNECTING] = "reconnecting",
+	[RDMX_DISK_DEAD] = "dead",
+	[RDMX_DISK_DELETING] = "deleting",
 };
 
-const struct rdmx_fsm rdmx_bdev_fsm = {
+const struct rdmx_fsm rdmx_disk_fsm = {
 	.what = "map",
-	.nr = RDMX_BDEV_NR_STATES,
-	.names = rdmx_bdev_state_names,
-	.next = rdmx_bdev_next,
+	.nr = RDMX_DISK_NR_STATES,
+	.names = rdmx_disk_state_names,
+	.next = rdmx_disk_next,
 };
-EXPORT_SYMBOL_IF_KUNIT(rdmx_bdev_fsm);
+EXPORT_SYMBOL_IF_KUNIT(rdmx_disk_fsm);
 
-struct rdmx_bdev;
+struct rdmx_disk;
 
 /* Latency histogram buckets: [2^i, 2^(i+1)) us, the last open-ended. */
-#define RDMX_BDEV_LAT_BUCKETS	24
+#define RDMX_DISK_LAT_BUCKETS	24
 
 /**
  * struct rdmx_bcq_stats - a queue's counters, in /sys/block/rdmxbN/rdmx
@@ -119,7 +119,7 @@ struct rdmx_bcq_stats {
 	atomic64_t slow;
 	atomic64_t requeues;
 	atomic64_t inline_reads;
-	atomic64_t lat[RDMX_BDEV_LAT_BUCKETS];
+	atomic64_t lat[RDMX_DISK_LAT_BUCKETS];
 };
 
 /**
@@ -175,7 +175,7 @@ struct rdmx_bcq_rbuf {
  * @stats: counters
  */
 struct rdmx_bcq {
-	struct rdmx_bdev *bd;
+	struct rdmx_disk *bd;
 	u16 idx;
 	struct rdma_cm_id *cm_id;
 	struct ib_device *ibdev;
@@ -201,7 +201,7 @@ struct rdmx_bcq {
 };
 
 /**
- * struct rdmx_bdev - a mapped export: the disk /dev/rdmxbN
+ * struct rdmx_disk - a mapped export: the disk /dev/rdmxbN
  * @index: N
  * @addr: the server
  * @name: the export
@@ -221,7 +221,7 @@ struct rdmx_bcq {
  * @disk: the disk, once added
  * @mutex: connections (see the locking rules at the top)
  * @lock: @state
- * @state: enum rdmx_bdev_state
+ * @state: enum rdmx_disk_state
  * @err_work: tears the connections down after an error
  * @reconnect_work: the next connection attempt
  * @resize_work: applies @seen_size to the disk
@@ -235,7 +235,7 @@ struct rdmx_bcq {
  * @kobj: /sys/block/rdmxbN/rdmx
  * @queues_kobj: /sys/block/rdmxbN/rdmx/queues
  */
-struct rdmx_bdev {
+struct rdmx_disk {
 	u32 index;
 	struct sockaddr_storage addr;
 	char name[RDMX_EXPORT_NAME_LEN];
@@ -255,7 +255,7 @@ struct rdmx_bdev {
 	struct gendisk *disk;
 	struct mutex mutex;	/* connections */
 	spinlock_t lock;	/* state */
-	enum rdmx_bdev_state state;
+	enum rdmx_disk_state state;
 	struct work_struct err_work;
 	struct delayed_work reconnect_work;
 	struct work_struct resize_work;
@@ -312,10 +312,10 @@ struct rdmx_bcq_req {
 
 static DEFINE_XARRAY_ALLOC(rdmx_maps);
 static DEFINE_MUTEX(rdmx_maps_mutex);
-static int rdmx_bdev_major;
-static struct workqueue_struct *rdmx_bdev_wq;
+static int rdmx_disk_major;
+static struct workqueue_struct *rdmx_disk_wq;
 
-static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err);
+static void rdmx_disk_error(struct rdmx_disk *bd, const char *why, int err);
 
 /* ---- the data path ------------------------------------------------------- */
 
@@ -353,7 +353,7 @@ static void rdmx_bcq_complete_rq(struct request *rq)
 				blk_rq_bytes(rq),
 				blk_status_to_errno(req->status));
 	atomic64_inc(&st->lat[min_t(u32, us ? ilog2(us) : 0,
-				    RDMX_BDEV_LAT_BUCKETS - 1)]);
+				    RDMX_DISK_LAT_BUCKETS - 1)]);
 	if (req->status) {
 		atomic64_inc(&st->errors);
 	} else if (req_op(rq) == REQ_OP_READ) {
@@ -377,7 +377,7 @@ static void rdmx_bcq_wr_error(struct rdmx_bcq *q, struct ib_wc *wc,
 {
 	pr_debug("rdmxb%u: queue %u: %s failed: %s\n", q->bd->index, q->idx,
 		 op, ib_wc_status_msg(wc->status));
-	rdmx_bdev_error(q->bd, op, -(int)wc->status);
+	rdmx_disk_error(q->bd, op, -(int)wc->status);
 }
 
 static void rdmx_bcq_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -494,7 +494,7 @@ int rdmx_blk_size_check(u64 have, u64 size, u32 lbs)
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_size_check);
 
 /* A response reported the export's size: grow the disk if it grew. */
-static void rdmx_bdev_size_seen(struct rdmx_bdev *bd, u64 size)
+static void rdmx_disk_size_seen(struct rdmx_disk *bd, u64 size)
 {
 	u64 seen = READ_ONCE(bd->seen_size);
 	int ret;
@@ -504,7 +504,7 @@ static void rdmx_bdev_size_seen(struct rdmx_bdev *bd, u64 size)
 		u64 old = cmpxchg64(&bd->seen_size, seen, size);
 
 		if (old == seen) {
-			queue_work(rdmx_bdev_wq, &bd->resize_work);
+			queue_work(rdmx_disk_wq, &bd->resize_work);
 			return;
 		}
 		seen = old;
@@ -519,7 +519,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rdmx_bcq_rbuf *rb = container_of(wc->wr_cqe,
 						struct rdmx_bcq_rbuf, cqe);
 	struct rdmx_bcq *q = rb->q;
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct rdmx_bcq_req *req;
 	struct request *rq;
 	bool inline_read;
@@ -544,9 +544,9 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (status || wc->byte_len != sizeof(rb->rsp))
 			goto protocol;
 		if (READ_ONCE(bd->disk))
-			rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
+			rdmx_disk_size_seen(bd, le64_to_cpu(rb->rsp.size));
 		if (rdmx_bcq_post_recv(q, rb))
-			rdmx_bdev_error(bd, "cannot post a receive", -EIO);
+			rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
 	if (test_bit(RDMX_BCQ_OPENING, &q->flags)) {
@@ -575,7 +575,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto protocol;
 	req->answered = true;
 	WRITE_ONCE(q->last_answer, ktime_get_ns());
-	rdmx_bdev_size_seen(bd, le64_to_cpu(rb->rsp.size));
+	rdmx_disk_size_seen(bd, le64_to_cpu(rb->rsp.size));
 	req->status = rdmx_blk_status(status);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
@@ -583,7 +583,7 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (inline_read)
 		rdmx_bcq_copy_inline(q, rb, rq);
 	if (rdmx_bcq_post_recv(q, rb)) {
-		rdmx_bdev_error(bd, "cannot post a receive", -EIO);
+		rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
 	if (req->mr && !((wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
@@ -597,14 +597,14 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		};
 
 		if (ib_post_send(q->qp, &inv, NULL))
-			rdmx_bdev_error(bd, "cannot post an invalidation", -EIO);
+			rdmx_disk_error(bd, "cannot post an invalidation", -EIO);
 		return;
 	}
 	rdmx_bcq_put(req);
 	return;
 
 protocol:
-	rdmx_bdev_error(bd, "malformed response", -EPROTO);
+	rdmx_disk_error(bd, "malformed response", -EPROTO);
 }
 
 static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
@@ -632,7 +632,7 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 	req->nents = nents;
 
 	if (rq_data_dir(rq) == WRITE && blk_rq_bytes(rq) <= RDMX_BLK_INLINE_MAX &&
-	    count < q->max_send_sge && count <= RDMX_BDEV_INLINE_SGE) {
+	    count < q->max_send_sge && count <= RDMX_DISK_INLINE_SGE) {
 		for_each_sg(req->sgt.sgl, sg, count, i) {
 			sge[1 + i].addr = sg_dma_address(sg);
 			sge[1 + i].length = sg_dma_len(sg);
@@ -666,21 +666,21 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 	return 0;
 }
 
-static blk_status_t rdmx_bdev_queue_rq(struct blk_mq_hw_ctx *hctx,
+static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 				       const struct blk_mq_queue_data *bd_)
 {
 	struct rdmx_bcq *q = hctx->driver_data;
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct request *rq = bd_->rq;
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct ib_sge sge[1 + RDMX_BDEV_INLINE_SGE];
+	struct ib_sge sge[1 + RDMX_DISK_INLINE_SGE];
 	struct ib_send_wr wr = {}, *first = &wr;
-	enum rdmx_bdev_state state;
+	enum rdmx_disk_state state;
 	int nr_sge = 1, ret;
 	u8 op;
 
 	state = READ_ONCE(bd->state);
-	if (state == RDMX_BDEV_DEAD || state == RDMX_BDEV_DELETING)
+	if (state == RDMX_DISK_DEAD || state == RDMX_DISK_DELETING)
 		return BLK_STS_IOERR;
 	if (!test_bit(RDMX_BCQ_LIVE, &q->flags))
 		return BLK_STS_RESOURCE;
@@ -772,11 +772,11 @@ out_unmap:
 	if (ret == -EIO)	/* its pages cannot be mapped: fail it alone */
 		return BLK_STS_IOERR;
 	/* The QP failed: recovery quiesces the queue, then retries this. */
-	rdmx_bdev_error(bd, "cannot send a request", ret);
+	rdmx_disk_error(bd, "cannot send a request", ret);
 	return BLK_STS_RESOURCE;
 }
 
-static void rdmx_bdev_complete(struct request *rq)
+static void rdmx_disk_complete(struct request *rq)
 {
 	rdmx_bcq_complete_rq(rq);
 }
@@ -793,7 +793,7 @@ static void rdmx_bdev_complete(struct request *rq)
  * within the last @window the connection works and is only slow (requests
  * wait behind others on a slow link): tearing it down would requeue every
  * request, which would then time out again, for ever. So the request waits
- * on, but for at most RDMX_BDEV_SLOW_MAX windows in all, so that a request
+ * on, but for at most RDMX_DISK_SLOW_MAX windows in all, so that a request
  * the server lost is still recovered while others flow.
  *
  * Return: true to restart the request's timer; false to recover.
@@ -801,18 +801,18 @@ static void rdmx_bdev_complete(struct request *rq)
 bool rdmx_blk_timeout_wait(u64 now, u64 sent, u64 last_answer, u64 window)
 {
 	return (s64)(now - last_answer) < (s64)window &&
-	       now - sent < RDMX_BDEV_SLOW_MAX * window;
+	       now - sent < RDMX_DISK_SLOW_MAX * window;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_timeout_wait);
 
-static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
+static enum blk_eh_timer_return rdmx_disk_timeout(struct request *rq)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_bcq *q = req->q;
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	u64 window = jiffies_to_nsecs(rq->timeout);	/* set when started */
 
-	if (READ_ONCE(bd->state) == RDMX_BDEV_LIVE &&
+	if (READ_ONCE(bd->state) == RDMX_DISK_LIVE &&
 	    rdmx_blk_timeout_wait(ktime_get_ns(), req->start_ns,
 				  READ_ONCE(q->last_answer), window)) {
 		atomic64_inc(&q->stats.slow);
@@ -820,25 +820,25 @@ static enum blk_eh_timer_return rdmx_bdev_timeout(struct request *rq)
 	}
 	atomic64_inc(&q->stats.timeouts);
 	/* Recovery drains the queues, then requeues or fails the request. */
-	rdmx_bdev_error(bd, "a request timed out", -ETIMEDOUT);
+	rdmx_disk_error(bd, "a request timed out", -ETIMEDOUT);
 	return BLK_EH_RESET_TIMER;
 }
 
-static int rdmx_bdev_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
+static int rdmx_disk_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 			       unsigned int idx)
 {
-	struct rdmx_bdev *bd = data;
+	struct rdmx_disk *bd = data;
 
 	hctx->driver_data = &bd->queues[idx];
 	return 0;
 }
 
-static int rdmx_bdev_init_request(struct blk_mq_tag_set *set,
+static int rdmx_disk_init_request(struct blk_mq_tag_set *set,
 				  struct request *rq, unsigned int hctx_idx,
 				  RDMX_NUMA_NODE_T numa_node)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bdev *bd = set->driver_data;
+	struct rdmx_disk *bd = set->driver_data;
 
 	req->q = &bd->queues[hctx_idx];
 	req->reg_cqe.done = rdmx_bcq_reg_done;
@@ -846,19 +846,19 @@ static int rdmx_bdev_init_request(struct blk_mq_tag_set *set,
 	return 0;
 }
 
-static const struct blk_mq_ops rdmx_bdev_mq_ops = {
-	.queue_rq = rdmx_bdev_queue_rq,
-	.complete = rdmx_bdev_complete,
-	.timeout = rdmx_bdev_timeout,
-	.init_hctx = rdmx_bdev_init_hctx,
-	.init_request = rdmx_bdev_init_request,
+static const struct blk_mq_ops rdmx_disk_mq_ops = {
+	.queue_rq = rdmx_disk_queue_rq,
+	.complete = rdmx_disk_complete,
+	.timeout = rdmx_disk_timeout,
+	.init_hctx = rdmx_disk_init_hctx,
+	.init_request = rdmx_disk_init_request,
 };
 
 /* ---- connections ------------------------------------------------------ */
 
 static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 {
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct ib_device_attr *da = &q->ibdev->attrs;
 	struct ib_qp_cap cap = {};
 	unsigned int i;
@@ -883,7 +883,7 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 		q->cq = NULL;
 		return ret;
 	}
-	q->max_send_sge = min_t(u32, da->max_send_sge, 1 + RDMX_BDEV_INLINE_SGE);
+	q->max_send_sge = min_t(u32, da->max_send_sge, 1 + RDMX_DISK_INLINE_SGE);
 	/* A registration, a SEND and an invalidation per tag; the OPEN */
 	cap.max_send_wr = bd->depth * 3 + 1;
 	/* A response per tag; the events */
@@ -976,7 +976,7 @@ static void rdmx_bcq_destroy(struct rdmx_bcq *q)
 
 static int rdmx_bcq_route_resolved(struct rdmx_bcq *q)
 {
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct rdma_conn_param param = {};
 	struct rdmx_conn_params p;
 	struct rdmx_conn_req req;
@@ -1069,12 +1069,12 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/*
 		 * The device's removal waits until this id is destroyed: no
-		 * wait for its port (rdmx_bdev_wait_port()), and an attempt
+		 * wait for its port (rdmx_disk_wait_port()), and an attempt
 		 * in progress ends now rather than at its deadline.
 		 */
 		set_bit(RDMX_BCQ_REMOVED, &q->flags);
 		if (test_bit(RDMX_BCQ_LIVE, &q->flags)) {
-			rdmx_bdev_error(q->bd, rdma_event_msg(ev->event),
+			rdmx_disk_error(q->bd, rdma_event_msg(ev->event),
 					-ENODEV);
 			return 0;
 		}
@@ -1086,7 +1086,7 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 		if (test_bit(RDMX_BCQ_LIVE, &q->flags))
-			rdmx_bdev_error(q->bd, rdma_event_msg(ev->event),
+			rdmx_disk_error(q->bd, rdma_event_msg(ev->event),
 					ev->status);
 		return 0;
 	default:
@@ -1100,7 +1100,7 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 /* Send OPEN on a connected queue and wait for the answer. */
 static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 {
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct rdmx_blk_rsp *rsp = &q->open_rsp;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
@@ -1223,7 +1223,7 @@ static int rdmx_bcq_bind_resvport(struct rdmx_bcq *q)
 /* Connect one queue: resolve, connect, OPEN. Under bd->mutex. */
 static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 {
-	struct rdmx_bdev *bd = q->bd;
+	struct rdmx_disk *bd = q->bd;
 	struct rdma_cm_id *cm_id;
 	long left;
 	int ret;
@@ -1263,7 +1263,7 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 }
 
 /* Drain and free every queue's connection. Under bd->mutex. */
-static void rdmx_bdev_teardown_queues(struct rdmx_bdev *bd)
+static void rdmx_disk_teardown_queues(struct rdmx_disk *bd)
 {
 	unsigned int i;
 
@@ -1278,7 +1278,7 @@ static void rdmx_bdev_teardown_queues(struct rdmx_bdev *bd)
 			ib_drain_qp(bd->queues[i].qp);
 }
 
-static void rdmx_bdev_destroy_queues(struct rdmx_bdev *bd)
+static void rdmx_disk_destroy_queues(struct rdmx_disk *bd)
 {
 	unsigned int i;
 
@@ -1287,7 +1287,7 @@ static void rdmx_bdev_destroy_queues(struct rdmx_bdev *bd)
 }
 
 /* Connect every queue. Under bd->mutex. */
-static int rdmx_bdev_connect(struct rdmx_bdev *bd, unsigned int timeout_ms)
+static int rdmx_disk_connect(struct rdmx_disk *bd, unsigned int timeout_ms)
 {
 	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
 	unsigned int i;
@@ -1303,8 +1303,8 @@ static int rdmx_bdev_connect(struct rdmx_bdev *bd, unsigned int timeout_ms)
 	return 0;
 
 out_teardown:
-	rdmx_bdev_teardown_queues(bd);
-	rdmx_bdev_destroy_queues(bd);
+	rdmx_disk_teardown_queues(bd);
+	rdmx_disk_destroy_queues(bd);
 	return ret;
 }
 
@@ -1312,28 +1312,28 @@ out_teardown:
  * The only place a map changes state, under bd->lock. An illegal
  * transition is a bug: it is refused with a warning.
  */
-static bool rdmx_bdev_move(struct rdmx_bdev *bd, enum rdmx_bdev_state to)
+static bool rdmx_disk_move(struct rdmx_disk *bd, enum rdmx_disk_state to)
 {
 	lockdep_assert_held(&bd->lock);
-	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_bdev_fsm, bd->state, to),
+	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_disk_fsm, bd->state, to),
 		      "rdmx: rdmxb%u: %s -> %s\n", bd->index,
-		      rdmx_fsm_name(&rdmx_bdev_fsm, bd->state),
-		      rdmx_fsm_name(&rdmx_bdev_fsm, to)))
+		      rdmx_fsm_name(&rdmx_disk_fsm, bd->state),
+		      rdmx_fsm_name(&rdmx_disk_fsm, to)))
 		return false;
-	trace_rdmx_bdev_state(bd->index, bd->state, to);
+	trace_rdmx_disk_state(bd->index, bd->state, to);
 	WRITE_ONCE(bd->state, to);
 	return true;
 }
 
 /* Move a map from @from to @to, if it is still in @from. */
-static bool rdmx_bdev_set_state(struct rdmx_bdev *bd,
-				enum rdmx_bdev_state from,
-				enum rdmx_bdev_state to)
+static bool rdmx_disk_set_state(struct rdmx_disk *bd,
+				enum rdmx_disk_state from,
+				enum rdmx_disk_state to)
 {
 	bool ok;
 
 	spin_lock_bh(&bd->lock);
-	ok = bd->state == from && rdmx_bdev_move(bd, to);
+	ok = bd->state == from && rdmx_disk_move(bd, to);
 	spin_unlock_bh(&bd->lock);
 	return ok;
 }
@@ -1342,13 +1342,13 @@ static bool rdmx_bdev_set_state(struct rdmx_bdev *bd,
  * A connection failed: recover, once; @why and @err (a negative errno, or
  * minus a work completion status) say what happened first. Any context.
  */
-static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
+static void rdmx_disk_error(struct rdmx_disk *bd, const char *why, int err)
 {
-	if (!rdmx_bdev_set_state(bd, RDMX_BDEV_LIVE, RDMX_BDEV_RECONNECTING))
+	if (!rdmx_disk_set_state(bd, RDMX_DISK_LIVE, RDMX_DISK_RECONNECTING))
 		return;
 	pr_warn_ratelimited("rdmxb%u: %s (%d): reconnecting to %pISpc\n", bd->index, why,
 			    err, &bd->addr);
-	queue_work(rdmx_bdev_wq, &bd->err_work);
+	queue_work(rdmx_disk_wq, &bd->err_work);
 }
 
 /*
@@ -1356,7 +1356,7 @@ static void rdmx_bdev_error(struct rdmx_bdev *bd, const char *why, int err)
  * waits for its server for ever: a request that is sent again and again
  * while the connection comes back each time, the wait for a port.
  */
-static unsigned int rdmx_bdev_bounded_loss_ms(const struct rdmx_bdev *bd)
+static unsigned int rdmx_disk_bounded_loss_ms(const struct rdmx_disk *bd)
 {
 	return min(bd->loss_timeout_ms, RDMX_MAP_LOSS_TIMEOUT_MAX_MS);
 }
@@ -1374,29 +1374,29 @@ static unsigned int rdmx_bdev_bounded_loss_ms(const struct rdmx_bdev *bd)
  * reconnect succeeds and a request still never completes (a server that
  * drops the connection on it, requests that always outlive their timeout),
  * holding it would hang its caller for ever. So a request taken back
- * RDMX_BDEV_REQUEUE_MIN times already and first sent longer ago than the
+ * RDMX_DISK_REQUEUE_MIN times already and first sent longer ago than the
  * loss timeout fails instead (nvme fails one after nvme_max_retries).
  *
  * Return: true to requeue it; false to fail it.
  */
 bool rdmx_blk_requeue_ok(u64 now, u64 first, unsigned int requeues, u64 loss)
 {
-	return requeues < RDMX_BDEV_REQUEUE_MIN || now - first <= loss;
+	return requeues < RDMX_DISK_REQUEUE_MIN || now - first <= loss;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_requeue_ok);
 
 /* Take back a request that was in flight on a torn-down connection. */
-static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
+static bool rdmx_disk_cancel_rq(struct request *rq, void *data)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bdev *bd = req->q->bd;
+	struct rdmx_disk *bd = req->q->bd;
 	u64 now = ktime_get_ns();
 
 	if (blk_mq_request_completed(rq) || !req->in_flight)
 		return true;
 	rdmx_bcq_unmap(req, rq);
 	if (!rdmx_blk_requeue_ok(now, req->first_ns, req->requeues,
-				 (u64)rdmx_bdev_bounded_loss_ms(bd) * NSEC_PER_MSEC)) {
+				 (u64)rdmx_disk_bounded_loss_ms(bd) * NSEC_PER_MSEC)) {
 		pr_err_ratelimited("rdmxb%u: a request at sector %llu was sent %u times over %llu ms and never completed: failing it\n",
 				   bd->index, (u64)blk_rq_pos(rq),
 				   req->requeues + 1,
@@ -1413,14 +1413,14 @@ static bool rdmx_bdev_cancel_rq(struct request *rq, void *data)
 }
 
 /* Quiesced and torn down: take every request back for a later retry. */
-static void rdmx_bdev_cancel_all(struct rdmx_bdev *bd)
+static void rdmx_disk_cancel_all(struct rdmx_disk *bd)
 {
-	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_cancel_rq, NULL);
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_disk_cancel_rq, NULL);
 	blk_mq_tagset_wait_completed_request(&bd->tag_set);
 }
 
 /* Whether a queue's device is going away. */
-static bool rdmx_bdev_dev_removed(struct rdmx_bdev *bd)
+static bool rdmx_disk_dev_removed(struct rdmx_disk *bd)
 {
 	unsigned int i;
 
@@ -1436,15 +1436,15 @@ static bool rdmx_bdev_dev_removed(struct rdmx_bdev *bd)
  * for the queues' port to carry the DREQs that tearing them down sends:
  * see rdmx_port_usable(). Under bd->mutex.
  */
-static bool rdmx_bdev_port_wait_ends(void *arg)
+static bool rdmx_disk_port_wait_ends(void *arg)
 {
-	struct rdmx_bdev *bd = arg;
+	struct rdmx_disk *bd = arg;
 
-	return READ_ONCE(bd->state) == RDMX_BDEV_DELETING ||
-	       rdmx_bdev_dev_removed(bd);
+	return READ_ONCE(bd->state) == RDMX_DISK_DELETING ||
+	       rdmx_disk_dev_removed(bd);
 }
 
-static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
+static void rdmx_disk_wait_port(struct rdmx_disk *bd)
 {
 	struct rdma_cm_id *id = NULL;
 	unsigned int i;
@@ -1458,13 +1458,13 @@ static void rdmx_bdev_wait_port(struct rdmx_bdev *bd)
 		return;
 	snprintf(who, sizeof(who), "rdmxb%u", bd->index);
 	rdmx_port_wait(id->device, id->port_num,
-		       jiffies + msecs_to_jiffies(rdmx_bdev_bounded_loss_ms(bd)),
-		       rdmx_bdev_port_wait_ends, bd, who);
+		       jiffies + msecs_to_jiffies(rdmx_disk_bounded_loss_ms(bd)),
+		       rdmx_disk_port_wait_ends, bd, who);
 }
 
-static void rdmx_bdev_err_work(struct work_struct *work)
+static void rdmx_disk_err_work(struct work_struct *work)
 {
-	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev, err_work);
+	struct rdmx_disk *bd = container_of(work, struct rdmx_disk, err_work);
 
 	if (bd->loss_timeout_ms == RDMX_MAP_LOSS_TIMEOUT_FOREVER)
 		pr_warn_ratelimited("rdmxb%u: connection to %pISpc lost; I/O waits until it is back\n",
@@ -1476,18 +1476,18 @@ static void rdmx_bdev_err_work(struct work_struct *work)
 	blk_mq_quiesce_tagset(&bd->tag_set);
 	bd->quiesced = true;
 	mutex_lock(&bd->mutex);
-	rdmx_bdev_wait_port(bd);
-	rdmx_bdev_teardown_queues(bd);
-	rdmx_bdev_cancel_all(bd);
-	rdmx_bdev_destroy_queues(bd);
+	rdmx_disk_wait_port(bd);
+	rdmx_disk_teardown_queues(bd);
+	rdmx_disk_cancel_all(bd);
+	rdmx_disk_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
 	bd->attempts = 0;
-	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,
+	queue_delayed_work(rdmx_disk_wq, &bd->reconnect_work,
 			   msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
 }
 
 /* Give the disk the export's size, if it changed; udev hears of it. */
-static void rdmx_bdev_set_size(struct rdmx_bdev *bd)
+static void rdmx_disk_set_size(struct rdmx_disk *bd)
 {
 	u64 old;
 
@@ -1501,9 +1501,9 @@ static void rdmx_bdev_set_size(struct rdmx_bdev *bd)
 }
 
 /* A response reported a larger export: grow the disk. */
-static void rdmx_bdev_resize_work(struct work_struct *work)
+static void rdmx_disk_resize_work(struct work_struct *work)
 {
-	struct rdmx_bdev *bd = container_of(work, struct rdmx_bdev,
+	struct rdmx_disk *bd = container_of(work, struct rdmx_disk,
 					    resize_work);
 	u64 size = READ_ONCE(bd->seen_size);
 
@@ -1511,28 +1511,28 @@ static void rdmx_bdev_resize_work(struct work_struct *work)
 	if (size > bd->size)
 		bd->size = size;
 	mutex_unlock(&bd->mutex);
-	rdmx_bdev_set_size(bd);
+	rdmx_disk_set_size(bd);
 }
 
-static void rdmx_bdev_reconnect_work(struct work_struct *work)
+static void rdmx_disk_reconnect_work(struct work_struct *work)
 {
-	struct rdmx_bdev *bd = container_of(to_delayed_work(work),
-					    struct rdmx_bdev, reconnect_work);
+	struct rdmx_disk *bd = container_of(to_delayed_work(work),
+					    struct rdmx_disk, reconnect_work);
 	unsigned long backoff;
 	int ret;
 
-	if (READ_ONCE(bd->state) != RDMX_BDEV_RECONNECTING)
+	if (READ_ONCE(bd->state) != RDMX_DISK_RECONNECTING)
 		return;
 	mutex_lock(&bd->mutex);
-	ret = rdmx_bdev_connect(bd, RDMX_CONNECT_ATTEMPT_MS);
+	ret = rdmx_disk_connect(bd, RDMX_CONNECT_ATTEMPT_MS);
 	mutex_unlock(&bd->mutex);
-	if (!ret && rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
-					RDMX_BDEV_LIVE)) {
+	if (!ret && rdmx_disk_set_state(bd, RDMX_DISK_RECONNECTING,
+					RDMX_DISK_LIVE)) {
 		atomic64_inc(&bd->reconnects);
 		pr_info_ratelimited("rdmxb%u: reconnected to %pISpc after %u ms\n",
 				    bd->index, &bd->addr,
 				    jiffies_to_msecs(jiffies - bd->down_since));
-		rdmx_bdev_set_size(bd);
+		rdmx_disk_set_size(bd);
 		bd->quiesced = false;
 		blk_mq_unquiesce_tagset(&bd->tag_set);
 		blk_mq_kick_requeue_list(bd->disk->queue);
@@ -1546,8 +1546,8 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 	    (bd->loss_timeout_ms != RDMX_MAP_LOSS_TIMEOUT_FOREVER &&
 	     time_after(jiffies, bd->down_since +
 			msecs_to_jiffies(bd->loss_timeout_ms)))) {
-		if (rdmx_bdev_set_state(bd, RDMX_BDEV_RECONNECTING,
-					RDMX_BDEV_DEAD)) {
+		if (rdmx_disk_set_state(bd, RDMX_DISK_RECONNECTING,
+					RDMX_DISK_DEAD)) {
 			if (ret == -ESTALE)
 				pr_err_ratelimited("rdmxb%u: export %s on %pISpc is other storage now: failing I/O\n",
 						   bd->index, bd->name, &bd->addr);
@@ -1562,27 +1562,27 @@ static void rdmx_bdev_reconnect_work(struct work_struct *work)
 		return;
 	}
 	bd->attempts++;
-	backoff = rdmx_backoff_ms(bd->attempts, RDMX_BDEV_RECONNECT_MAX_MS);
+	backoff = rdmx_backoff_ms(bd->attempts, RDMX_DISK_RECONNECT_MAX_MS);
 	pr_info_ratelimited("rdmxb%u: reconnect attempt %u failed: %d\n",
 			    bd->index, bd->attempts, ret);
-	queue_delayed_work(rdmx_bdev_wq, &bd->reconnect_work,
+	queue_delayed_work(rdmx_disk_wq, &bd->reconnect_work,
 			   msecs_to_jiffies(backoff));
 }
 
 /* ---- the disk ------------------------------------------------------------ */
 
-static int rdmx_bdev_open(RDMX_BDEV_OPEN_PARAMS)
+static int rdmx_disk_open(RDMX_BDEV_OPEN_PARAMS)
 {
-	struct rdmx_bdev *bd = RDMX_BDEV_OPEN_DISK->private_data;
+	struct rdmx_disk *bd = RDMX_BDEV_OPEN_DISK->private_data;
 
-	if (READ_ONCE(bd->state) == RDMX_BDEV_DELETING)
+	if (READ_ONCE(bd->state) == RDMX_DISK_DELETING)
 		return -ENXIO;
 	return 0;
 }
 
-static const struct block_device_operations rdmx_bdev_fops = {
+static const struct block_device_operations rdmx_disk_fops = {
 	.owner = THIS_MODULE,
-	.open = rdmx_bdev_open,
+	.open = rdmx_disk_open,
 };
 
 /*
@@ -1590,14 +1590,14 @@ static const struct block_device_operations rdmx_bdev_fops = {
  * after the disk, removed before it), whose files find the map through
  * the disk above them.
  */
-static struct rdmx_bdev *rdmx_bdev_of_kobj(struct kobject *kobj)
+static struct rdmx_disk *rdmx_disk_of_kobj(struct kobject *kobj)
 {
 	return dev_to_disk(kobj_to_dev(kobj->parent))->private_data;
 }
 
 static struct rdmx_bcq *rdmx_bcq_of_kobj(struct kobject *kobj)
 {
-	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj->parent->parent);
+	struct rdmx_disk *bd = rdmx_disk_of_kobj(kobj->parent->parent);
 	unsigned int idx;
 
 	if (kstrtouint(kobject_name(kobj), 10, &idx) || idx >= bd->nr_queues)
@@ -1605,7 +1605,7 @@ static struct rdmx_bcq *rdmx_bcq_of_kobj(struct kobject *kobj)
 	return &bd->queues[idx];
 }
 
-static bool rdmx_bdev_count_rq(struct request *rq, void *data)
+static bool rdmx_disk_count_rq(struct request *rq, void *data)
 {
 	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
 	u64 *n = data;
@@ -1616,16 +1616,16 @@ static bool rdmx_bdev_count_rq(struct request *rq, void *data)
 }
 
 /* Requests in flight on @q, or on the whole map when @q is NULL. */
-static u64 rdmx_bdev_in_flight(struct rdmx_bdev *bd, struct rdmx_bcq *q)
+static u64 rdmx_disk_in_flight(struct rdmx_disk *bd, struct rdmx_bcq *q)
 {
 	u64 n[2] = { 0, (unsigned long)q };
 
-	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_bdev_count_rq, n);
+	blk_mq_tagset_busy_iter(&bd->tag_set, rdmx_disk_count_rq, n);
 	return n[0];
 }
 
 /* A counter (at @off in the stats) of @q, or summed over the map's queues. */
-static u64 rdmx_bcq_sum(struct rdmx_bdev *bd, struct rdmx_bcq *q, size_t off)
+static u64 rdmx_bcq_sum(struct rdmx_disk *bd, struct rdmx_bcq *q, size_t off)
 {
 	unsigned int i;
 	u64 sum = 0;
@@ -1639,13 +1639,13 @@ static u64 rdmx_bcq_sum(struct rdmx_bdev *bd, struct rdmx_bcq *q, size_t off)
 #define RDMX_BCQ_SUM(bd, q, field) \
 	rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, field))
 
-static ssize_t rdmx_bdev_lat_hist(struct rdmx_bdev *bd, struct rdmx_bcq *q,
+static ssize_t rdmx_disk_lat_hist(struct rdmx_disk *bd, struct rdmx_bcq *q,
 				  char *buf)
 {
 	int len = 0, i;
 	u64 n;
 
-	for (i = 0; i < RDMX_BDEV_LAT_BUCKETS; i++) {
+	for (i = 0; i < RDMX_DISK_LAT_BUCKETS; i++) {
 		n = rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, lat) +
 				 i * sizeof(atomic64_t));
 		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", n);
@@ -1655,33 +1655,33 @@ static ssize_t rdmx_bdev_lat_hist(struct rdmx_bdev *bd, struct rdmx_bcq *q,
 }
 
 /*
- * One show function per attribute, generated. RDMX_BDEV_SHOW: a map's own
+ * One show function per attribute, generated. RDMX_DISK_SHOW: a map's own
  * (in /sys/block/rdmxbN/rdmx); RDMX_BCQ_COUNTER: a counter that the map
  * shows summed over its queues and each queue (queues/Q) shows its own.
  */
-#define RDMX_BDEV_SHOW(_name, _fmt, _expr)				\
-static ssize_t rdmx_bdev_##_name##_show(struct kobject *kobj,		\
+#define RDMX_DISK_SHOW(_name, _fmt, _expr)				\
+static ssize_t rdmx_disk_##_name##_show(struct kobject *kobj,		\
 					struct kobj_attribute *a,	\
 					char *buf)			\
 {									\
-	struct rdmx_bdev *bd = rdmx_bdev_of_kobj(kobj);			\
+	struct rdmx_disk *bd = rdmx_disk_of_kobj(kobj);			\
 									\
 	return sysfs_emit(buf, _fmt "\n", _expr);			\
 }									\
-static struct kobj_attribute rdmx_bdev_attr_##_name =			\
-	__ATTR(_name, 0444, rdmx_bdev_##_name##_show, NULL)
+static struct kobj_attribute rdmx_disk_attr_##_name =			\
+	__ATTR(_name, 0444, rdmx_disk_##_name##_show, NULL)
 
 #define RDMX_BCQ_COUNTER(_name, _expr)					\
-static u64 rdmx_bcq_##_name##_val(struct rdmx_bdev *bd,			\
+static u64 rdmx_bcq_##_name##_val(struct rdmx_disk *bd,			\
 				  struct rdmx_bcq *q)			\
 {									\
 	return _expr;							\
 }									\
-static ssize_t rdmx_bdev_##_name##_show(struct kobject *kobj,		\
+static ssize_t rdmx_disk_##_name##_show(struct kobject *kobj,		\
 					struct kobj_attribute *a,	\
 					char *buf)			\
 {									\
-	u64 v = rdmx_bcq_##_name##_val(rdmx_bdev_of_kobj(kobj), NULL);	\
+	u64 v = rdmx_bcq_##_name##_val(rdmx_disk_of_kobj(kobj), NULL);	\
 									\
 	return sysfs_emit(buf, "%llu\n", v);				\
 }									\
@@ -1695,40 +1695,40 @@ static ssize_t rdmx_bcq_##_name##_show(struct kobject *kobj,		\
 		return -ENODEV;						\
 	return sysfs_emit(buf, "%llu\n", rdmx_bcq_##_name##_val(q->bd, q)); \
 }									\
-static struct kobj_attribute rdmx_bdev_attr_##_name = {		\
+static struct kobj_attribute rdmx_disk_attr_##_name = {		\
 	.attr = { .name = #_name, .mode = 0444 },			\
-	.show = rdmx_bdev_##_name##_show,				\
+	.show = rdmx_disk_##_name##_show,				\
 };									\
 static struct kobj_attribute rdmx_bcq_attr_##_name = {			\
 	.attr = { .name = #_name, .mode = 0444 },			\
 	.show = rdmx_bcq_##_name##_show,				\
 }
 
-RDMX_BDEV_SHOW(server, "%pISpc", &bd->addr);
-RDMX_BDEV_SHOW(export, "%s", bd->name);
-RDMX_BDEV_SHOW(state, "%s", rdmx_bdev_state_names[READ_ONCE(bd->state)]);
-RDMX_BDEV_SHOW(serial, "%pUb", &bd->exp_uuid);
-RDMX_BDEV_SHOW(nr_queues, "%u", bd->nr_queues);
-RDMX_BDEV_SHOW(queue_depth, "%u", bd->depth);
-RDMX_BDEV_SHOW(loss_timeout_ms, "%u", bd->loss_timeout_ms);
-RDMX_BDEV_SHOW(generation, "%llu", READ_ONCE(bd->generation));
-RDMX_BDEV_SHOW(reconnects, "%lld", atomic64_read(&bd->reconnects));
+RDMX_DISK_SHOW(server, "%pISpc", &bd->addr);
+RDMX_DISK_SHOW(export, "%s", bd->name);
+RDMX_DISK_SHOW(state, "%s", rdmx_disk_state_names[READ_ONCE(bd->state)]);
+RDMX_DISK_SHOW(serial, "%pUb", &bd->exp_uuid);
+RDMX_DISK_SHOW(nr_queues, "%u", bd->nr_queues);
+RDMX_DISK_SHOW(queue_depth, "%u", bd->depth);
+RDMX_DISK_SHOW(loss_timeout_ms, "%u", bd->loss_timeout_ms);
+RDMX_DISK_SHOW(generation, "%llu", READ_ONCE(bd->generation));
+RDMX_DISK_SHOW(reconnects, "%lld", atomic64_read(&bd->reconnects));
 
 RDMX_BCQ_COUNTER(reads, RDMX_BCQ_SUM(bd, q, reads));
 RDMX_BCQ_COUNTER(writes, RDMX_BCQ_SUM(bd, q, writes));
 RDMX_BCQ_COUNTER(read_bytes, RDMX_BCQ_SUM(bd, q, read_bytes));
 RDMX_BCQ_COUNTER(write_bytes, RDMX_BCQ_SUM(bd, q, write_bytes));
-RDMX_BCQ_COUNTER(in_flight, rdmx_bdev_in_flight(bd, q));
+RDMX_BCQ_COUNTER(in_flight, rdmx_disk_in_flight(bd, q));
 RDMX_BCQ_COUNTER(errors, RDMX_BCQ_SUM(bd, q, errors));
 RDMX_BCQ_COUNTER(timeouts, RDMX_BCQ_SUM(bd, q, timeouts));
 RDMX_BCQ_COUNTER(slow, RDMX_BCQ_SUM(bd, q, slow));
 RDMX_BCQ_COUNTER(requeues, RDMX_BCQ_SUM(bd, q, requeues));
 RDMX_BCQ_COUNTER(inline_reads, RDMX_BCQ_SUM(bd, q, inline_reads));
 
-static ssize_t rdmx_bdev_lat_hist_show(struct kobject *kobj,
+static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 				       struct kobj_attribute *a, char *buf)
 {
-	return rdmx_bdev_lat_hist(rdmx_bdev_of_kobj(kobj), NULL, buf);
+	return rdmx_disk_lat_hist(rdmx_disk_of_kobj(kobj), NULL, buf);
 }
 
 static ssize_t rdmx_bcq_lat_hist_show(struct kobject *kobj,
@@ -1738,40 +1738,40 @@ static ssize_t rdmx_bcq_lat_hist_show(struct kobject *kobj,
 
 	if (!q)
 		return -ENODEV;
-	return rdmx_bdev_lat_hist(q->bd, q, buf);
+	return rdmx_disk_lat_hist(q->bd, q, buf);
 }
 
-static struct kobj_attribute rdmx_bdev_attr_lat_hist =
-	__ATTR(lat_hist, 0444, rdmx_bdev_lat_hist_show, NULL);
+static struct kobj_attribute rdmx_disk_attr_lat_hist =
+	__ATTR(lat_hist, 0444, rdmx_disk_lat_hist_show, NULL);
 static struct kobj_attribute rdmx_bcq_attr_lat_hist =
 	__ATTR(lat_hist, 0444, rdmx_bcq_lat_hist_show, NULL);
 
-static struct attribute *rdmx_bdev_attrs[] = {
-	&rdmx_bdev_attr_server.attr,
-	&rdmx_bdev_attr_export.attr,
-	&rdmx_bdev_attr_state.attr,
-	&rdmx_bdev_attr_serial.attr,
-	&rdmx_bdev_attr_nr_queues.attr,
-	&rdmx_bdev_attr_queue_depth.attr,
-	&rdmx_bdev_attr_loss_timeout_ms.attr,
-	&rdmx_bdev_attr_generation.attr,
-	&rdmx_bdev_attr_reconnects.attr,
-	&rdmx_bdev_attr_reads.attr,
-	&rdmx_bdev_attr_writes.attr,
-	&rdmx_bdev_attr_read_bytes.attr,
-	&rdmx_bdev_attr_write_bytes.attr,
-	&rdmx_bdev_attr_in_flight.attr,
-	&rdmx_bdev_attr_errors.attr,
-	&rdmx_bdev_attr_timeouts.attr,
-	&rdmx_bdev_attr_slow.attr,
-	&rdmx_bdev_attr_requeues.attr,
-	&rdmx_bdev_attr_inline_reads.attr,
-	&rdmx_bdev_attr_lat_hist.attr,
+static struct attribute *rdmx_disk_attrs[] = {
+	&rdmx_disk_attr_server.attr,
+	&rdmx_disk_attr_export.attr,
+	&rdmx_disk_attr_state.attr,
+	&rdmx_disk_attr_serial.attr,
+	&rdmx_disk_attr_nr_queues.attr,
+	&rdmx_disk_attr_queue_depth.attr,
+	&rdmx_disk_attr_loss_timeout_ms.attr,
+	&rdmx_disk_attr_generation.attr,
+	&rdmx_disk_attr_reconnects.attr,
+	&rdmx_disk_attr_reads.attr,
+	&rdmx_disk_attr_writes.attr,
+	&rdmx_disk_attr_read_bytes.attr,
+	&rdmx_disk_attr_write_bytes.attr,
+	&rdmx_disk_attr_in_flight.attr,
+	&rdmx_disk_attr_errors.attr,
+	&rdmx_disk_attr_timeouts.attr,
+	&rdmx_disk_attr_slow.attr,
+	&rdmx_disk_attr_requeues.attr,
+	&rdmx_disk_attr_inline_reads.attr,
+	&rdmx_disk_attr_lat_hist.attr,
 	NULL,
 };
 
-static const struct attribute_group rdmx_bdev_group = {
-	.attrs = rdmx_bdev_attrs,
+static const struct attribute_group rdmx_disk_group = {
+	.attrs = rdmx_disk_attrs,
 };
 
 static struct attribute *rdmx_bcq_attrs[] = {
@@ -1797,28 +1797,28 @@ static const struct attribute_group rdmx_bcq_group = {
 static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	struct rdmx_bdev *bd = dev_to_disk(dev)->private_data;
+	struct rdmx_disk *bd = dev_to_disk(dev)->private_data;
 
 	return sysfs_emit(buf, "rdmx.%pUb\n", &bd->exp_uuid);
 }
 static DEVICE_ATTR_RO(wwid);
 
-static struct attribute *rdmx_bdev_top_attrs[] = {
+static struct attribute *rdmx_disk_top_attrs[] = {
 	&dev_attr_wwid.attr,
 	NULL,
 };
 
-static const struct attribute_group rdmx_bdev_top_group = {
-	.attrs = rdmx_bdev_top_attrs,
+static const struct attribute_group rdmx_disk_top_group = {
+	.attrs = rdmx_disk_top_attrs,
 };
 
-static const struct attribute_group *rdmx_bdev_groups[] = {
-	&rdmx_bdev_top_group,
+static const struct attribute_group *rdmx_disk_groups[] = {
+	&rdmx_disk_top_group,
 	NULL,
 };
 
 /* Remove the rdmx directories; no show runs once this returns. */
-static void rdmx_bdev_sysfs_del(struct rdmx_bdev *bd)
+static void rdmx_disk_sysfs_del(struct rdmx_disk *bd)
 {
 	unsigned int i;
 
@@ -1841,7 +1841,7 @@ static void rdmx_bdev_sysfs_del(struct rdmx_bdev *bd)
 	}
 }
 
-static int rdmx_bdev_sysfs_add(struct rdmx_bdev *bd)
+static int rdmx_disk_sysfs_add(struct rdmx_disk *bd)
 {
 	char name[12];
 	unsigned int i;
@@ -1850,7 +1850,7 @@ static int rdmx_bdev_sysfs_add(struct rdmx_bdev *bd)
 	bd->kobj = kobject_create_and_add("rdmx", &disk_to_dev(bd->disk)->kobj);
 	if (!bd->kobj)
 		return -ENOMEM;
-	ret = sysfs_create_group(bd->kobj, &rdmx_bdev_group);
+	ret = sysfs_create_group(bd->kobj, &rdmx_disk_group);
 	if (ret)
 		goto out_del;
 	bd->queues_kobj = kobject_create_and_add("queues", bd->kobj);
@@ -1873,11 +1873,11 @@ static int rdmx_bdev_sysfs_add(struct rdmx_bdev *bd)
 	return 0;
 
 out_del:
-	rdmx_bdev_sysfs_del(bd);
+	rdmx_disk_sysfs_del(bd);
 	return ret;
 }
 
-static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
+static int rdmx_disk_add_disk(struct rdmx_disk *bd)
 {
 	struct queue_limits lim = {
 		.logical_block_size = bd->lbs,
@@ -1905,14 +1905,14 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 	if (bd->exp_flags & RDMX_BLK_EXP_WZEROES)
 		lim.max_write_zeroes_sectors = bd->max_io >> SECTOR_SHIFT;
 
-	bd->tag_set.ops = &rdmx_bdev_mq_ops;
+	bd->tag_set.ops = &rdmx_disk_mq_ops;
 	bd->tag_set.nr_hw_queues = bd->nr_queues;
 	bd->tag_set.queue_depth = bd->depth;
 	bd->tag_set.numa_node = NUMA_NO_NODE;
 	bd->tag_set.cmd_size = sizeof(struct rdmx_bcq_req) +
 			       SG_CHUNK_SIZE * sizeof(struct scatterlist);
 	bd->tag_set.flags = RDMX_BLK_MQ_F_MERGE;
-	bd->tag_set.timeout = RDMX_BDEV_IO_TIMEOUT_S * HZ;
+	bd->tag_set.timeout = RDMX_DISK_IO_TIMEOUT_S * HZ;
 	bd->tag_set.driver_data = bd;
 	ret = blk_mq_alloc_tag_set(&bd->tag_set);
 	if (ret)
@@ -1922,20 +1922,20 @@ static int rdmx_bdev_add_disk(struct rdmx_bdev *bd)
 		ret = PTR_ERR(disk);
 		goto out_free_tag_set;
 	}
-	disk->major = rdmx_bdev_major;
-	disk->first_minor = bd->index * RDMX_BDEV_MINORS;
-	disk->minors = RDMX_BDEV_MINORS;
-	disk->fops = &rdmx_bdev_fops;
+	disk->major = rdmx_disk_major;
+	disk->first_minor = bd->index * RDMX_DISK_MINORS;
+	disk->minors = RDMX_DISK_MINORS;
+	disk->fops = &rdmx_disk_fops;
 	disk->private_data = bd;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "rdmxb%u", bd->index);
 	set_capacity(disk, bd->size >> SECTOR_SHIFT);
 	if (bd->ro || (bd->exp_flags & RDMX_BLK_EXP_RO))
 		set_disk_ro(disk, true);
 	bd->disk = disk;
-	ret = device_add_disk(NULL, disk, rdmx_bdev_groups);
+	ret = device_add_disk(NULL, disk, rdmx_disk_groups);
 	if (ret)
 		goto out_put_disk;
-	ret = rdmx_bdev_sysfs_add(bd);
+	ret = rdmx_disk_sysfs_add(bd);
 	if (ret)
 		goto out_del_disk;
 	return 0;
@@ -1953,7 +1953,7 @@ out_free_tag_set:
 }
 
 /* Remove a map whose state is DELETING. Under rdmx_maps_mutex. */
-static void rdmx_bdev_remove(struct rdmx_bdev *bd)
+static void rdmx_disk_remove(struct rdmx_disk *bd)
 {
 	lockdep_assert_held(&rdmx_maps_mutex);
 	cancel_work_sync(&bd->err_work);
@@ -1965,16 +1965,16 @@ static void rdmx_bdev_remove(struct rdmx_bdev *bd)
 	if (!bd->quiesced)
 		blk_mq_quiesce_tagset(&bd->tag_set);
 	mutex_lock(&bd->mutex);
-	rdmx_bdev_teardown_queues(bd);
-	rdmx_bdev_cancel_all(bd);
-	rdmx_bdev_destroy_queues(bd);
+	rdmx_disk_teardown_queues(bd);
+	rdmx_disk_cancel_all(bd);
+	rdmx_disk_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
 	/* No completion is left to queue it again. */
 	cancel_work_sync(&bd->resize_work);
 	bd->quiesced = false;
 	blk_mq_unquiesce_tagset(&bd->tag_set);
 	blk_mq_kick_requeue_list(bd->disk->queue);
-	rdmx_bdev_sysfs_del(bd);
+	rdmx_disk_sysfs_del(bd);
 	del_gendisk(bd->disk);
 	put_disk(bd->disk);
 	blk_mq_free_tag_set(&bd->tag_set);
@@ -1993,7 +1993,7 @@ static void rdmx_bdev_remove(struct rdmx_bdev *bd)
  */
 long rdmx_ioc_map(void __user *uarg)
 {
-	struct rdmx_bdev *bd;
+	struct rdmx_disk *bd;
 	struct rdmx_map m;
 	unsigned long busy_until;
 	unsigned int i;
@@ -2024,15 +2024,15 @@ long rdmx_ioc_map(void __user *uarg)
 	uuid_gen(&bd->uuid);
 	bd->ro = m.flags & RDMX_MAP_RO;
 	bd->nr_queues = min(m.nr_queues ?: num_online_cpus(), num_online_cpus());
-	bd->depth = m.queue_depth ?: RDMX_BDEV_DEPTH_DEFAULT;
+	bd->depth = m.queue_depth ?: RDMX_DISK_DEPTH_DEFAULT;
 	bd->max_io = RDMX_BLK_MAX_IO;
 	bd->loss_timeout_ms = m.loss_timeout_ms ?: rdmx_params.loss_timeout_ms;
-	bd->state = RDMX_BDEV_CONNECTING;	/* the first state: no move */
+	bd->state = RDMX_DISK_CONNECTING;	/* the first state: no move */
 	mutex_init(&bd->mutex);
 	spin_lock_init(&bd->lock);
-	INIT_WORK(&bd->err_work, rdmx_bdev_err_work);
-	INIT_DELAYED_WORK(&bd->reconnect_work, rdmx_bdev_reconnect_work);
-	INIT_WORK(&bd->resize_work, rdmx_bdev_resize_work);
+	INIT_WORK(&bd->err_work, rdmx_disk_err_work);
+	INIT_DELAYED_WORK(&bd->reconnect_work, rdmx_disk_reconnect_work);
+	INIT_WORK(&bd->resize_work, rdmx_disk_resize_work);
 	bd->queues = kcalloc(bd->nr_queues, sizeof(*bd->queues), GFP_KERNEL);
 	if (!bd->queues) {
 		ret = -ENOMEM;
@@ -2048,17 +2048,17 @@ long rdmx_ioc_map(void __user *uarg)
 	/* The index is taken now; unmap ignores the map until it has a disk. */
 	mutex_lock(&rdmx_maps_mutex);
 	ret = xa_alloc(&rdmx_maps, &id, bd,
-		       XA_LIMIT(0, (MINORMASK + 1) / RDMX_BDEV_MINORS - 1),
+		       XA_LIMIT(0, (MINORMASK + 1) / RDMX_DISK_MINORS - 1),
 		       GFP_KERNEL);
 	mutex_unlock(&rdmx_maps_mutex);
 	if (ret)
 		goto out_free;
 	bd->index = id;
 	/* Other maps and unmaps go on while this one connects. */
-	busy_until = jiffies + msecs_to_jiffies(RDMX_BDEV_BUSY_MS);
+	busy_until = jiffies + msecs_to_jiffies(RDMX_DISK_BUSY_MS);
 	mutex_lock(&bd->mutex);
-	while ((ret = rdmx_bdev_connect(bd, m.timeout_ms ?:
-					RDMX_BDEV_TIMEOUT_MS)) == -EBUSY &&
+	while ((ret = rdmx_disk_connect(bd, m.timeout_ms ?:
+					RDMX_DISK_TIMEOUT_MS)) == -EBUSY &&
 	       time_before(jiffies, busy_until) &&
 	       !msleep_interruptible(200))
 		;
@@ -2069,12 +2069,12 @@ long rdmx_ioc_map(void __user *uarg)
 	if (ret)
 		goto out_erase;
 	mutex_lock(&rdmx_maps_mutex);
-	ret = rdmx_bdev_add_disk(bd);
+	ret = rdmx_disk_add_disk(bd);
 	if (ret) {
 		mutex_unlock(&rdmx_maps_mutex);
 		goto out_disconnect;
 	}
-	rdmx_bdev_set_state(bd, RDMX_BDEV_CONNECTING, RDMX_BDEV_LIVE);
+	rdmx_disk_set_state(bd, RDMX_DISK_CONNECTING, RDMX_DISK_LIVE);
 	mutex_unlock(&rdmx_maps_mutex);
 	pr_info("rdmxb%u: %s on %pISpc, %llu bytes, %u queues of %u\n",
 		bd->index, bd->name, &bd->addr, bd->size, bd->nr_queues,
@@ -2084,8 +2084,8 @@ long rdmx_ioc_map(void __user *uarg)
 
 out_disconnect:
 	mutex_lock(&bd->mutex);
-	rdmx_bdev_teardown_queues(bd);
-	rdmx_bdev_destroy_queues(bd);
+	rdmx_disk_teardown_queues(bd);
+	rdmx_disk_destroy_queues(bd);
 	mutex_unlock(&bd->mutex);
 out_erase:
 	/* Under the mutex: an unmap may be looking at the map. */
@@ -2108,7 +2108,7 @@ out_free:
 long rdmx_ioc_unmap(void __user *uarg)
 {
 	struct rdmx_unmap um;
-	struct rdmx_bdev *bd;
+	struct rdmx_disk *bd;
 	u32 usize;
 	int ret;
 
@@ -2133,10 +2133,10 @@ long rdmx_ioc_unmap(void __user *uarg)
 		goto out_unlock;
 	}
 	spin_lock_bh(&bd->lock);
-	rdmx_bdev_move(bd, RDMX_BDEV_DELETING);
+	rdmx_disk_move(bd, RDMX_DISK_DELETING);
 	spin_unlock_bh(&bd->lock);
 	mutex_unlock(&bd->disk->open_mutex);
-	rdmx_bdev_remove(bd);
+	rdmx_disk_remove(bd);
 	mutex_unlock(&rdmx_maps_mutex);
 	return rdmx_copy_args_out(uarg, &um, sizeof(um), usize);
 
@@ -2153,14 +2153,14 @@ out_unlock:
  */
 int rdmx_blk_clt_init(void)
 {
-	rdmx_bdev_wq = alloc_workqueue("rdmx_bdev", WQ_MEM_RECLAIM | WQ_UNBOUND,
+	rdmx_disk_wq = alloc_workqueue("rdmx_bdev", WQ_MEM_RECLAIM | WQ_UNBOUND,
 				       0);
-	if (!rdmx_bdev_wq)
+	if (!rdmx_disk_wq)
 		return -ENOMEM;
-	rdmx_bdev_major = register_blkdev(0, "rdmxb");
-	if (rdmx_bdev_major < 0) {
-		destroy_workqueue(rdmx_bdev_wq);
-		return rdmx_bdev_major;
+	rdmx_disk_major = register_blkdev(0, "rdmxb");
+	if (rdmx_disk_major < 0) {
+		destroy_workqueue(rdmx_disk_wq);
+		return rdmx_disk_major;
 	}
 	return 0;
 }
@@ -2173,17 +2173,17 @@ int rdmx_blk_clt_init(void)
  */
 void rdmx_blk_clt_exit(void)
 {
-	struct rdmx_bdev *bd;
+	struct rdmx_disk *bd;
 	unsigned long id;
 
 	mutex_lock(&rdmx_maps_mutex);
 	xa_for_each(&rdmx_maps, id, bd) {
 		spin_lock_bh(&bd->lock);
-		rdmx_bdev_move(bd, RDMX_BDEV_DELETING);
+		rdmx_disk_move(bd, RDMX_DISK_DELETING);
 		spin_unlock_bh(&bd->lock);
-		rdmx_bdev_remove(bd);
+		rdmx_disk_remove(bd);
 	}
 	mutex_unlock(&rdmx_maps_mutex);
-	unregister_blkdev(rdmx_bdev_major, "rdmxb");
-	destroy_workqueue(rdmx_bdev_wq);
+	unregister_blkdev(rdmx_disk_major, "rdmxb");
+	destroy_workqueue(rdmx_disk_wq);
 }

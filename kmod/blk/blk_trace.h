@@ -13,22 +13,22 @@
 
 #include "blk.h"
 
-TRACE_DEFINE_ENUM(RDMX_BDEV_CONNECTING);
-TRACE_DEFINE_ENUM(RDMX_BDEV_LIVE);
-TRACE_DEFINE_ENUM(RDMX_BDEV_RECONNECTING);
-TRACE_DEFINE_ENUM(RDMX_BDEV_DEAD);
-TRACE_DEFINE_ENUM(RDMX_BDEV_DELETING);
+TRACE_DEFINE_ENUM(RDMX_DISK_CONNECTING);
+TRACE_DEFINE_ENUM(RDMX_DISK_LIVE);
+TRACE_DEFINE_ENUM(RDMX_DISK_RECONNECTING);
+TRACE_DEFINE_ENUM(RDMX_DISK_DEAD);
+TRACE_DEFINE_ENUM(RDMX_DISK_DELETING);
 
 #define rdmx_show_bdev_state(s)					\
 	__print_symbolic(s,					\
-			 { RDMX_BDEV_CONNECTING, "connecting" },	\
-			 { RDMX_BDEV_LIVE, "live" },		\
-			 { RDMX_BDEV_RECONNECTING, "reconnecting" }, \
-			 { RDMX_BDEV_DEAD, "dead" },		\
-			 { RDMX_BDEV_DELETING, "deleting" })
+			 { RDMX_DISK_CONNECTING, "connecting" },	\
+			 { RDMX_DISK_LIVE, "live" },		\
+			 { RDMX_DISK_RECONNECTING, "reconnecting" }, \
+			 { RDMX_DISK_DEAD, "dead" },		\
+			 { RDMX_DISK_DELETING, "deleting" })
 
-/* A mapped disk changes state (rdmx_bdev_move()). */
-TRACE_EVENT(rdmx_bdev_state,
+/* A mapped disk changes state (rdmx_disk_move()). */
+TRACE_EVENT(rdmx_disk_state,
 	    TP_PROTO(u32 disk, int from, int to),
 	    TP_ARGS(disk, from, to),
 	    TP_STRUCT__entry(__field(u32, disk)

@@ -274,7 +274,7 @@ static void rdmx_blk_requeue_ok_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, rdmx_blk_requeue_ok(t0 + 10 * loss, t0, 7, loss));
 }
 
-static const char *const rdmx_bdev_legal[] = {
+static const char *const rdmx_disk_legal[] = {
 	"connecting>live", "connecting>deleting",
 	"live>reconnecting", "live>deleting",
 	"reconnecting>live", "reconnecting>dead", "reconnecting>deleting",
@@ -284,8 +284,8 @@ static const char *const rdmx_bdev_legal[] = {
 /* A mapped disk's states: the table, against the list above. */
 static void rdmx_blk_map_state_test(struct kunit *test)
 {
-	rdmx_fsm_check(test, &rdmx_bdev_fsm, rdmx_bdev_legal,
-		       ARRAY_SIZE(rdmx_bdev_legal));
+	rdmx_fsm_check(test, &rdmx_disk_fsm, rdmx_disk_legal,
+		       ARRAY_SIZE(rdmx_disk_legal));
 }
 
 static struct kunit_case rdmx_blk_test_cases[] = {
