@@ -3,7 +3,7 @@
  * rdmx block service: the client.
  *
  * A map (struct rdmx_disk) is the blk-mq disk /dev/rdmxbN over one export of
- * one server. Each hardware queue has its own connection (struct rdmx_bcq):
+ * one server. Each hardware queue has its own connection (struct rdmx_dq):
  * an rdma_cm id, an RC QP, a CQ from the pool and a pool of FRWR MRs, one
  * per tag. A request's pages are registered for that request only; the
  * server answers with a SEND with invalidate of the key (or, if it did not,
@@ -96,7 +96,7 @@ struct rdmx_disk;
 #define RDMX_DISK_LAT_BUCKETS	24
 
 /**
- * struct rdmx_bcq_stats - a queue's counters, in /sys/block/rdmxbN/rdmx
+ * struct rdmx_dq_stats - a queue's counters, in /sys/block/rdmxbN/rdmx
  * @reads: reads completed successfully
  * @writes: writes completed successfully
  * @read_bytes: their bytes
@@ -109,7 +109,7 @@ struct rdmx_disk;
  * @inline_reads: reads whose data came in the response (no registration)
  * @lat: completed requests by latency, from submission to completion
  */
-struct rdmx_bcq_stats {
+struct rdmx_dq_stats {
 	atomic64_t reads;
 	atomic64_t writes;
 	atomic64_t read_bytes;
@@ -123,7 +123,7 @@ struct rdmx_bcq_stats {
 };
 
 /**
- * struct rdmx_bcq_rbuf - a posted receive for one response
+ * struct rdmx_dq_rbuf - a posted receive for one response
  * @cqe: completion entry
  * @q: owner
  * @rsp: the response
@@ -131,22 +131,23 @@ struct rdmx_bcq_stats {
  * @data: a page for an inline READ's data, on a queue that asks for them
  * @data_dma: its mapping
  */
-struct rdmx_bcq_rbuf {
+struct rdmx_dq_rbuf {
 	struct ib_cqe cqe;
-	struct rdmx_bcq *q;
+	struct rdmx_dq *q;
 	struct rdmx_blk_rsp rsp;
 	u64 dma;
 	struct page *data;
 	u64 data_dma;
 };
 
-/* rdmx_bcq.flags */
-#define RDMX_BCQ_LIVE		0	/* connected and open: I/O may be posted */
-#define RDMX_BCQ_OPENING	1	/* the OPEN's answer is awaited */
-#define RDMX_BCQ_REMOVED	2	/* its device is going away */
+/* rdmx_dq.flags */
+#define RDMX_DQ_LIVE		0	/* connected and open: I/O may be posted */
+#define RDMX_DQ_OPENING		1	/* the OPEN's answer is awaited */
+#define RDMX_DQ_REMOVED		2	/* its device is going away */
 
 /**
- * struct rdmx_bcq - a client queue: one hardware queue's connection
+ * struct rdmx_dq - a disk queue: one of a mapped disk's hardware queues
+ *	and its connection
  * @bd: the map
  * @idx: hardware queue index
  * @cm_id: rdma_cm id, NULL between connections
@@ -161,7 +162,7 @@ struct rdmx_bcq_rbuf {
  *	response (RDMX_BLK_OPEN_INLINE_READ); 0 when the queue does not
  * @rbufs: the responses' receive buffers
  * @nr_rbufs: how many
- * @flags: RDMX_BCQ_*
+ * @flags: RDMX_DQ_*
  * @cm_error: the connection attempt's result
  * @cm_done: completed when the attempt ends
  * @open_cmd: the OPEN command
@@ -174,7 +175,7 @@ struct rdmx_bcq_rbuf {
  * @kobj: /sys/block/rdmxbN/rdmx/queues/IDX, while the disk exists
  * @stats: counters
  */
-struct rdmx_bcq {
+struct rdmx_dq {
 	struct rdmx_disk *bd;
 	u16 idx;
 	struct rdma_cm_id *cm_id;
@@ -186,7 +187,7 @@ struct rdmx_bcq {
 	u32 max_pages;
 	u32 max_send_sge;
 	u32 inline_read_max;
-	struct rdmx_bcq_rbuf *rbufs;
+	struct rdmx_dq_rbuf *rbufs;
 	unsigned int nr_rbufs;
 	unsigned long flags;
 	int cm_error;
@@ -197,7 +198,7 @@ struct rdmx_bcq {
 	struct ib_cqe open_cqe;
 	u64 last_answer;
 	struct kobject *kobj;
-	struct rdmx_bcq_stats stats;
+	struct rdmx_dq_stats stats;
 };
 
 /**
@@ -250,7 +251,7 @@ struct rdmx_disk {
 	u32 exp_flags;
 	uuid_t exp_uuid;
 	unsigned int loss_timeout_ms;
-	struct rdmx_bcq *queues;
+	struct rdmx_dq *queues;
 	struct blk_mq_tag_set tag_set;
 	struct gendisk *disk;
 	struct mutex mutex;	/* connections */
@@ -269,7 +270,7 @@ struct rdmx_disk {
 };
 
 /**
- * struct rdmx_bcq_req - a request's driver data (blk-mq pdu)
+ * struct rdmx_dq_req - a request's driver data (blk-mq pdu)
  * @q: the queue it was sent on
  * @cmd: the command
  * @cmd_dma: its mapping, while in flight
@@ -289,8 +290,8 @@ struct rdmx_disk {
  * @sgt: its pages
  * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
  */
-struct rdmx_bcq_req {
-	struct rdmx_bcq *q;
+struct rdmx_dq_req {
+	struct rdmx_dq *q;
 	struct rdmx_blk_cmd cmd;
 	u64 cmd_dma;
 	struct ib_cqe send_cqe;
@@ -319,9 +320,9 @@ static void rdmx_disk_error(struct rdmx_disk *bd, const char *why, int err);
 
 /* ---- the data path ------------------------------------------------------- */
 
-static void rdmx_bcq_unmap(struct rdmx_bcq_req *req, struct request *rq)
+static void rdmx_dq_unmap(struct rdmx_dq_req *req, struct request *rq)
 {
-	struct rdmx_bcq *q = req->q;
+	struct rdmx_dq *q = req->q;
 
 	if (req->cmd_dma) {
 		ib_dma_unmap_single(q->ibdev, req->cmd_dma, sizeof(req->cmd),
@@ -340,13 +341,13 @@ static void rdmx_bcq_unmap(struct rdmx_bcq_req *req, struct request *rq)
 	}
 }
 
-static void rdmx_bcq_complete_rq(struct request *rq)
+static void rdmx_dq_complete_rq(struct request *rq)
 {
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bcq_stats *st = &req->q->stats;
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq_stats *st = &req->q->stats;
 	u64 us = div_u64(ktime_get_ns() - req->start_ns, NSEC_PER_USEC);
 
-	rdmx_bcq_unmap(req, rq);
+	rdmx_dq_unmap(req, rq);
 	req->in_flight = false;
 	trace_rdmx_blk_complete(req->q->bd->index, req->q->idx, rq->tag,
 				req->cmd.opcode, blk_rq_pos(rq) << SECTOR_SHIFT,
@@ -366,64 +367,64 @@ static void rdmx_bcq_complete_rq(struct request *rq)
 	blk_mq_end_request(rq, req->status);
 }
 
-static void rdmx_bcq_put(struct rdmx_bcq_req *req)
+static void rdmx_dq_put(struct rdmx_dq_req *req)
 {
 	if (refcount_dec_and_test(&req->ref))
 		blk_mq_complete_request(blk_mq_rq_from_pdu(req));
 }
 
-static void rdmx_bcq_wr_error(struct rdmx_bcq *q, struct ib_wc *wc,
-			      const char *op)
+static void rdmx_dq_wr_error(struct rdmx_dq *q, struct ib_wc *wc,
+			     const char *op)
 {
 	pr_debug("rdmxb%u: queue %u: %s failed: %s\n", q->bd->index, q->idx,
 		 op, ib_wc_status_msg(wc->status));
 	rdmx_disk_error(q->bd, op, -(int)wc->status);
 }
 
-static void rdmx_bcq_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_dq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
-						struct rdmx_bcq_req, send_cqe);
+	struct rdmx_dq_req *req = container_of(wc->wr_cqe,
+					       struct rdmx_dq_req, send_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rdmx_bcq_wr_error(req->q, wc, "SEND");
+		rdmx_dq_wr_error(req->q, wc, "SEND");
 		return;
 	}
-	rdmx_bcq_put(req);
+	rdmx_dq_put(req);
 }
 
-static void rdmx_bcq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_dq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
-						struct rdmx_bcq_req, reg_cqe);
+	struct rdmx_dq_req *req = container_of(wc->wr_cqe,
+					       struct rdmx_dq_req, reg_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS))
-		rdmx_bcq_wr_error(req->q, wc, "REG_MR");
+		rdmx_dq_wr_error(req->q, wc, "REG_MR");
 }
 
-static void rdmx_bcq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_dq_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bcq_req *req = container_of(wc->wr_cqe,
-						struct rdmx_bcq_req, inv_cqe);
+	struct rdmx_dq_req *req = container_of(wc->wr_cqe,
+					       struct rdmx_dq_req, inv_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rdmx_bcq_wr_error(req->q, wc, "LOCAL_INV");
+		rdmx_dq_wr_error(req->q, wc, "LOCAL_INV");
 		return;
 	}
-	rdmx_bcq_put(req);
+	rdmx_dq_put(req);
 }
 
-static void rdmx_bcq_open_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_dq_open_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bcq *q = container_of(wc->wr_cqe, struct rdmx_bcq,
-					  open_cqe);
+	struct rdmx_dq *q = container_of(wc->wr_cqe, struct rdmx_dq,
+					 open_cqe);
 
 	/* Unsignaled: only a failure comes here; the OPEN's wait sees it. */
 	pr_debug("rdmxb%u: queue %u: OPEN not sent: %s\n", q->bd->index,
 		 q->idx, ib_wc_status_msg(wc->status));
 }
 
-static int rdmx_bcq_post_recv(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb)
+static int rdmx_dq_post_recv(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb)
 {
 	struct ib_sge sge[2] = {
 		{ .addr = rb->dma, .length = sizeof(rb->rsp),
@@ -439,8 +440,8 @@ static int rdmx_bcq_post_recv(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb)
 }
 
 /* An inline READ's data, from the response's receive into the request. */
-static void rdmx_bcq_copy_inline(struct rdmx_bcq *q, struct rdmx_bcq_rbuf *rb,
-				 struct request *rq)
+static void rdmx_dq_copy_inline(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb,
+				struct request *rq)
 {
 	const u8 *src = page_address(rb->data);
 	struct req_iterator iter;
@@ -514,19 +515,19 @@ static void rdmx_disk_size_seen(struct rdmx_disk *bd, u64 size)
 				    bd->index, size, bd->lbs);
 }
 
-static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bcq_rbuf *rb = container_of(wc->wr_cqe,
-						struct rdmx_bcq_rbuf, cqe);
-	struct rdmx_bcq *q = rb->q;
+	struct rdmx_dq_rbuf *rb = container_of(wc->wr_cqe,
+					       struct rdmx_dq_rbuf, cqe);
+	struct rdmx_dq *q = rb->q;
 	struct rdmx_disk *bd = q->bd;
-	struct rdmx_bcq_req *req;
+	struct rdmx_dq_req *req;
 	struct request *rq;
 	bool inline_read;
 	u32 tag, status;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rdmx_bcq_wr_error(q, wc, "RECV");
+		rdmx_dq_wr_error(q, wc, "RECV");
 		return;
 	}
 	ib_dma_sync_single_for_cpu(q->ibdev, rb->dma, sizeof(rb->rsp),
@@ -545,16 +546,16 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			goto protocol;
 		if (READ_ONCE(bd->disk))
 			rdmx_disk_size_seen(bd, le64_to_cpu(rb->rsp.size));
-		if (rdmx_bcq_post_recv(q, rb))
+		if (rdmx_dq_post_recv(q, rb))
 			rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
-	if (test_bit(RDMX_BCQ_OPENING, &q->flags)) {
+	if (test_bit(RDMX_DQ_OPENING, &q->flags)) {
 		if (wc->byte_len != sizeof(rb->rsp))
 			goto protocol;
 		memcpy(&q->open_rsp, &rb->rsp, sizeof(rb->rsp));
-		clear_bit(RDMX_BCQ_OPENING, &q->flags);
-		rdmx_bcq_post_recv(q, rb);
+		clear_bit(RDMX_DQ_OPENING, &q->flags);
+		rdmx_dq_post_recv(q, rb);
 		complete(&q->open_done);
 		return;
 	}
@@ -581,8 +582,8 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
 				    bd->index, (u64)blk_rq_pos(rq), -(int)status);
 	if (inline_read)
-		rdmx_bcq_copy_inline(q, rb, rq);
-	if (rdmx_bcq_post_recv(q, rb)) {
+		rdmx_dq_copy_inline(q, rb, rq);
+	if (rdmx_dq_post_recv(q, rb)) {
 		rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
@@ -600,16 +601,16 @@ static void rdmx_bcq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmx_disk_error(bd, "cannot post an invalidation", -EIO);
 		return;
 	}
-	rdmx_bcq_put(req);
+	rdmx_dq_put(req);
 	return;
 
 protocol:
 	rdmx_disk_error(bd, "malformed response", -EPROTO);
 }
 
-static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
-			     struct rdmx_bcq_req *req, struct ib_sge *sge,
-			     int *nr_sge)
+static int rdmx_dq_map_data(struct rdmx_dq *q, struct request *rq,
+			    struct rdmx_dq_req *req, struct ib_sge *sge,
+			    int *nr_sge)
 {
 	struct scatterlist *sg;
 	int nents, count, i, nr;
@@ -669,10 +670,10 @@ static int rdmx_bcq_map_data(struct rdmx_bcq *q, struct request *rq,
 static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 				       const struct blk_mq_queue_data *bd_)
 {
-	struct rdmx_bcq *q = hctx->driver_data;
+	struct rdmx_dq *q = hctx->driver_data;
 	struct rdmx_disk *bd = q->bd;
 	struct request *rq = bd_->rq;
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	struct ib_sge sge[1 + RDMX_DISK_INLINE_SGE];
 	struct ib_send_wr wr = {}, *first = &wr;
 	enum rdmx_disk_state state;
@@ -682,7 +683,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	state = READ_ONCE(bd->state);
 	if (state == RDMX_DISK_DEAD || state == RDMX_DISK_DELETING)
 		return BLK_STS_IOERR;
-	if (!test_bit(RDMX_BCQ_LIVE, &q->flags))
+	if (!test_bit(RDMX_DQ_LIVE, &q->flags))
 		return BLK_STS_RESOURCE;
 
 	switch (req_op(rq)) {
@@ -729,7 +730,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	blk_mq_start_request(rq);
 	if (op == RDMX_BLK_OP_READ || op == RDMX_BLK_OP_WRITE) {
-		ret = rdmx_bcq_map_data(q, rq, req, sge, &nr_sge);
+		ret = rdmx_dq_map_data(q, rq, req, sge, &nr_sge);
 		if (ret)
 			goto out_unmap;
 	}
@@ -743,7 +744,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	sge[0].addr = req->cmd_dma;
 	sge[0].length = sizeof(req->cmd);
 	sge[0].lkey = q->pd->local_dma_lkey;
-	req->send_cqe.done = rdmx_bcq_send_done;
+	req->send_cqe.done = rdmx_dq_send_done;
 	wr.wr_cqe = &req->send_cqe;
 	wr.sg_list = sge;
 	wr.num_sge = nr_sge;
@@ -766,7 +767,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 
 out_unmap:
-	rdmx_bcq_unmap(req, rq);
+	rdmx_dq_unmap(req, rq);
 	if (ret == -ENOMEM || ret == -EAGAIN)
 		return BLK_STS_RESOURCE;
 	if (ret == -EIO)	/* its pages cannot be mapped: fail it alone */
@@ -778,7 +779,7 @@ out_unmap:
 
 static void rdmx_disk_complete(struct request *rq)
 {
-	rdmx_bcq_complete_rq(rq);
+	rdmx_dq_complete_rq(rq);
 }
 
 /**
@@ -807,8 +808,8 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_timeout_wait);
 
 static enum blk_eh_timer_return rdmx_disk_timeout(struct request *rq)
 {
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
-	struct rdmx_bcq *q = req->q;
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq *q = req->q;
 	struct rdmx_disk *bd = q->bd;
 	u64 window = jiffies_to_nsecs(rq->timeout);	/* set when started */
 
@@ -837,12 +838,12 @@ static int rdmx_disk_init_request(struct blk_mq_tag_set *set,
 				  struct request *rq, unsigned int hctx_idx,
 				  RDMX_NUMA_NODE_T numa_node)
 {
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_disk *bd = set->driver_data;
 
 	req->q = &bd->queues[hctx_idx];
-	req->reg_cqe.done = rdmx_bcq_reg_done;
-	req->inv_cqe.done = rdmx_bcq_inv_done;
+	req->reg_cqe.done = rdmx_dq_reg_done;
+	req->inv_cqe.done = rdmx_dq_inv_done;
 	return 0;
 }
 
@@ -856,7 +857,7 @@ static const struct blk_mq_ops rdmx_disk_mq_ops = {
 
 /* ---- connections ------------------------------------------------------ */
 
-static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
+static int rdmx_dq_create_ib(struct rdmx_dq *q)
 {
 	struct rdmx_disk *bd = q->bd;
 	struct ib_device_attr *da = &q->ibdev->attrs;
@@ -909,9 +910,9 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 		return -ENOMEM;
 	q->nr_rbufs = bd->depth + 1;
 	for (i = 0; i < q->nr_rbufs; i++) {
-		struct rdmx_bcq_rbuf *rb = &q->rbufs[i];
+		struct rdmx_dq_rbuf *rb = &q->rbufs[i];
 
-		rb->cqe.done = rdmx_bcq_recv_done;
+		rb->cqe.done = rdmx_dq_recv_done;
 		rb->q = q;
 		rb->dma = ib_dma_map_single(q->ibdev, &rb->rsp, sizeof(rb->rsp),
 					    DMA_FROM_DEVICE);
@@ -931,15 +932,15 @@ static int rdmx_bcq_create_ib(struct rdmx_bcq *q)
 				return -ENOMEM;
 			}
 		}
-		ret = rdmx_bcq_post_recv(q, rb);
+		ret = rdmx_dq_post_recv(q, rb);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-/* Undo rdmx_bcq_create_ib() and the cm_id; the QP is drained already. */
-static void rdmx_bcq_destroy(struct rdmx_bcq *q)
+/* Undo rdmx_dq_create_ib() and the cm_id; the QP is drained already. */
+static void rdmx_dq_destroy(struct rdmx_dq *q)
 {
 	unsigned int i;
 
@@ -953,7 +954,7 @@ static void rdmx_bcq_destroy(struct rdmx_bcq *q)
 		q->qp = NULL;
 	}
 	for (i = 0; q->rbufs && i < q->nr_rbufs; i++) {
-		struct rdmx_bcq_rbuf *rb = &q->rbufs[i];
+		struct rdmx_dq_rbuf *rb = &q->rbufs[i];
 
 		if (rb->dma)
 			ib_dma_unmap_single(q->ibdev, rb->dma, sizeof(rb->rsp),
@@ -974,7 +975,7 @@ static void rdmx_bcq_destroy(struct rdmx_bcq *q)
 	q->pd = NULL;
 }
 
-static int rdmx_bcq_route_resolved(struct rdmx_bcq *q)
+static int rdmx_dq_route_resolved(struct rdmx_dq *q)
 {
 	struct rdmx_disk *bd = q->bd;
 	struct rdma_conn_param param = {};
@@ -983,7 +984,7 @@ static int rdmx_bcq_route_resolved(struct rdmx_bcq *q)
 	int ret;
 
 	q->ibdev = q->cm_id->device;
-	ret = rdmx_bcq_create_ib(q);
+	ret = rdmx_dq_create_ib(q);
 	if (ret)
 		return ret;
 	p = (struct rdmx_conn_params){
@@ -1006,8 +1007,8 @@ static int rdmx_bcq_route_resolved(struct rdmx_bcq *q)
 	return rdma_connect_locked(q->cm_id, &param);
 }
 
-static int rdmx_bcq_established(struct rdmx_bcq *q,
-				struct rdma_cm_event *ev)
+static int rdmx_dq_established(struct rdmx_dq *q,
+			       struct rdma_cm_event *ev)
 {
 	struct rdmx_conn_params sent = {
 		.qp_index = q->idx, .nr_qps = q->bd->nr_queues,
@@ -1032,10 +1033,10 @@ static int rdmx_bcq_established(struct rdmx_bcq *q,
 	return 0;
 }
 
-static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
-			       struct rdma_cm_event *ev)
+static int rdmx_dq_cm_handler(struct rdma_cm_id *cm_id,
+			      struct rdma_cm_event *ev)
 {
-	struct rdmx_bcq *q = cm_id->context;
+	struct rdmx_dq *q = cm_id->context;
 	enum rdmx_rej_reason reason;
 	int err = 0;
 
@@ -1046,12 +1047,12 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 			break;
 		return 0;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		err = rdmx_bcq_route_resolved(q);
+		err = rdmx_dq_route_resolved(q);
 		if (err)
 			break;
 		return 0;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		err = rdmx_bcq_established(q, ev);
+		err = rdmx_dq_established(q, ev);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		err = rdmx_cm_event_errno(cm_id, ev, &reason);
@@ -1072,20 +1073,20 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 		 * wait for its port (rdmx_disk_wait_port()), and an attempt
 		 * in progress ends now rather than at its deadline.
 		 */
-		set_bit(RDMX_BCQ_REMOVED, &q->flags);
-		if (test_bit(RDMX_BCQ_LIVE, &q->flags)) {
+		set_bit(RDMX_DQ_REMOVED, &q->flags);
+		if (test_bit(RDMX_DQ_LIVE, &q->flags)) {
 			rdmx_disk_error(q->bd, rdma_event_msg(ev->event),
 					-ENODEV);
 			return 0;
 		}
-		if (test_and_clear_bit(RDMX_BCQ_OPENING, &q->flags))
+		if (test_and_clear_bit(RDMX_DQ_OPENING, &q->flags))
 			complete(&q->open_done);
 		err = -ENODEV;
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		if (test_bit(RDMX_BCQ_LIVE, &q->flags))
+		if (test_bit(RDMX_DQ_LIVE, &q->flags))
 			rdmx_disk_error(q->bd, rdma_event_msg(ev->event),
 					ev->status);
 		return 0;
@@ -1098,7 +1099,7 @@ static int rdmx_bcq_cm_handler(struct rdma_cm_id *cm_id,
 }
 
 /* Send OPEN on a connected queue and wait for the answer. */
-static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
+static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 {
 	struct rdmx_disk *bd = q->bd;
 	struct rdmx_blk_rsp *rsp = &q->open_rsp;
@@ -1122,13 +1123,13 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 		return -ENOMEM;
 	sge = (struct ib_sge){ .addr = dma, .length = sizeof(q->open_cmd),
 			       .lkey = q->pd->local_dma_lkey };
-	q->open_cqe.done = rdmx_bcq_open_done;	/* errors only */
+	q->open_cqe.done = rdmx_dq_open_done;	/* errors only */
 	wr.wr_cqe = &q->open_cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_SEND;
 	reinit_completion(&q->open_done);
-	set_bit(RDMX_BCQ_OPENING, &q->flags);
+	set_bit(RDMX_DQ_OPENING, &q->flags);
 	ret = ib_post_send(q->qp, &wr, NULL);
 	if (!ret) {
 		left = wait_for_completion_killable_timeout(&q->open_done,
@@ -1136,7 +1137,7 @@ static int rdmx_bcq_open(struct rdmx_bcq *q, unsigned long deadline)
 		ret = left > 0 ? 0 : left ? left : -ETIMEDOUT;
 	}
 	/* Ended by the device's removal, not by an answer. */
-	if (!ret && test_bit(RDMX_BCQ_REMOVED, &q->flags))
+	if (!ret && test_bit(RDMX_DQ_REMOVED, &q->flags))
 		ret = -ENODEV;
 	if (ret) {
 		/* Drain before the buffer goes: the OPEN may still be posted. */
@@ -1198,7 +1199,7 @@ static atomic_t rdmx_resvport_next = ATOMIC_INIT(0);
  * The ports are taken in turn, so one just freed (on iWARP, a TCP port that
  * may linger) is not taken again at once.
  */
-static int rdmx_bcq_bind_resvport(struct rdmx_bcq *q)
+static int rdmx_dq_bind_resvport(struct rdmx_dq *q)
 {
 	const unsigned int n = RDMX_RESVPORT_MAX - RDMX_RESVPORT_MIN + 1;
 	struct sockaddr_storage src = {};
@@ -1221,7 +1222,7 @@ static int rdmx_bcq_bind_resvport(struct rdmx_bcq *q)
 }
 
 /* Connect one queue: resolve, connect, OPEN. Under bd->mutex. */
-static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
+static int rdmx_dq_connect(struct rdmx_dq *q, unsigned long deadline)
 {
 	struct rdmx_disk *bd = q->bd;
 	struct rdma_cm_id *cm_id;
@@ -1229,15 +1230,15 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 	int ret;
 
 	lockdep_assert_held(&bd->mutex);
-	cm_id = rdma_create_id(&init_net, rdmx_bcq_cm_handler, q, RDMA_PS_TCP,
+	cm_id = rdma_create_id(&init_net, rdmx_dq_cm_handler, q, RDMA_PS_TCP,
 			       IB_QPT_RC);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
-	clear_bit(RDMX_BCQ_REMOVED, &q->flags);
+	clear_bit(RDMX_DQ_REMOVED, &q->flags);
 	q->cm_id = cm_id;
 	q->cm_error = -ETIMEDOUT;
 	reinit_completion(&q->cm_done);
-	ret = rdmx_bcq_bind_resvport(q);
+	ret = rdmx_dq_bind_resvport(q);
 	if (ret)
 		return ret;
 	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&bd->addr,
@@ -1254,11 +1255,11 @@ static int rdmx_bcq_connect(struct rdmx_bcq *q, unsigned long deadline)
 	}
 	if (q->cm_error)
 		return q->cm_error;
-	ret = rdmx_bcq_open(q, deadline);
+	ret = rdmx_dq_open(q, deadline);
 	if (ret)
 		return ret;
 	WRITE_ONCE(q->last_answer, ktime_get_ns());
-	set_bit(RDMX_BCQ_LIVE, &q->flags);
+	set_bit(RDMX_DQ_LIVE, &q->flags);
 	return 0;
 }
 
@@ -1269,7 +1270,7 @@ static void rdmx_disk_teardown_queues(struct rdmx_disk *bd)
 
 	lockdep_assert_held(&bd->mutex);
 	for (i = 0; i < bd->nr_queues; i++) {
-		clear_bit(RDMX_BCQ_LIVE, &bd->queues[i].flags);
+		clear_bit(RDMX_DQ_LIVE, &bd->queues[i].flags);
 		if (bd->queues[i].cm_id)
 			rdma_disconnect(bd->queues[i].cm_id);
 	}
@@ -1283,7 +1284,7 @@ static void rdmx_disk_destroy_queues(struct rdmx_disk *bd)
 	unsigned int i;
 
 	for (i = 0; i < bd->nr_queues; i++)
-		rdmx_bcq_destroy(&bd->queues[i]);
+		rdmx_dq_destroy(&bd->queues[i]);
 }
 
 /* Connect every queue. Under bd->mutex. */
@@ -1296,7 +1297,7 @@ static int rdmx_disk_connect(struct rdmx_disk *bd, unsigned int timeout_ms)
 	lockdep_assert_held(&bd->mutex);
 	bd->generation++;
 	for (i = 0; i < bd->nr_queues; i++) {
-		ret = rdmx_bcq_connect(&bd->queues[i], deadline);
+		ret = rdmx_dq_connect(&bd->queues[i], deadline);
 		if (ret)
 			goto out_teardown;
 	}
@@ -1388,13 +1389,13 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_requeue_ok);
 /* Take back a request that was in flight on a torn-down connection. */
 static bool rdmx_disk_cancel_rq(struct request *rq, void *data)
 {
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	struct rdmx_disk *bd = req->q->bd;
 	u64 now = ktime_get_ns();
 
 	if (blk_mq_request_completed(rq) || !req->in_flight)
 		return true;
-	rdmx_bcq_unmap(req, rq);
+	rdmx_dq_unmap(req, rq);
 	if (!rdmx_blk_requeue_ok(now, req->first_ns, req->requeues,
 				 (u64)rdmx_disk_bounded_loss_ms(bd) * NSEC_PER_MSEC)) {
 		pr_err_ratelimited("rdmxb%u: a request at sector %llu was sent %u times over %llu ms and never completed: failing it\n",
@@ -1425,7 +1426,7 @@ static bool rdmx_disk_dev_removed(struct rdmx_disk *bd)
 	unsigned int i;
 
 	for (i = 0; i < bd->nr_queues; i++)
-		if (test_bit(RDMX_BCQ_REMOVED, &bd->queues[i].flags))
+		if (test_bit(RDMX_DQ_REMOVED, &bd->queues[i].flags))
 			return true;
 	return false;
 }
@@ -1539,7 +1540,7 @@ static void rdmx_disk_reconnect_work(struct work_struct *work)
 		return;
 	}
 	/*
-	 * Another export under the name (rdmx_bcq_open()): not our data,
+	 * Another export under the name (rdmx_dq_open()): not our data,
 	 * which waiting cannot bring back.
 	 */
 	if (ret == -ESTALE ||
@@ -1595,7 +1596,7 @@ static struct rdmx_disk *rdmx_disk_of_kobj(struct kobject *kobj)
 	return dev_to_disk(kobj_to_dev(kobj->parent))->private_data;
 }
 
-static struct rdmx_bcq *rdmx_bcq_of_kobj(struct kobject *kobj)
+static struct rdmx_dq *rdmx_dq_of_kobj(struct kobject *kobj)
 {
 	struct rdmx_disk *bd = rdmx_disk_of_kobj(kobj->parent->parent);
 	unsigned int idx;
@@ -1607,7 +1608,7 @@ static struct rdmx_bcq *rdmx_bcq_of_kobj(struct kobject *kobj)
 
 static bool rdmx_disk_count_rq(struct request *rq, void *data)
 {
-	struct rdmx_bcq_req *req = blk_mq_rq_to_pdu(rq);
+	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	u64 *n = data;
 
 	if (READ_ONCE(req->in_flight) && (!n[1] || req->q == (void *)n[1]))
@@ -1616,7 +1617,7 @@ static bool rdmx_disk_count_rq(struct request *rq, void *data)
 }
 
 /* Requests in flight on @q, or on the whole map when @q is NULL. */
-static u64 rdmx_disk_in_flight(struct rdmx_disk *bd, struct rdmx_bcq *q)
+static u64 rdmx_disk_in_flight(struct rdmx_disk *bd, struct rdmx_dq *q)
 {
 	u64 n[2] = { 0, (unsigned long)q };
 
@@ -1625,7 +1626,7 @@ static u64 rdmx_disk_in_flight(struct rdmx_disk *bd, struct rdmx_bcq *q)
 }
 
 /* A counter (at @off in the stats) of @q, or summed over the map's queues. */
-static u64 rdmx_bcq_sum(struct rdmx_disk *bd, struct rdmx_bcq *q, size_t off)
+static u64 rdmx_dq_sum(struct rdmx_disk *bd, struct rdmx_dq *q, size_t off)
 {
 	unsigned int i;
 	u64 sum = 0;
@@ -1636,18 +1637,18 @@ static u64 rdmx_bcq_sum(struct rdmx_disk *bd, struct rdmx_bcq *q, size_t off)
 	return sum;
 }
 
-#define RDMX_BCQ_SUM(bd, q, field) \
-	rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, field))
+#define RDMX_DQ_SUM(bd, q, field) \
+	rdmx_dq_sum(bd, q, offsetof(struct rdmx_dq_stats, field))
 
-static ssize_t rdmx_disk_lat_hist(struct rdmx_disk *bd, struct rdmx_bcq *q,
+static ssize_t rdmx_disk_lat_hist(struct rdmx_disk *bd, struct rdmx_dq *q,
 				  char *buf)
 {
 	int len = 0, i;
 	u64 n;
 
 	for (i = 0; i < RDMX_DISK_LAT_BUCKETS; i++) {
-		n = rdmx_bcq_sum(bd, q, offsetof(struct rdmx_bcq_stats, lat) +
-				 i * sizeof(atomic64_t));
+		n = rdmx_dq_sum(bd, q, offsetof(struct rdmx_dq_stats, lat) +
+				i * sizeof(atomic64_t));
 		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "", n);
 	}
 	len += sysfs_emit_at(buf, len, "\n");
@@ -1656,7 +1657,7 @@ static ssize_t rdmx_disk_lat_hist(struct rdmx_disk *bd, struct rdmx_bcq *q,
 
 /*
  * One show function per attribute, generated. RDMX_DISK_SHOW: a map's own
- * (in /sys/block/rdmxbN/rdmx); RDMX_BCQ_COUNTER: a counter that the map
+ * (in /sys/block/rdmxbN/rdmx); RDMX_DQ_COUNTER: a counter that the map
  * shows summed over its queues and each queue (queues/Q) shows its own.
  */
 #define RDMX_DISK_SHOW(_name, _fmt, _expr)				\
@@ -1671,9 +1672,9 @@ static ssize_t rdmx_disk_##_name##_show(struct kobject *kobj,		\
 static struct kobj_attribute rdmx_disk_attr_##_name =			\
 	__ATTR(_name, 0444, rdmx_disk_##_name##_show, NULL)
 
-#define RDMX_BCQ_COUNTER(_name, _expr)					\
-static u64 rdmx_bcq_##_name##_val(struct rdmx_disk *bd,			\
-				  struct rdmx_bcq *q)			\
+#define RDMX_DQ_COUNTER(_name, _expr)					\
+static u64 rdmx_dq_##_name##_val(struct rdmx_disk *bd,			\
+				 struct rdmx_dq *q)			\
 {									\
 	return _expr;							\
 }									\
@@ -1681,27 +1682,27 @@ static ssize_t rdmx_disk_##_name##_show(struct kobject *kobj,		\
 					struct kobj_attribute *a,	\
 					char *buf)			\
 {									\
-	u64 v = rdmx_bcq_##_name##_val(rdmx_disk_of_kobj(kobj), NULL);	\
+	u64 v = rdmx_dq_##_name##_val(rdmx_disk_of_kobj(kobj), NULL);	\
 									\
 	return sysfs_emit(buf, "%llu\n", v);				\
 }									\
-static ssize_t rdmx_bcq_##_name##_show(struct kobject *kobj,		\
-				       struct kobj_attribute *a,	\
-				       char *buf)			\
+static ssize_t rdmx_dq_##_name##_show(struct kobject *kobj,		\
+				      struct kobj_attribute *a,	\
+				      char *buf)			\
 {									\
-	struct rdmx_bcq *q = rdmx_bcq_of_kobj(kobj);			\
+	struct rdmx_dq *q = rdmx_dq_of_kobj(kobj);			\
 									\
 	if (!q)								\
 		return -ENODEV;						\
-	return sysfs_emit(buf, "%llu\n", rdmx_bcq_##_name##_val(q->bd, q)); \
+	return sysfs_emit(buf, "%llu\n", rdmx_dq_##_name##_val(q->bd, q)); \
 }									\
 static struct kobj_attribute rdmx_disk_attr_##_name = {		\
 	.attr = { .name = #_name, .mode = 0444 },			\
 	.show = rdmx_disk_##_name##_show,				\
 };									\
-static struct kobj_attribute rdmx_bcq_attr_##_name = {			\
+static struct kobj_attribute rdmx_dq_attr_##_name = {			\
 	.attr = { .name = #_name, .mode = 0444 },			\
-	.show = rdmx_bcq_##_name##_show,				\
+	.show = rdmx_dq_##_name##_show,				\
 }
 
 RDMX_DISK_SHOW(server, "%pISpc", &bd->addr);
@@ -1714,16 +1715,16 @@ RDMX_DISK_SHOW(loss_timeout_ms, "%u", bd->loss_timeout_ms);
 RDMX_DISK_SHOW(generation, "%llu", READ_ONCE(bd->generation));
 RDMX_DISK_SHOW(reconnects, "%lld", atomic64_read(&bd->reconnects));
 
-RDMX_BCQ_COUNTER(reads, RDMX_BCQ_SUM(bd, q, reads));
-RDMX_BCQ_COUNTER(writes, RDMX_BCQ_SUM(bd, q, writes));
-RDMX_BCQ_COUNTER(read_bytes, RDMX_BCQ_SUM(bd, q, read_bytes));
-RDMX_BCQ_COUNTER(write_bytes, RDMX_BCQ_SUM(bd, q, write_bytes));
-RDMX_BCQ_COUNTER(in_flight, rdmx_disk_in_flight(bd, q));
-RDMX_BCQ_COUNTER(errors, RDMX_BCQ_SUM(bd, q, errors));
-RDMX_BCQ_COUNTER(timeouts, RDMX_BCQ_SUM(bd, q, timeouts));
-RDMX_BCQ_COUNTER(slow, RDMX_BCQ_SUM(bd, q, slow));
-RDMX_BCQ_COUNTER(requeues, RDMX_BCQ_SUM(bd, q, requeues));
-RDMX_BCQ_COUNTER(inline_reads, RDMX_BCQ_SUM(bd, q, inline_reads));
+RDMX_DQ_COUNTER(reads, RDMX_DQ_SUM(bd, q, reads));
+RDMX_DQ_COUNTER(writes, RDMX_DQ_SUM(bd, q, writes));
+RDMX_DQ_COUNTER(read_bytes, RDMX_DQ_SUM(bd, q, read_bytes));
+RDMX_DQ_COUNTER(write_bytes, RDMX_DQ_SUM(bd, q, write_bytes));
+RDMX_DQ_COUNTER(in_flight, rdmx_disk_in_flight(bd, q));
+RDMX_DQ_COUNTER(errors, RDMX_DQ_SUM(bd, q, errors));
+RDMX_DQ_COUNTER(timeouts, RDMX_DQ_SUM(bd, q, timeouts));
+RDMX_DQ_COUNTER(slow, RDMX_DQ_SUM(bd, q, slow));
+RDMX_DQ_COUNTER(requeues, RDMX_DQ_SUM(bd, q, requeues));
+RDMX_DQ_COUNTER(inline_reads, RDMX_DQ_SUM(bd, q, inline_reads));
 
 static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 				       struct kobj_attribute *a, char *buf)
@@ -1731,10 +1732,10 @@ static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 	return rdmx_disk_lat_hist(rdmx_disk_of_kobj(kobj), NULL, buf);
 }
 
-static ssize_t rdmx_bcq_lat_hist_show(struct kobject *kobj,
-				      struct kobj_attribute *a, char *buf)
+static ssize_t rdmx_dq_lat_hist_show(struct kobject *kobj,
+				     struct kobj_attribute *a, char *buf)
 {
-	struct rdmx_bcq *q = rdmx_bcq_of_kobj(kobj);
+	struct rdmx_dq *q = rdmx_dq_of_kobj(kobj);
 
 	if (!q)
 		return -ENODEV;
@@ -1743,8 +1744,8 @@ static ssize_t rdmx_bcq_lat_hist_show(struct kobject *kobj,
 
 static struct kobj_attribute rdmx_disk_attr_lat_hist =
 	__ATTR(lat_hist, 0444, rdmx_disk_lat_hist_show, NULL);
-static struct kobj_attribute rdmx_bcq_attr_lat_hist =
-	__ATTR(lat_hist, 0444, rdmx_bcq_lat_hist_show, NULL);
+static struct kobj_attribute rdmx_dq_attr_lat_hist =
+	__ATTR(lat_hist, 0444, rdmx_dq_lat_hist_show, NULL);
 
 static struct attribute *rdmx_disk_attrs[] = {
 	&rdmx_disk_attr_server.attr,
@@ -1774,23 +1775,23 @@ static const struct attribute_group rdmx_disk_group = {
 	.attrs = rdmx_disk_attrs,
 };
 
-static struct attribute *rdmx_bcq_attrs[] = {
-	&rdmx_bcq_attr_reads.attr,
-	&rdmx_bcq_attr_writes.attr,
-	&rdmx_bcq_attr_read_bytes.attr,
-	&rdmx_bcq_attr_write_bytes.attr,
-	&rdmx_bcq_attr_in_flight.attr,
-	&rdmx_bcq_attr_errors.attr,
-	&rdmx_bcq_attr_timeouts.attr,
-	&rdmx_bcq_attr_slow.attr,
-	&rdmx_bcq_attr_requeues.attr,
-	&rdmx_bcq_attr_inline_reads.attr,
-	&rdmx_bcq_attr_lat_hist.attr,
+static struct attribute *rdmx_dq_attrs[] = {
+	&rdmx_dq_attr_reads.attr,
+	&rdmx_dq_attr_writes.attr,
+	&rdmx_dq_attr_read_bytes.attr,
+	&rdmx_dq_attr_write_bytes.attr,
+	&rdmx_dq_attr_in_flight.attr,
+	&rdmx_dq_attr_errors.attr,
+	&rdmx_dq_attr_timeouts.attr,
+	&rdmx_dq_attr_slow.attr,
+	&rdmx_dq_attr_requeues.attr,
+	&rdmx_dq_attr_inline_reads.attr,
+	&rdmx_dq_attr_lat_hist.attr,
 	NULL,
 };
 
-static const struct attribute_group rdmx_bcq_group = {
-	.attrs = rdmx_bcq_attrs,
+static const struct attribute_group rdmx_dq_group = {
+	.attrs = rdmx_dq_attrs,
 };
 
 /* The disk's serial, where udev looks for one (ID_SERIAL, by-id links). */
@@ -1866,7 +1867,7 @@ static int rdmx_disk_sysfs_add(struct rdmx_disk *bd)
 			ret = -ENOMEM;
 			goto out_del;
 		}
-		ret = sysfs_create_group(bd->queues[i].kobj, &rdmx_bcq_group);
+		ret = sysfs_create_group(bd->queues[i].kobj, &rdmx_dq_group);
 		if (ret)
 			goto out_del;
 	}
@@ -1909,7 +1910,7 @@ static int rdmx_disk_add_disk(struct rdmx_disk *bd)
 	bd->tag_set.nr_hw_queues = bd->nr_queues;
 	bd->tag_set.queue_depth = bd->depth;
 	bd->tag_set.numa_node = NUMA_NO_NODE;
-	bd->tag_set.cmd_size = sizeof(struct rdmx_bcq_req) +
+	bd->tag_set.cmd_size = sizeof(struct rdmx_dq_req) +
 			       SG_CHUNK_SIZE * sizeof(struct scatterlist);
 	bd->tag_set.flags = RDMX_BLK_MQ_F_MERGE;
 	bd->tag_set.timeout = RDMX_DISK_IO_TIMEOUT_S * HZ;

@@ -6,7 +6,7 @@
  * file or a RAM region (a shmem file) under a name. A client's hardware
  * queue connects to a listener with a request offering
  * RDMX_PROTO_F_BLOCK; the listener hands it here, and it becomes a server
- * queue (struct rdmx_bsq) with its own QP, CQ and PD. Its first command binds
+ * queue (struct rdmx_srvq) with its own QP, CQ and PD. Its first command binds
  * it to an export (OPEN); then each command is checked, run by a work item
  * (backing I/O sleeps), and answered. A READ of a block device export is a
  * bio instead, answered from its completion. Data moves with rdma_rw: RDMA
@@ -30,16 +30,16 @@
  *                        write by an OPEN that fenced older queues of its
  *                        map, after it dropped rdmx_exports_mutex: never
  *                        held together with that mutex
- * rdmx_bsq_watch() (every second while queues exist, on rdmx_blk_wq) looks
+ * rdmx_srvq_watch() (every second while queues exist, on rdmx_blk_wq) looks
  * at every queue under rdmx_exports_mutex, and drops one only through
- * rdmx_bsq_expire(), under q->lock while it is not dead.
+ * rdmx_srvq_expire(), under q->lock while it is not dead.
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
  * Commands run on rdmx_blk_wq, except a READ of a block device export,
  * which the CQ's work runs itself (it sleeps no longer than submit_bio()
- * may). A bio's completion (rdmx_bsq_read_end_io()) runs in any context,
+ * may). A bio's completion (rdmx_srvq_read_end_io()) runs in any context,
  * interrupts included, so what it calls neither sleeps nor allocates: it
  * posts the response and, if that fails, ends the command
- * (rdmx_bsq_req_end()) and fails the queue (rdmx_bsq_fail()).
+ * (rdmx_srvq_req_end()) and fails the queue (rdmx_srvq_fail()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -77,14 +77,14 @@ static_assert(sizeof(struct rdmx_export_resize) ==
 	      RDMX_EXPORT_RESIZE_SIZE_VER0);
 
 /* Every server queue, bound or not (for unload). */
-static LIST_HEAD(rdmx_bsqs);
+static LIST_HEAD(rdmx_srvqs);
 struct workqueue_struct *rdmx_blk_wq;
 /* Server queues alive, for unload. */
-static atomic_t rdmx_bsq_count = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(rdmx_bsq_wait);
-static void rdmx_bsq_watch(struct work_struct *work);
+static atomic_t rdmx_srvq_count = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(rdmx_srvq_wait);
+static void rdmx_srvq_watch(struct work_struct *work);
 /* Drops half-open and vanished clients' queues; runs while queues exist. */
-static DECLARE_DELAYED_WORK(rdmx_bsq_watch_work, rdmx_bsq_watch);
+static DECLARE_DELAYED_WORK(rdmx_srvq_watch_work, rdmx_srvq_watch);
 
 /* ---- wire checks (KUnit tests these) ----------------------------------- */
 
@@ -173,7 +173,7 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_io_check);
 
 /**
- * rdmx_bsq_same_map() - whether two queues are connections of one map
+ * rdmx_srvq_same_map() - whether two queues are connections of one map
  * @a: a queue
  * @b: another
  *
@@ -183,7 +183,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_io_check);
  * Context: any context.
  * Return: true when they are.
  */
-bool rdmx_bsq_same_map(const struct rdmx_bsq *a, const struct rdmx_bsq *b)
+bool rdmx_srvq_same_map(const struct rdmx_srvq *a, const struct rdmx_srvq *b)
 {
 	return a == b ||
 	       (!uuid_is_null(&a->map_uuid) &&
@@ -193,13 +193,13 @@ bool rdmx_bsq_same_map(const struct rdmx_bsq *a, const struct rdmx_bsq *b)
 }
 
 /**
- * rdmx_bsq_disconnect() - disconnect a server queue
+ * rdmx_srvq_disconnect() - disconnect a server queue
  * @q: the queue, still listed so that its QP exists: the caller holds
  *	rdmx_exports_mutex or runs before the queue's teardown can
  *
  * Its QP goes to the error state first, so that every posted work request,
  * RDMA READs that wait for their responses included, completes (flushed)
- * and rdmx_bsq_teardown() sees its contexts come back. rdma_disconnect()
+ * and rdmx_srvq_teardown() sees its contexts come back. rdma_disconnect()
  * does that itself on InfiniBand and RoCE; on iWARP it asks for a graceful
  * close, and siw flushes neither the SQ nor its outstanding READs when such
  * a close, with nothing in transmission, is followed by the error state
@@ -208,7 +208,7 @@ bool rdmx_bsq_same_map(const struct rdmx_bsq *a, const struct rdmx_bsq *b)
  *
  * Context: process context.
  */
-void rdmx_bsq_disconnect(struct rdmx_bsq *q)
+void rdmx_srvq_disconnect(struct rdmx_srvq *q)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
@@ -219,12 +219,12 @@ void rdmx_bsq_disconnect(struct rdmx_bsq *q)
 
 /* ---- server queues: posting ---------------------------------------------- */
 
-static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc);
-static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc);
-static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc);
-static void rdmx_bsq_req_work(struct work_struct *work);
+static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdmx_srvq_req_work(struct work_struct *work);
 
-static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
+static int rdmx_srvq_post_recv(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb)
 {
 	struct ib_sge sge[2] = {
 		{ .addr = rb->cmd_dma, .length = sizeof(*rb->cmd),
@@ -248,9 +248,9 @@ static int rdmx_bsq_post_recv(struct rdmx_bsq *q, struct rdmx_bsq_rbuf *rb)
 }
 
 /* Give a context its command. */
-static void rdmx_bsq_req_prep(struct rdmx_bsq_req *req,
-			      struct rdmx_bsq_rbuf *rb,
-			      const struct rdmx_blk_io *io, u32 inline_len)
+static void rdmx_srvq_req_prep(struct rdmx_srvq_req *req,
+			       struct rdmx_srvq_rbuf *rb,
+			       const struct rdmx_blk_io *io, u32 inline_len)
 {
 	req->io = *io;
 	req->inline_len = inline_len;
@@ -261,11 +261,11 @@ static void rdmx_bsq_req_prep(struct rdmx_bsq_req *req,
 }
 
 /* Give a context its command and run it from the work queue. */
-static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
-			       struct rdmx_bsq_rbuf *rb,
-			       const struct rdmx_blk_io *io, u32 inline_len)
+static void rdmx_srvq_req_start(struct rdmx_srvq_req *req,
+				struct rdmx_srvq_rbuf *rb,
+				const struct rdmx_blk_io *io, u32 inline_len)
 {
-	rdmx_bsq_req_prep(req, rb, io, inline_len);
+	rdmx_srvq_req_prep(req, rb, io, inline_len);
 	queue_work(rdmx_blk_wq, &req->work);
 }
 
@@ -275,9 +275,9 @@ static void rdmx_bsq_req_start(struct rdmx_bsq_req *req,
  * Any context; stable once set, until the queue's teardown, which waits
  * for every command first.
  */
-static struct rdmx_export *rdmx_bsq_exp(struct rdmx_bsq *q)
+static struct rdmx_export *rdmx_srvq_exp(struct rdmx_srvq *q)
 {
-	/* Pairs with the smp_store_release() in rdmx_bsq_open(). */
+	/* Pairs with the smp_store_release() in rdmx_srvq_open(). */
 	return smp_load_acquire(&q->exp);
 }
 
@@ -286,18 +286,18 @@ static struct rdmx_export *rdmx_bsq_exp(struct rdmx_bsq *q)
  * work queue: a READ of a block device export, which only submits a bio
  * (as nvmet does); the others wait on the backing store.
  */
-static bool rdmx_bsq_runs_here(struct rdmx_bsq *q, const struct rdmx_blk_io *io)
+static bool rdmx_srvq_runs_here(struct rdmx_srvq *q, const struct rdmx_blk_io *io)
 {
-	struct rdmx_export *exp = rdmx_bsq_exp(q);
+	struct rdmx_export *exp = rdmx_srvq_exp(q);
 
 	return io->op == RDMX_BLK_OP_READ && exp && exp->bdev;
 }
 
 /* A command is over: free what it used and give its context back. */
-static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
+static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 {
-	struct rdmx_bsq *q = req->q;
-	struct rdmx_bsq_rbuf *rb;
+	struct rdmx_srvq *q = req->q;
+	struct rdmx_srvq_rbuf *rb;
 	unsigned long flags;
 
 	if (req->rw_dir != DMA_NONE) {
@@ -319,14 +319,14 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
 
 	/* The context serves the oldest waiting command, or goes back. */
 	spin_lock_irqsave(&q->lock, flags);
-	rb = list_first_entry_or_null(&q->backlog, struct rdmx_bsq_rbuf, node);
+	rb = list_first_entry_or_null(&q->backlog, struct rdmx_srvq_rbuf, node);
 	if (rb)
 		list_del_init(&rb->node);
 	else
 		list_add(&req->node, &q->free);
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (rb) {
-		rdmx_bsq_req_start(req, rb, &rb->io, rb->inline_len);
+		rdmx_srvq_req_start(req, rb, &rb->io, rb->inline_len);
 		return;
 	}
 	if (atomic_dec_and_test(&q->active))
@@ -340,21 +340,21 @@ static void rdmx_bsq_req_end(struct rdmx_bsq_req *req)
  * the queue's teardown starts; the teardown cancels it once its QP is
  * drained, before the cm_id can go.
  */
-static bool rdmx_bsq_torn_down(void *arg)
+static bool rdmx_srvq_torn_down(void *arg)
 {
-	struct rdmx_bsq *q = arg;
+	struct rdmx_srvq *q = arg;
 
 	return READ_ONCE(q->dead);
 }
 
-static void rdmx_bsq_disconnect_work(struct work_struct *work)
+static void rdmx_srvq_disconnect_work(struct work_struct *work)
 {
-	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq,
-					  disconnect_work);
+	struct rdmx_srvq *q = container_of(work, struct rdmx_srvq,
+					   disconnect_work);
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 	char who[96];
 
-	/* Failed where it could not be done at once (rdmx_bsq_fail()). */
+	/* Failed where it could not be done at once (rdmx_srvq_fail()). */
 	if (q->qp && !READ_ONCE(q->dead))
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	/* q->dead: the teardown began; it ends the connection itself. */
@@ -362,7 +362,7 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
 		 &q->peer);
 	rdmx_port_wait(q->ibdev, q->port,
 		       jiffies + msecs_to_jiffies(rdmx_params.loss_timeout_ms),
-		       rdmx_bsq_torn_down, q, who);
+		       rdmx_srvq_torn_down, q, who);
 	if (!READ_ONCE(q->dead))
 		rdma_disconnect(q->cm_id);
 }
@@ -371,18 +371,18 @@ static void rdmx_bsq_disconnect_work(struct work_struct *work)
  * Drop a client: a misbehaving one, or a queue whose work failed. The QP
  * goes to the error state at once (from process context; else from the
  * work), so nothing more of it is processed; the DREQ follows from a work
- * item (rdmx_bsq_disconnect_work()). Any context. Before
+ * item (rdmx_srvq_disconnect_work()). Any context. Before
  * the connection is ESTABLISHED (its first SEND can beat the CM's RTU)
  * rdma_disconnect() only moves the QP to error and tells the client
  * nothing: the ESTABLISHED event disconnects again.
  */
-static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
+static void rdmx_srvq_fail(struct rdmx_srvq *q, const char *why)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
 			    q->qp_index, &q->peer, why);
-	if (test_and_set_bit(RDMX_BSQ_FAILED, &q->flags))
+	if (test_and_set_bit(RDMX_SRVQ_FAILED, &q->flags))
 		return;
 	/* A driver's modify_qp may sleep: from a bio's completion, the work. */
 	if (q->qp && in_task())
@@ -395,21 +395,21 @@ static void rdmx_bsq_fail(struct rdmx_bsq *q, const char *why)
  * for its answer forever, so a live queue is dropped (-ECONNRESET: the
  * queue is going already).
  */
-static void rdmx_bsq_post_failed(struct rdmx_bsq_req *req, int err,
-				 const char *what)
+static void rdmx_srvq_post_failed(struct rdmx_srvq_req *req, int err,
+				  const char *what)
 {
 	if (err != -ECONNRESET)
-		rdmx_bsq_fail(req->q, what);
-	rdmx_bsq_req_end(req);
+		rdmx_srvq_fail(req->q, what);
+	rdmx_srvq_req_end(req);
 }
 
 /*
  * Send the response: after the RDMA WRITE of a read's data when there is
  * one, or with the data after it (inline READ).
  */
-static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
+static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 {
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq *q = req->q;
 	struct rdmx_blk_rsp *rsp = req->rsp;
 	struct ib_sge sge[2] = {
 		{ .addr = req->rsp_dma, .length = sizeof(*rsp),
@@ -425,7 +425,7 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	bool rkey = (req->io.op == RDMX_BLK_OP_READ ||
 		     req->io.op == RDMX_BLK_OP_WRITE) &&
 		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
-	struct rdmx_export *exp = rdmx_bsq_exp(q);
+	struct rdmx_export *exp = rdmx_srvq_exp(q);
 	unsigned long flags;
 	int ret = -ECONNRESET;
 
@@ -463,13 +463,13 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (ret)
-		rdmx_bsq_post_failed(req, ret, "cannot post a response");
+		rdmx_srvq_post_failed(req, ret, "cannot post a response");
 }
 
 /*
  * Send a queue's client an event: a response, carrying the export's size
  * as they all do, to no command. It tells the client the export grew, or
- * (a keepalive, rdmx_bsq_watch()) proves that its QP is still there: the
+ * (a keepalive, rdmx_srvq_watch()) proves that its QP is still there: the
  * SEND completes in error once the transport gives up on it. A queue
  * without a free context is busy: its next response carries the size, and
  * its completion the proof, anyway. The event's context ends with its
@@ -478,15 +478,15 @@ static void rdmx_bsq_respond(struct rdmx_bsq_req *req)
  *
  * Return: whether it was sent.
  */
-static bool rdmx_bsq_send_event(struct rdmx_bsq *q)
+static bool rdmx_srvq_send_event(struct rdmx_srvq *q)
 {
-	struct rdmx_bsq_req *req;
+	struct rdmx_srvq_req *req;
 	unsigned long flags;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	spin_lock_irqsave(&q->lock, flags);
 	req = q->dead ? NULL :
-	      list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
+	      list_first_entry_or_null(&q->free, struct rdmx_srvq_req, node);
 	if (req) {
 		list_del_init(&req->node);
 		atomic_inc(&q->active);
@@ -498,40 +498,40 @@ static bool rdmx_bsq_send_event(struct rdmx_bsq *q)
 	req->tag_held = false;	/* no tag of the client's */
 	req->status = 0;
 	memset(req->rsp, 0, sizeof(*req->rsp));
-	rdmx_bsq_respond(req);
+	rdmx_srvq_respond(req);
 	return true;
 }
 
 /**
- * rdmx_bsq_notify_size() - tell a queue's client the export's new size now
+ * rdmx_srvq_notify_size() - tell a queue's client the export's new size now
  * @q: the queue; nothing is sent when its client takes no events
  *
  * Context: under rdmx_exports_mutex (the queue is listed).
  */
-void rdmx_bsq_notify_size(struct rdmx_bsq *q)
+void rdmx_srvq_notify_size(struct rdmx_srvq *q)
 {
 	if (q->events)
-		rdmx_bsq_send_event(q);
+		rdmx_srvq_send_event(q);
 }
 
 /* Repost the command's receive: the command no longer needs its bytes. */
-static void rdmx_bsq_repost(struct rdmx_bsq_req *req)
+static void rdmx_srvq_repost(struct rdmx_srvq_req *req)
 {
-	struct rdmx_bsq_rbuf *rb = req->rb;
+	struct rdmx_srvq_rbuf *rb = req->rb;
 	int ret;
 
 	req->rb = NULL;
 	if (!rb)
 		return;
-	ret = rdmx_bsq_post_recv(req->q, rb);
+	ret = rdmx_srvq_post_recv(req->q, rb);
 	if (ret && ret != -ECONNRESET)	/* -ECONNRESET: the queue is going */
-		rdmx_bsq_fail(req->q, "cannot post a receive");
+		rdmx_srvq_fail(req->q, "cannot post a receive");
 }
 
-static int rdmx_bsq_alloc_data(struct rdmx_bsq_req *req,
-			       enum dma_data_direction dir)
+static int rdmx_srvq_alloc_data(struct rdmx_srvq_req *req,
+				enum dma_data_direction dir)
 {
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq *q = req->q;
 	int ret;
 
 	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
@@ -551,15 +551,15 @@ static int rdmx_bsq_alloc_data(struct rdmx_bsq_req *req,
  * Whatever changes the backing store (a write, zeroing, a discard) runs
  * inside the export's fence: a queue that a newer incarnation of its map
  * fenced changes nothing more, and the OPEN that fenced it is answered only
- * once the changes already under way have ended (rdmx_bsq_fence()). A
+ * once the changes already under way have ended (rdmx_srvq_fence()). A
  * write delayed on a dead connection therefore never lands over one the
  * client made, and saw acknowledged, after it reconnected.
  */
-static bool rdmx_bsq_change_begin(struct rdmx_bsq *q, struct rdmx_export *exp)
+static bool rdmx_srvq_change_begin(struct rdmx_srvq *q, struct rdmx_export *exp)
 {
 	lockdep_assert_not_held(&rdmx_exports_mutex);
 	percpu_down_read(&exp->fence);
-	if (!test_bit(RDMX_BSQ_FENCED, &q->flags))
+	if (!test_bit(RDMX_SRVQ_FENCED, &q->flags))
 		return true;
 	percpu_up_read(&exp->fence);
 	pr_warn_ratelimited("export %s: a write from %pISc's replaced connection (queue %u) is dropped\n",
@@ -567,14 +567,14 @@ static bool rdmx_bsq_change_begin(struct rdmx_bsq *q, struct rdmx_export *exp)
 	return false;
 }
 
-static void rdmx_bsq_change_end(struct rdmx_export *exp)
+static void rdmx_srvq_change_end(struct rdmx_export *exp)
 {
 	percpu_up_read(&exp->fence);
 }
 
-static ssize_t rdmx_bsq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
-				unsigned int nr, u32 len, u64 off, bool write,
-				bool fua)
+static ssize_t rdmx_srvq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
+				 unsigned int nr, u32 len, u64 off, bool write,
+				 bool fua)
 {
 	struct iov_iter iter;
 	loff_t pos = off;
@@ -590,7 +590,7 @@ static ssize_t rdmx_bsq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
 	return ret < 0 ? ret : 0;
 }
 
-static int rdmx_bsq_sgl_io(struct rdmx_bsq_req *req, bool write)
+static int rdmx_srvq_sgl_io(struct rdmx_srvq_req *req, bool write)
 {
 	struct rdmx_export *exp = req->q->exp;
 	struct scatterlist *sg;
@@ -603,14 +603,14 @@ static int rdmx_bsq_sgl_io(struct rdmx_bsq_req *req, bool write)
 		return -ENOMEM;
 	for_each_sg(req->sgl, sg, req->nents, i)
 		bvec_set_page(&bv[i], sg_page(sg), sg->length, sg->offset);
-	ret = rdmx_bsq_file_io(exp, bv, req->nents, req->io.length,
-			       req->io.offset, write,
-			       req->io.flags & RDMX_BLK_CMD_FUA);
+	ret = rdmx_srvq_file_io(exp, bv, req->nents, req->io.length,
+				req->io.offset, write,
+				req->io.flags & RDMX_BLK_CMD_FUA);
 	kvfree(bv);
 	return ret;
 }
 
-static int rdmx_bsq_zero(struct rdmx_bsq_req *req, bool discard)
+static int rdmx_srvq_zero(struct rdmx_srvq_req *req, bool discard)
 {
 	struct rdmx_export *exp = req->q->exp;
 	int mode = FALLOC_FL_KEEP_SIZE;
@@ -635,12 +635,12 @@ static u32 rdmx_errno_wire(int err);
  * interrupt context): the response's second scatter entry (inline) or an
  * rdma_rw context for the RDMA WRITE.
  */
-static int rdmx_bsq_read_map(struct rdmx_bsq_req *req)
+static int rdmx_srvq_read_map(struct rdmx_srvq_req *req)
 {
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq *q = req->q;
 
 	if (!(req->io.flags & RDMX_BLK_CMD_INLINE))
-		return rdmx_bsq_alloc_data(req, DMA_TO_DEVICE);
+		return rdmx_srvq_alloc_data(req, DMA_TO_DEVICE);
 	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
 	if (!req->sgl)
 		return -ENOMEM;
@@ -656,9 +656,9 @@ static int rdmx_bsq_read_map(struct rdmx_bsq_req *req)
  * A READ has its data, or failed with @err: answer it. From the command's
  * work, or from its bio's completion (any context).
  */
-static void rdmx_bsq_read_done(struct rdmx_bsq_req *req, int err)
+static void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
 {
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq *q = req->q;
 	struct rdmx_export *exp = q->exp;
 
 	if (!err) {
@@ -673,23 +673,23 @@ static void rdmx_bsq_read_done(struct rdmx_bsq_req *req, int err)
 			 req->io.offset, req->io.length, err);
 	}
 	req->status = rdmx_errno_wire(err);
-	rdmx_bsq_respond(req);
+	rdmx_srvq_respond(req);
 }
 
-static void rdmx_bsq_read_end_io(struct bio *bio)
+static void rdmx_srvq_read_end_io(struct bio *bio)
 {
-	struct rdmx_bsq_req *req = bio->bi_private;
+	struct rdmx_srvq_req *req = bio->bi_private;
 	int err = blk_status_to_errno(bio->bi_status);
 
 	bio_put(bio);
-	rdmx_bsq_read_done(req, err);
+	rdmx_srvq_read_done(req, err);
 }
 
 /*
  * A READ of a block device export: a bio straight to the device, answered
  * from its completion, as nvmet's bdev backend does; no thread waits.
  */
-static void rdmx_bsq_read_bio(struct rdmx_bsq_req *req)
+static void rdmx_srvq_read_bio(struct rdmx_srvq_req *req)
 {
 	struct block_device *bdev = req->q->exp->bdev;
 	struct scatterlist *sg;
@@ -699,12 +699,12 @@ static void rdmx_bsq_read_bio(struct rdmx_bsq_req *req)
 	bio = bio_alloc(bdev, req->nents, REQ_OP_READ, GFP_KERNEL);
 	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
 	bio->bi_private = req;
-	bio->bi_end_io = rdmx_bsq_read_end_io;
+	bio->bi_end_io = rdmx_srvq_read_end_io;
 	for_each_sg(req->sgl, sg, req->nents, i) {
 		if (bio_add_page(bio, sg_page(sg), sg->length,
 				 sg->offset) != sg->length) {
 			bio_put(bio);
-			rdmx_bsq_read_done(req, -EIO);
+			rdmx_srvq_read_done(req, -EIO);
 			return;
 		}
 	}
@@ -735,32 +735,32 @@ static u32 rdmx_errno_wire(int err)
 
 /*
  * Fencing, under rdmx_exports_mutex: @q, about to be bound to @exp, is a
- * connection of a client's map (struct rdmx_bsq's @map_uuid from the same
+ * connection of a client's map (struct rdmx_srvq's @map_uuid from the same
  * host) in incarnation @gen. Queues of an older incarnation of the same
  * map still bound to @exp are fenced (they change the backing store no
  * more) and failed. Return: -ESTALE when a newer incarnation is bound
  * already (@q is a connection its client gave up on); else 1 when a queue
  * of an older one is bound (the caller waits for the changes it has under
- * way, rdmx_bsq_change_begin()), 0 when none is. A map without a uuid is
+ * way, rdmx_srvq_change_begin()), 0 when none is. A map without a uuid is
  * never fenced.
  */
-static int rdmx_bsq_fence(struct rdmx_export *exp, struct rdmx_bsq *q)
+static int rdmx_srvq_fence(struct rdmx_export *exp, struct rdmx_srvq *q)
 {
-	struct rdmx_bsq *o;
+	struct rdmx_srvq *o;
 	int older = 0;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	if (uuid_is_null(&q->map_uuid))
 		return 0;
 	list_for_each_entry(o, &exp->queues, exp_node)
-		if (o->gen > q->gen && rdmx_bsq_same_map(o, q))
+		if (o->gen > q->gen && rdmx_srvq_same_map(o, q))
 			return -ESTALE;
 	list_for_each_entry(o, &exp->queues, exp_node) {
-		if (o->gen >= q->gen || !rdmx_bsq_same_map(o, q))
+		if (o->gen >= q->gen || !rdmx_srvq_same_map(o, q))
 			continue;
 		older = 1;
-		if (!test_and_set_bit(RDMX_BSQ_FENCED, &o->flags))
-			rdmx_bsq_fail(o, "replaced by a newer connection of its map");
+		if (!test_and_set_bit(RDMX_SRVQ_FENCED, &o->flags))
+			rdmx_srvq_fail(o, "replaced by a newer connection of its map");
 	}
 	return older;
 }
@@ -769,29 +769,29 @@ static int rdmx_bsq_fence(struct rdmx_export *exp, struct rdmx_bsq *q)
  * A queue of another map than @q's that writes @exp and is not going
  * (failed, fenced or torn down), or NULL. Under rdmx_exports_mutex.
  */
-static struct rdmx_bsq *rdmx_export_writer(struct rdmx_export *exp,
-					   struct rdmx_bsq *q)
+static struct rdmx_srvq *rdmx_export_writer(struct rdmx_export *exp,
+					    struct rdmx_srvq *q)
 {
-	struct rdmx_bsq *o;
+	struct rdmx_srvq *o;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	list_for_each_entry(o, &exp->queues, exp_node)
-		if (!o->ro && !rdmx_bsq_same_map(o, q) &&
-		    !test_bit(RDMX_BSQ_TORN, &o->flags) &&
-		    !test_bit(RDMX_BSQ_FAILED, &o->flags) &&
-		    !test_bit(RDMX_BSQ_FENCED, &o->flags))
+		if (!o->ro && !rdmx_srvq_same_map(o, q) &&
+		    !test_bit(RDMX_SRVQ_TORN, &o->flags) &&
+		    !test_bit(RDMX_SRVQ_FAILED, &o->flags) &&
+		    !test_bit(RDMX_SRVQ_FENCED, &o->flags))
 			return o;
 	return NULL;
 }
 
 /* OPEN: bind the queue to the export the command names. */
-static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
+static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 {
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq *q = req->q;
 	struct rdmx_blk_rsp *rsp = req->rsp;
 	struct rdmx_export *exp = NULL;
 	char n[RDMX_EXPORT_NAME_LEN];
-	struct rdmx_bsq *writer;
+	struct rdmx_srvq *writer;
 	int ret = 0, fence = 0;
 
 	memcpy(n, name, sizeof(n));
@@ -837,7 +837,7 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 				    &writer->peer, &writer->map_uuid);
 		ret = -EBUSY;
 	} else {
-		fence = rdmx_bsq_fence(exp, q);
+		fence = rdmx_srvq_fence(exp, q);
 		if (fence < 0) {
 			pr_warn_ratelimited("export %s: %pISc opened a connection of a map that reconnected since; refused\n",
 					    exp->name, &q->peer);
@@ -853,9 +853,9 @@ static int rdmx_bsq_open(struct rdmx_bsq_req *req, const u8 *name)
 		q->max_io = min(q->max_io, exp->max_io);
 		/*
 		 * Published last: a command that sees the export sees the
-		 * terms it was opened with (rdmx_bsq_exp()).
+		 * terms it was opened with (rdmx_srvq_exp()).
 		 */
-		smp_store_release(&q->exp, exp); /* see rdmx_bsq_exp() */
+		smp_store_release(&q->exp, exp); /* see rdmx_srvq_exp() */
 		list_add_tail(&q->exp_node, &exp->queues);
 		WRITE_ONCE(exp->nr_queues, exp->nr_queues + 1);
 		rsp->max_io = cpu_to_le32(q->max_io);
@@ -888,11 +888,11 @@ out:
  * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
  * of a block device): stage one, or stage two of a write.
  */
-static void rdmx_bsq_req_work(struct work_struct *work)
+static void rdmx_srvq_req_work(struct work_struct *work)
 {
-	struct rdmx_bsq_req *req = container_of(work, struct rdmx_bsq_req,
-						work);
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq_req *req = container_of(work, struct rdmx_srvq_req,
+						 work);
+	struct rdmx_srvq *q = req->q;
 	struct rdmx_blk_limits lim;
 	struct rdmx_export *exp;
 	unsigned long flags;
@@ -900,30 +900,30 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 	int ret = 0;
 
 	if (req->io.op == RDMX_BLK_OP_OPEN) {
-		ret = rdmx_bsq_open(req, req->rb->cmd->name);
+		ret = rdmx_srvq_open(req, req->rb->cmd->name);
 		atomic_dec(&q->opens);
-		rdmx_bsq_repost(req);
+		rdmx_srvq_repost(req);
 		if (ret == -EPROTO) {
-			rdmx_bsq_fail(q, "malformed OPEN");
-			rdmx_bsq_req_end(req);
+			rdmx_srvq_fail(q, "malformed OPEN");
+			rdmx_srvq_req_end(req);
 			return;
 		}
 		goto respond;
 	}
-	exp = rdmx_bsq_exp(q);
+	exp = rdmx_srvq_exp(q);
 	if (req->rw_dir == DMA_FROM_DEVICE) {
 		/* Stage two of a write: the client's data is here. */
 		ret = -ESTALE;
-		if (rdmx_bsq_change_begin(q, exp)) {
-			ret = rdmx_bsq_sgl_io(req, true);
-			rdmx_bsq_change_end(exp);
+		if (rdmx_srvq_change_begin(q, exp)) {
+			ret = rdmx_srvq_sgl_io(req, true);
+			rdmx_srvq_change_end(exp);
 		}
 		goto done;
 	}
 	if (!exp) {
-		rdmx_bsq_repost(req);
-		rdmx_bsq_fail(q, "a command before OPEN");
-		rdmx_bsq_req_end(req);
+		rdmx_srvq_repost(req);
+		rdmx_srvq_fail(q, "a command before OPEN");
+		rdmx_srvq_req_end(req);
 		return;
 	}
 	lim = (struct rdmx_blk_limits){
@@ -938,10 +938,10 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 		pr_warn_ratelimited("export %s: %pISc: command %u [%llu, +%u) refused: %d\n",
 				    exp->name, &q->peer, req->io.op,
 				    req->io.offset, req->io.length, ret);
-		rdmx_bsq_repost(req);
+		rdmx_srvq_repost(req);
 		if (ret == -EPROTO) {
-			rdmx_bsq_fail(q, "malformed command");
-			rdmx_bsq_req_end(req);
+			rdmx_srvq_fail(q, "malformed command");
+			rdmx_srvq_req_end(req);
 			return;
 		}
 		goto respond;
@@ -949,15 +949,15 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 
 	switch (req->io.op) {
 	case RDMX_BLK_OP_READ:
-		rdmx_bsq_repost(req);
-		ret = rdmx_bsq_read_map(req);
+		rdmx_srvq_repost(req);
+		ret = rdmx_srvq_read_map(req);
 		if (ret)
 			break;
 		if (exp->bdev && req->nents <= BIO_MAX_VECS) {
-			rdmx_bsq_read_bio(req);
+			rdmx_srvq_read_bio(req);
 			return;		/* answered from its completion */
 		}
-		rdmx_bsq_read_done(req, rdmx_bsq_sgl_io(req, false));
+		rdmx_srvq_read_done(req, rdmx_srvq_sgl_io(req, false));
 		return;
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
@@ -966,19 +966,19 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 						   DMA_FROM_DEVICE);
 			bvec_set_page(&bv, req->rb->data, req->io.length, 0);
 			ret = -ESTALE;
-			if (rdmx_bsq_change_begin(q, exp)) {
-				ret = rdmx_bsq_file_io(exp, &bv, 1,
-						       req->io.length,
-						       req->io.offset, true,
-						       req->io.flags &
-						       RDMX_BLK_CMD_FUA);
-				rdmx_bsq_change_end(exp);
+			if (rdmx_srvq_change_begin(q, exp)) {
+				ret = rdmx_srvq_file_io(exp, &bv, 1,
+							req->io.length,
+							req->io.offset, true,
+							req->io.flags &
+							RDMX_BLK_CMD_FUA);
+				rdmx_srvq_change_end(exp);
 			}
-			rdmx_bsq_repost(req);
+			rdmx_srvq_repost(req);
 			goto done;
 		}
-		rdmx_bsq_repost(req);
-		ret = rdmx_bsq_alloc_data(req, DMA_FROM_DEVICE);
+		rdmx_srvq_repost(req);
+		ret = rdmx_srvq_alloc_data(req, DMA_FROM_DEVICE);
 		if (ret)
 			break;
 		spin_lock_irqsave(&q->lock, flags);
@@ -987,21 +987,21 @@ static void rdmx_bsq_req_work(struct work_struct *work)
 				       NULL);
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (ret)
-			rdmx_bsq_post_failed(req, ret, "cannot post an RDMA READ");
-		return;		/* stage two runs from rdmx_bsq_rw_done() */
+			rdmx_srvq_post_failed(req, ret, "cannot post an RDMA READ");
+		return;		/* stage two runs from rdmx_srvq_rw_done() */
 	case RDMX_BLK_OP_FLUSH:
-		rdmx_bsq_repost(req);
+		rdmx_srvq_repost(req);
 		if (!exp->ram)
 			ret = vfs_fsync(exp->file, 0);
 		break;
 	case RDMX_BLK_OP_DISCARD:
 	case RDMX_BLK_OP_WRITE_ZEROES:
-		rdmx_bsq_repost(req);
+		rdmx_srvq_repost(req);
 		ret = -ESTALE;
-		if (rdmx_bsq_change_begin(q, exp)) {
-			ret = rdmx_bsq_zero(req,
-					    req->io.op == RDMX_BLK_OP_DISCARD);
-			rdmx_bsq_change_end(exp);
+		if (rdmx_srvq_change_begin(q, exp)) {
+			ret = rdmx_srvq_zero(req,
+					     req->io.op == RDMX_BLK_OP_DISCARD);
+			rdmx_srvq_change_end(exp);
 		}
 		break;
 	}
@@ -1017,17 +1017,17 @@ respond:
 		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
 			 req->io.offset, req->io.length, ret);
 	req->status = rdmx_errno_wire(ret);
-	rdmx_bsq_respond(req);
+	rdmx_srvq_respond(req);
 }
 
 /* ---- server queues: completions ------------------------------------------ */
 
-static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bsq_rbuf *rb = container_of(wc->wr_cqe,
-						struct rdmx_bsq_rbuf, cqe);
-	struct rdmx_bsq *q = rb->q;
-	struct rdmx_bsq_req *req;
+	struct rdmx_srvq_rbuf *rb = container_of(wc->wr_cqe,
+						 struct rdmx_srvq_rbuf, cqe);
+	struct rdmx_srvq *q = rb->q;
+	struct rdmx_srvq_req *req;
 	struct rdmx_blk_io io;
 	unsigned long flags;
 
@@ -1040,7 +1040,7 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			pr_warn_ratelimited("block queue %u from %pISpc: receive failed: %s\n",
 					    q->qp_index, &q->peer,
 					    ib_wc_status_msg(wc->status));
-			rdmx_bsq_fail(q, "receive failed");
+			rdmx_srvq_fail(q, "receive failed");
 		}
 		return;
 	}
@@ -1049,17 +1049,17 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
 	if (wc->byte_len < sizeof(*rb->cmd) ||
 	    rdmx_blk_cmd_parse(rb->cmd, &io) || io.tag >= q->depth) {
-		rdmx_bsq_fail(q, "malformed command header");
+		rdmx_srvq_fail(q, "malformed command header");
 		return;
 	}
 	if (io.op == RDMX_BLK_OP_OPEN)
-		atomic_inc(&q->opens);	/* answered: rdmx_bsq_req_work() */
+		atomic_inc(&q->opens);	/* answered: rdmx_srvq_req_work() */
 	if (test_and_set_bit(io.tag, q->busy)) {
-		rdmx_bsq_fail(q, "a command reused a busy tag");
+		rdmx_srvq_fail(q, "a command reused a busy tag");
 		return;
 	}
 	spin_lock_irqsave(&q->lock, flags);
-	req = list_first_entry_or_null(&q->free, struct rdmx_bsq_req, node);
+	req = list_first_entry_or_null(&q->free, struct rdmx_srvq_req, node);
 	if (req) {
 		list_del_init(&req->node);
 		atomic_inc(&q->active);
@@ -1071,33 +1071,33 @@ static void rdmx_bsq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (!req)
 		return;
-	rdmx_bsq_req_prep(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
-	if (rdmx_bsq_runs_here(q, &io))
-		rdmx_bsq_req_work(&req->work);
+	rdmx_srvq_req_prep(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
+	if (rdmx_srvq_runs_here(q, &io))
+		rdmx_srvq_req_work(&req->work);
 	else
 		queue_work(rdmx_blk_wq, &req->work);
 }
 
-static void rdmx_bsq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bsq_req *req = container_of(wc->wr_cqe,
-						struct rdmx_bsq_req, rw_cqe);
+	struct rdmx_srvq_req *req = container_of(wc->wr_cqe,
+						 struct rdmx_srvq_req, rw_cqe);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmx_bsq_fail(req->q, "RDMA READ of a write's data failed");
-		rdmx_bsq_req_end(req);
+			rdmx_srvq_fail(req->q, "RDMA READ of a write's data failed");
+		rdmx_srvq_req_end(req);
 		return;
 	}
 	WRITE_ONCE(req->q->alive_seq, req->q->alive_seq + 1);
 	queue_work(rdmx_blk_wq, &req->work);
 }
 
-static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rdmx_bsq_req *req = container_of(wc->wr_cqe,
-						struct rdmx_bsq_req, send_cqe);
-	struct rdmx_bsq *q = req->q;
+	struct rdmx_srvq_req *req = container_of(wc->wr_cqe,
+						 struct rdmx_srvq_req, send_cqe);
+	struct rdmx_srvq *q = req->q;
 	bool event = req->io.tag == RDMX_BLK_TAG_EVENT;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
@@ -1107,24 +1107,24 @@ static void rdmx_bsq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 				    q->qp_index, &q->peer,
 				    event ? "event (keepalive)" : "response",
 				    ib_wc_status_msg(wc->status));
-		rdmx_bsq_fail(q, event ? "the client is unreachable" :
+		rdmx_srvq_fail(q, event ? "the client is unreachable" :
 				 "response failed");
 	} else if (wc->status == IB_WC_SUCCESS) {
 		WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
 	}
 	if (event)
-		clear_bit(RDMX_BSQ_PROBING, &q->flags);
-	rdmx_bsq_req_end(req);
+		clear_bit(RDMX_SRVQ_PROBING, &q->flags);
+	rdmx_srvq_req_end(req);
 }
 
 /* ---- server queues: setup and teardown ---------------------------------- */
 
-static void rdmx_bsq_free_bufs(struct rdmx_bsq *q)
+static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 {
 	unsigned int i;
 
 	for (i = 0; q->rbufs && i < q->depth; i++) {
-		struct rdmx_bsq_rbuf *rb = &q->rbufs[i];
+		struct rdmx_srvq_rbuf *rb = &q->rbufs[i];
 
 		if (rb->cmd_dma)
 			ib_dma_unmap_single(q->ibdev, rb->cmd_dma,
@@ -1137,7 +1137,7 @@ static void rdmx_bsq_free_bufs(struct rdmx_bsq *q)
 		kfree(rb->cmd);
 	}
 	for (i = 0; q->reqs && i < q->nr_reqs; i++) {
-		struct rdmx_bsq_req *req = &q->reqs[i];
+		struct rdmx_srvq_req *req = &q->reqs[i];
 
 		if (req->rsp_dma)
 			ib_dma_unmap_single(q->ibdev, req->rsp_dma,
@@ -1152,22 +1152,22 @@ static void rdmx_bsq_free_bufs(struct rdmx_bsq *q)
 	q->busy = NULL;
 }
 
-static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
+static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 {
 	unsigned int i;
 
 	q->busy = bitmap_zalloc(q->depth, GFP_KERNEL);
-	q->nr_reqs = q->depth * RDMX_BSQ_CTX_FACTOR;
+	q->nr_reqs = q->depth * RDMX_SRVQ_CTX_FACTOR;
 	q->reqs = kvcalloc(q->nr_reqs, sizeof(*q->reqs), GFP_KERNEL);
 	q->rbufs = kvcalloc(q->depth, sizeof(*q->rbufs), GFP_KERNEL);
 	if (!q->busy || !q->reqs || !q->rbufs)
 		return -ENOMEM;
 	for (i = 0; i < q->depth; i++) {
-		struct rdmx_bsq_rbuf *rb = &q->rbufs[i];
+		struct rdmx_srvq_rbuf *rb = &q->rbufs[i];
 
 		rb->q = q;
 		INIT_LIST_HEAD(&rb->node);
-		rb->cqe.done = rdmx_bsq_recv_done;
+		rb->cqe.done = rdmx_srvq_recv_done;
 		rb->cmd = kmalloc(sizeof(*rb->cmd), GFP_KERNEL);
 		rb->data = alloc_page(GFP_KERNEL);
 		if (!rb->cmd || !rb->data)
@@ -1187,14 +1187,14 @@ static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
 		}
 	}
 	for (i = 0; i < q->nr_reqs; i++) {
-		struct rdmx_bsq_req *req = &q->reqs[i];
+		struct rdmx_srvq_req *req = &q->reqs[i];
 
 		req->q = q;
 		list_add_tail(&req->node, &q->free);
 		req->rw_dir = DMA_NONE;
-		INIT_WORK(&req->work, rdmx_bsq_req_work);
-		req->rw_cqe.done = rdmx_bsq_rw_done;
-		req->send_cqe.done = rdmx_bsq_send_done;
+		INIT_WORK(&req->work, rdmx_srvq_req_work);
+		req->rw_cqe.done = rdmx_srvq_rw_done;
+		req->send_cqe.done = rdmx_srvq_send_done;
 		req->rsp = kzalloc(sizeof(*req->rsp), GFP_KERNEL);
 		if (!req->rsp)
 			return -ENOMEM;
@@ -1212,10 +1212,10 @@ static int rdmx_bsq_alloc_bufs(struct rdmx_bsq *q)
 /*
  * Tear a queue down: stop posting, drain the QP (every posted work request
  * completes, flushed), wait for the commands still running, then free.
- * Runs once (RDMX_BSQ_TORN); the caller destroys the cm_id afterwards, or
+ * Runs once (RDMX_SRVQ_TORN); the caller destroys the cm_id afterwards, or
  * lets rdma_cm do it.
  */
-static void rdmx_bsq_teardown(struct rdmx_bsq *q)
+static void rdmx_srvq_teardown(struct rdmx_srvq *q)
 {
 	struct rdmx_export *exp;
 	unsigned long flags;
@@ -1249,7 +1249,7 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	if (q->qp)
 		rdma_destroy_qp(q->cm_id);
 	q->qp = NULL;
-	rdmx_bsq_free_bufs(q);
+	rdmx_srvq_free_bufs(q);
 	if (q->cq)
 		ib_cq_pool_put(q->cq, q->cq_size);
 	q->cq = NULL;
@@ -1261,23 +1261,23 @@ static void rdmx_bsq_teardown(struct rdmx_bsq *q)
 	q->exp = NULL;
 }
 
-static void rdmx_bsq_free(struct rdmx_bsq *q)
+static void rdmx_srvq_free(struct rdmx_srvq *q)
 {
 	kfree(q);
-	if (atomic_dec_and_test(&rdmx_bsq_count))
-		wake_up(&rdmx_bsq_wait);
+	if (atomic_dec_and_test(&rdmx_srvq_count))
+		wake_up(&rdmx_srvq_wait);
 }
 
-static void rdmx_bsq_release_work(struct work_struct *work)
+static void rdmx_srvq_release_work(struct work_struct *work)
 {
-	struct rdmx_bsq *q = container_of(work, struct rdmx_bsq, release_work);
+	struct rdmx_srvq *q = container_of(work, struct rdmx_srvq, release_work);
 
-	rdmx_bsq_teardown(q);
+	rdmx_srvq_teardown(q);
 	rdma_destroy_id(q->cm_id);
-	rdmx_bsq_free(q);
+	rdmx_srvq_free(q);
 }
 
-static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
+static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 {
 	struct ib_qp_cap cap = {};
 	struct ib_device_attr *da = &q->ibdev->attrs;
@@ -1296,7 +1296,7 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 	factor = rdma_rw_mr_factor(q->ibdev, q->port, pages);
 	/* Grant fewer tags when the send queue could not hold them all. */
 	for (;;) {
-		ctxs = q->depth * RDMX_BSQ_CTX_FACTOR;
+		ctxs = q->depth * RDMX_SRVQ_CTX_FACTOR;
 		if (q->depth <= 2 ||
 		    ctxs * (1 + wrs_per_io) + 1 +
 		    rdma_rw_max_send_wr(q->ibdev, q->port, ctxs * factor, 0) <=
@@ -1328,19 +1328,19 @@ static int rdmx_bsq_create_ib(struct rdmx_bsq *q)
 }
 
 /*
- * Drop a queue rdmx_bsq_watch() gave up on. Unlike rdmx_bsq_fail(), from a
+ * Drop a queue rdmx_srvq_watch() gave up on. Unlike rdmx_srvq_fail(), from a
  * thread that is neither a completion nor a command of the queue: its
  * teardown may have begun, so the work is queued only under q->lock while
  * the queue is not dead (the teardown makes it dead under that lock before
  * it cancels the work). The work moves the QP to the error state.
  */
-static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
+static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 {
 	unsigned long flags;
 	bool go;
 
 	spin_lock_irqsave(&q->lock, flags);
-	go = !q->dead && !test_and_set_bit(RDMX_BSQ_FAILED, &q->flags);
+	go = !q->dead && !test_and_set_bit(RDMX_SRVQ_FAILED, &q->flags);
 	if (go)
 		queue_work(rdmx_blk_wq, &q->disconnect_work);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -1350,8 +1350,8 @@ static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
 }
 
 /*
- * Every RDMX_BSQ_WATCH_MS while server queues exist: a queue that is not
- * bound to an export RDMX_BSQ_OPEN_MS after its request (and is not
+ * Every RDMX_SRVQ_WATCH_MS while server queues exist: a queue that is not
+ * bound to an export RDMX_SRVQ_OPEN_MS after its request (and is not
  * answering an OPEN) is half-open, and dropped; a bound queue that took
  * events and showed no sign of its client (@alive_seq) for
  * rdmx_blk_params.keepalive_ms gets a
@@ -1365,31 +1365,31 @@ static void rdmx_bsq_expire(struct rdmx_bsq *q, const char *why)
  * periods. Nothing here waits for a
  * peer.
  */
-static void rdmx_bsq_watch(struct work_struct *work)
+static void rdmx_srvq_watch(struct work_struct *work)
 {
 	unsigned int ka_ms = READ_ONCE(rdmx_blk_params.keepalive_ms);
 	unsigned long now = jiffies, unanswered;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 	bool again;
 
 	unanswered = msecs_to_jiffies(max_t(unsigned int, ka_ms,
-					    RDMX_BSQ_WATCH_MS)) *
+					    RDMX_SRVQ_WATCH_MS)) *
 		     READ_ONCE(rdmx_params.hb_miss_max);
 	mutex_lock(&rdmx_exports_mutex);
-	list_for_each_entry(q, &rdmx_bsqs, node) {
+	list_for_each_entry(q, &rdmx_srvqs, node) {
 		unsigned int rx = READ_ONCE(q->alive_seq);
 
-		if (!test_bit(RDMX_BSQ_LIVE, &q->flags) ||
-		    test_bit(RDMX_BSQ_FAILED, &q->flags) || READ_ONCE(q->dead))
+		if (!test_bit(RDMX_SRVQ_LIVE, &q->flags) ||
+		    test_bit(RDMX_SRVQ_FAILED, &q->flags) || READ_ONCE(q->dead))
 			continue;
 		if (!q->exp) {
 			if (!atomic_read(&q->opens) &&
 			    time_after(now, q->born +
-				       msecs_to_jiffies(RDMX_BSQ_OPEN_MS)))
-				rdmx_bsq_expire(q, "not bound to an export in time");
+				       msecs_to_jiffies(RDMX_SRVQ_OPEN_MS)))
+				rdmx_srvq_expire(q, "not bound to an export in time");
 			continue;
 		}
-		if (test_bit(RDMX_BSQ_PROBING, &q->flags)) {
+		if (test_bit(RDMX_SRVQ_PROBING, &q->flags)) {
 			/*
 			 * The keepalive's SEND may wait behind transfers
 			 * of a busy queue: while any of them completes, the
@@ -1399,7 +1399,7 @@ static void rdmx_bsq_watch(struct work_struct *work)
 				q->ka_rx = rx;
 				q->probe_at = now;
 			} else if (time_after(now, q->probe_at + unanswered)) {
-				rdmx_bsq_expire(q, "keepalive unanswered");
+				rdmx_srvq_expire(q, "keepalive unanswered");
 			}
 			continue;
 		}
@@ -1413,29 +1413,29 @@ static void rdmx_bsq_watch(struct work_struct *work)
 			continue;
 		q->ka_at = now;
 		q->probe_at = now;
-		set_bit(RDMX_BSQ_PROBING, &q->flags);
-		if (!rdmx_bsq_send_event(q))
-			clear_bit(RDMX_BSQ_PROBING, &q->flags);
+		set_bit(RDMX_SRVQ_PROBING, &q->flags);
+		if (!rdmx_srvq_send_event(q))
+			clear_bit(RDMX_SRVQ_PROBING, &q->flags);
 	}
-	again = !list_empty(&rdmx_bsqs);
+	again = !list_empty(&rdmx_srvqs);
 	mutex_unlock(&rdmx_exports_mutex);
 	if (again)
-		queue_delayed_work(rdmx_blk_wq, &rdmx_bsq_watch_work,
-				   msecs_to_jiffies(RDMX_BSQ_WATCH_MS));
+		queue_delayed_work(rdmx_blk_wq, &rdmx_srvq_watch_work,
+				   msecs_to_jiffies(RDMX_SRVQ_WATCH_MS));
 }
 
 /*
  * Whether one more queue from @peer stays within rdmx_blk_params.max_queues
  * and .max_blk_queues_per_host. Under rdmx_exports_mutex, which the
- * caller holds until the queue is on rdmx_bsqs.
+ * caller holds until the queue is on rdmx_srvqs.
  */
-static bool rdmx_bsq_within_limits(const struct sockaddr *peer)
+static bool rdmx_srvq_within_limits(const struct sockaddr *peer)
 {
 	unsigned int all = 0, host = 0;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
-	list_for_each_entry(q, &rdmx_bsqs, node) {
+	list_for_each_entry(q, &rdmx_srvqs, node) {
 		all++;
 		host += rdmx_addr_same_host((struct sockaddr *)&q->peer, peer);
 	}
@@ -1448,22 +1448,22 @@ static bool rdmx_bsq_within_limits(const struct sockaddr *peer)
  * removal of a queue whose teardown this ran, so that rdma_cm destroys the
  * id; else 0.
  */
-static int rdmx_bsq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
+static int rdmx_srvq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 {
-	struct rdmx_bsq *q = container_of(cm_id->context, struct rdmx_bsq,
-					  cm_ctx);
+	struct rdmx_srvq *q = container_of(cm_id->context, struct rdmx_srvq,
+					   cm_ctx);
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (test_bit(RDMX_BSQ_FAILED, &q->flags))
+		if (test_bit(RDMX_SRVQ_FAILED, &q->flags))
 			rdma_disconnect(cm_id);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The device waits for us: tear down now, the CM frees the id. */
-		if (test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+		if (test_and_set_bit(RDMX_SRVQ_TORN, &q->flags))
 			return 0;
-		rdmx_bsq_teardown(q);
-		rdmx_bsq_free(q);
+		rdmx_srvq_teardown(q);
+		rdmx_srvq_free(q);
 		return 1;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
@@ -1471,7 +1471,7 @@ static int rdmx_bsq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-		if (!test_and_set_bit(RDMX_BSQ_TORN, &q->flags))
+		if (!test_and_set_bit(RDMX_SRVQ_TORN, &q->flags))
 			queue_work(rdmx_blk_wq, &q->release_work);
 		return 0;
 	default:
@@ -1479,8 +1479,8 @@ static int rdmx_bsq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 	}
 }
 
-static const struct rdmx_cm_ops rdmx_bsq_cm_ops = {
-	.event = rdmx_bsq_cm_event,
+static const struct rdmx_cm_ops rdmx_srvq_cm_ops = {
+	.event = rdmx_srvq_cm_event,
 };
 
 /*
@@ -1497,7 +1497,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	struct rdma_conn_param param = {};
 	struct rdmx_conn_params rp;
 	struct rdmx_conn_rep rep;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 	unsigned int i;
 	bool ok;
 	int ret;
@@ -1507,11 +1507,11 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 		goto reject;
 	memcpy(&q->peer, &cm_id->route.addr.dst_addr, sizeof(q->peer));
 	INIT_LIST_HEAD(&q->node);
-	/* On rdmx_bsqs from here: counted by the next request. */
+	/* On rdmx_srvqs from here: counted by the next request. */
 	mutex_lock(&rdmx_exports_mutex);
-	ok = rdmx_bsq_within_limits((struct sockaddr *)&q->peer);
+	ok = rdmx_srvq_within_limits((struct sockaddr *)&q->peer);
 	if (ok)
-		list_add_tail(&q->node, &rdmx_bsqs);
+		list_add_tail(&q->node, &rdmx_srvqs);
 	mutex_unlock(&rdmx_exports_mutex);
 	if (!ok) {
 		atomic64_inc(&rdmx_blk_queues_refused);
@@ -1520,8 +1520,8 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 		kfree(q);
 		goto reject;
 	}
-	atomic_inc(&rdmx_bsq_count);
-	q->cm_ctx.ops = &rdmx_bsq_cm_ops;
+	atomic_inc(&rdmx_srvq_count);
+	q->cm_ctx.ops = &rdmx_srvq_cm_ops;
 	q->cm_id = cm_id;
 	q->ibdev = cm_id->device;
 	q->port = cm_id->port_num;
@@ -1529,7 +1529,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	uuid_copy(&q->map_uuid, &req->sess_uuid);
 	q->gen = req->generation;
 	/* The client's tags are below the depth: a receive is posted for each. */
-	q->depth = min3((u32)req->queue_depth, (u32)RDMX_BSQ_DEPTH_MAX,
+	q->depth = min3((u32)req->queue_depth, (u32)RDMX_SRVQ_DEPTH_MAX,
 			(u32)q->ibdev->attrs.max_qp_wr / 4);
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
 	q->max_io = rounddown(q->max_io, 4096);
@@ -1538,22 +1538,22 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	INIT_LIST_HEAD(&q->exp_node);
 	INIT_LIST_HEAD(&q->free);
 	INIT_LIST_HEAD(&q->backlog);
-	INIT_WORK(&q->release_work, rdmx_bsq_release_work);
-	INIT_WORK(&q->disconnect_work, rdmx_bsq_disconnect_work);
+	INIT_WORK(&q->release_work, rdmx_srvq_release_work);
+	INIT_WORK(&q->disconnect_work, rdmx_srvq_disconnect_work);
 	if (q->depth < 2 || !q->max_io ||
 	    !(q->ibdev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS)) {
 		reason = RDMX_REJ_PARAMS;
 		goto out_free;
 	}
 
-	ret = rdmx_bsq_create_ib(q);
+	ret = rdmx_srvq_create_ib(q);
 	if (ret)
 		goto out_teardown;
-	ret = rdmx_bsq_alloc_bufs(q);
+	ret = rdmx_srvq_alloc_bufs(q);
 	if (ret)
 		goto out_teardown;
 	for (i = 0; i < q->depth; i++) {
-		ret = rdmx_bsq_post_recv(q, &q->rbufs[i]);
+		ret = rdmx_srvq_post_recv(q, &q->rbufs[i]);
 		if (ret)
 			goto out_teardown;
 	}
@@ -1581,19 +1581,19 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	mutex_lock(&rdmx_exports_mutex);
 	q->born = jiffies;
 	q->ka_at = q->born;
-	set_bit(RDMX_BSQ_LIVE, &q->flags);
+	set_bit(RDMX_SRVQ_LIVE, &q->flags);
 	mutex_unlock(&rdmx_exports_mutex);
-	queue_delayed_work(rdmx_blk_wq, &rdmx_bsq_watch_work,
-			   msecs_to_jiffies(RDMX_BSQ_WATCH_MS));
+	queue_delayed_work(rdmx_blk_wq, &rdmx_srvq_watch_work,
+			   msecs_to_jiffies(RDMX_SRVQ_WATCH_MS));
 	return 0;
 
 out_teardown:
-	rdmx_bsq_teardown(q);
+	rdmx_srvq_teardown(q);
 out_free:
 	mutex_lock(&rdmx_exports_mutex);
 	list_del_init(&q->node);
 	mutex_unlock(&rdmx_exports_mutex);
-	rdmx_bsq_free(q);
+	rdmx_srvq_free(q);
 reject:
 	rdmx_cm_reject(cm_id, reason);
 	return 1;
@@ -1641,18 +1641,18 @@ int rdmx_blk_srv_init(void)
 void rdmx_blk_srv_exit(void)
 {
 	struct rdmx_export *exp, *tmp;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 
 	rdmx_cm_service_unregister(&rdmx_blk_cm_service);
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry_safe(exp, tmp, &rdmx_exports, node)
 		rdmx_export_remove(exp);
-	list_for_each_entry(q, &rdmx_bsqs, node)
-		rdmx_bsq_disconnect(q);
+	list_for_each_entry(q, &rdmx_srvqs, node)
+		rdmx_srvq_disconnect(q);
 	mutex_unlock(&rdmx_exports_mutex);
-	wait_event(rdmx_bsq_wait, !atomic_read(&rdmx_bsq_count));
+	wait_event(rdmx_srvq_wait, !atomic_read(&rdmx_srvq_count));
 	/* With no queue left, it does not queue itself again. */
-	cancel_delayed_work_sync(&rdmx_bsq_watch_work);
+	cancel_delayed_work_sync(&rdmx_srvq_watch_work);
 	kobject_put(rdmx_exports_kobj);
 	destroy_workqueue(rdmx_blk_wq);
 }

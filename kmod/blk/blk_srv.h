@@ -22,13 +22,13 @@
 #include "blk.h"
 
 /* Commands a server queue takes at once, at most (the client asks). */
-#define RDMX_BSQ_DEPTH_MAX	256
+#define RDMX_SRVQ_DEPTH_MAX	256
 /* Contexts per tag: a response in flight, and the tag's next command. */
-#define RDMX_BSQ_CTX_FACTOR	2
-/* How often rdmx_bsq_watch() looks at the queues. */
-#define RDMX_BSQ_WATCH_MS	1000
+#define RDMX_SRVQ_CTX_FACTOR	2
+/* How often rdmx_srvq_watch() looks at the queues. */
+#define RDMX_SRVQ_WATCH_MS	1000
 /* A queue not bound to an export this long after its request is dropped. */
-#define RDMX_BSQ_OPEN_MS	(2 * RDMX_CONNECT_ATTEMPT_MS)
+#define RDMX_SRVQ_OPEN_MS	(2 * RDMX_CONNECT_ATTEMPT_MS)
 
 /**
  * struct rdmx_export - storage offered to clients
@@ -54,11 +54,11 @@
  *	block device's host, name and path), "new" (RAM)
  * @nr_allow: entries of @allow; 0 lets any peer in
  * @allow: the allow-list
- * @queues: bound server queues (struct rdmx_bsq)
+ * @queues: bound server queues (struct rdmx_srvq)
  * @nr_queues: on @queues
  * @fence: read-held around each write, zeroing or discard of the backing
  *	store; an OPEN that fences a map's older queues takes it for write
- *	once, to wait for those already under way (rdmx_bsq_fence())
+ *	once, to wait for those already under way (rdmx_srvq_fence())
  * @added: in sysfs
  * @reads: counters
  * @writes: counters
@@ -95,10 +95,10 @@ struct rdmx_export {
 	atomic64_t errors;
 };
 
-struct rdmx_bsq;
+struct rdmx_srvq;
 
 /**
- * struct rdmx_bsq_rbuf - a posted receive: a command header and inline data
+ * struct rdmx_srvq_rbuf - a posted receive: a command header and inline data
  * @cqe: completion entry
  * @q: owner
  * @cmd: the header
@@ -109,9 +109,9 @@ struct rdmx_bsq;
  * @io: the command, parsed, while on the backlog
  * @inline_len: inline bytes received, while on the backlog
  */
-struct rdmx_bsq_rbuf {
+struct rdmx_srvq_rbuf {
 	struct ib_cqe cqe;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 	struct list_head node;
 	struct rdmx_blk_io io;
 	u32 inline_len;
@@ -122,7 +122,7 @@ struct rdmx_bsq_rbuf {
 };
 
 /**
- * struct rdmx_bsq_req - a context serving one command
+ * struct rdmx_srvq_req - a context serving one command
  * @q: owner
  * @node: on the queue's free list while unused
  * @io: the command, checked
@@ -141,12 +141,12 @@ struct rdmx_bsq_rbuf {
  * @status: positive errno for the response
  * @tag_held: the command's tag is still marked busy
  */
-struct rdmx_bsq_req {
-	struct rdmx_bsq *q;
+struct rdmx_srvq_req {
+	struct rdmx_srvq *q;
 	struct list_head node;
 	struct rdmx_blk_io io;
 	u32 inline_len;
-	struct rdmx_bsq_rbuf *rb;
+	struct rdmx_srvq_rbuf *rb;
 	struct work_struct work;
 	struct ib_cqe rw_cqe;
 	struct ib_cqe send_cqe;
@@ -161,15 +161,15 @@ struct rdmx_bsq_req {
 	bool tag_held;
 };
 
-/* rdmx_bsq.flags */
-#define RDMX_BSQ_TORN		0	/* teardown started */
-#define RDMX_BSQ_FAILED		1	/* a protocol error: disconnect */
-#define RDMX_BSQ_FENCED		2	/* a newer incarnation of its map opened */
-#define RDMX_BSQ_LIVE		3	/* accepted: rdmx_bsq_watch() looks at it */
-#define RDMX_BSQ_PROBING	4	/* a keepalive event is in flight */
+/* rdmx_srvq.flags */
+#define RDMX_SRVQ_TORN		0	/* teardown started */
+#define RDMX_SRVQ_FAILED	1	/* a protocol error: disconnect */
+#define RDMX_SRVQ_FENCED	2	/* a newer incarnation of its map opened */
+#define RDMX_SRVQ_LIVE		3	/* accepted: rdmx_srvq_watch() looks at it */
+#define RDMX_SRVQ_PROBING	4	/* a keepalive event is in flight */
 
 /**
- * struct rdmx_bsq - a server queue: one client hardware queue's connection
+ * struct rdmx_srvq - a server queue: one client hardware queue's connection
  * @cm_ctx: what the cm_id's context points to
  * @cm_id: its rdma_cm id
  * @ibdev: its device
@@ -187,42 +187,42 @@ struct rdmx_bsq_req {
  *	session uuid field)
  * @gen: the map's incarnation, bumped by each of its reconnects
  * @exp: the bound export (holds a reference), NULL before OPEN; set
- *	under rdmx_exports_mutex, read through rdmx_bsq_exp(), stable for
+ *	under rdmx_exports_mutex, read through rdmx_srvq_exp(), stable for
  *	commands once set
  * @ro: the client mapped read-only
  * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
  * @inline_read: READs may ask for their data in the response
  *	(RDMX_BLK_OPEN_INLINE_READ, granted)
  * @exp_node: on @exp->queues
- * @node: on rdmx_bsqs, under rdmx_exports_mutex
+ * @node: on rdmx_srvqs, under rdmx_exports_mutex
  * @born: when it was accepted (jiffies)
  * @opens: OPENs received and not yet answered
  * @alive_seq: completions that show the client alive: commands received,
  *	RDMA READs of their data and SENDs it acknowledged (bumped by the
  *	queue's completion handlers, which run one at a time)
- * @ka_rx: @alive_seq as rdmx_bsq_watch() last saw it (under
+ * @ka_rx: @alive_seq as rdmx_srvq_watch() last saw it (under
  *	rdmx_exports_mutex, as are @ka_at and @probe_at)
  * @ka_at: when it saw it change, or last sent a keepalive
- * @probe_at: when it sent the keepalive in flight (RDMX_BSQ_PROBING), or
+ * @probe_at: when it sent the keepalive in flight (RDMX_SRVQ_PROBING), or
  *	last saw @alive_seq change since
  * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
- *	a READ's bio completion answers it (see rdmx_bsq_read_done())
+ *	a READ's bio completion answers it (see rdmx_srvq_read_done())
  * @dead: nothing more is posted
  * @busy: tags in use: from a command's arrival until its response is
  *	posted (the client may reuse the tag as soon as it has the response)
  * @active: contexts in use
  * @wait: woken when @active drops to 0
- * @reqs: RDMX_BSQ_CTX_FACTOR * @depth contexts: a command's context stays
+ * @reqs: RDMX_SRVQ_CTX_FACTOR * @depth contexts: a command's context stays
  *	in use until its response's completion, after its tag is free again
  * @nr_reqs: how many
  * @free: unused contexts
  * @backlog: commands received while no context was free, in order
  * @rbufs: @depth of them
- * @flags: RDMX_BSQ_*
+ * @flags: RDMX_SRVQ_*
  * @release_work: tears the queue down
  * @disconnect_work: disconnects a failed queue once its port is usable
  */
-struct rdmx_bsq {
+struct rdmx_srvq {
 	struct rdmx_cm_ctx cm_ctx;
 	struct rdma_cm_id *cm_id;
 	struct ib_device *ibdev;
@@ -255,11 +255,11 @@ struct rdmx_bsq {
 	unsigned long *busy;
 	atomic_t active;
 	wait_queue_head_t wait;
-	struct rdmx_bsq_req *reqs;
+	struct rdmx_srvq_req *reqs;
 	unsigned int nr_reqs;
 	struct list_head free;
 	struct list_head backlog;
-	struct rdmx_bsq_rbuf *rbufs;
+	struct rdmx_srvq_rbuf *rbufs;
 	unsigned long flags;
 	struct work_struct release_work;
 	struct work_struct disconnect_work;
@@ -277,9 +277,9 @@ extern struct kobject *rdmx_exports_kobj;
 extern struct wait_queue_head rdmx_export_idle_wait;
 
 /* blk_srv.c */
-bool rdmx_bsq_same_map(const struct rdmx_bsq *a, const struct rdmx_bsq *b);
-void rdmx_bsq_disconnect(struct rdmx_bsq *q);
-void rdmx_bsq_notify_size(struct rdmx_bsq *q);
+bool rdmx_srvq_same_map(const struct rdmx_srvq *a, const struct rdmx_srvq *b);
+void rdmx_srvq_disconnect(struct rdmx_srvq *q);
+void rdmx_srvq_notify_size(struct rdmx_srvq *q);
 extern struct workqueue_struct *rdmx_blk_wq;
 
 #endif /* _RDMX_BLK_SRV_H */

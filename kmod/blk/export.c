@@ -79,20 +79,20 @@ static ssize_t rdmx_exp_show_prefixes(struct rdmx_export *exp, char *buf)
  */
 static ssize_t rdmx_exp_show_maps(struct rdmx_export *exp, char *buf)
 {
-	struct rdmx_bsq *q, *o;
+	struct rdmx_srvq *q, *o;
 	unsigned int n;
 	ssize_t len = 0;
 
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry(q, &exp->queues, exp_node) {
 		list_for_each_entry(o, &exp->queues, exp_node)
-			if (rdmx_bsq_same_map(o, q))
+			if (rdmx_srvq_same_map(o, q))
 				break;
 		if (o != q)
 			continue;	/* listed with an earlier queue of its map */
 		n = 0;
 		list_for_each_entry(o, &exp->queues, exp_node)
-			n += rdmx_bsq_same_map(o, q);
+			n += rdmx_srvq_same_map(o, q);
 		len += sysfs_emit_at(buf, len, "%pISc %pUb %s %u\n", &q->peer,
 				     &q->map_uuid, q->ro ? "ro" : "rw", n);
 	}
@@ -533,12 +533,12 @@ out_free_ea:
  */
 void rdmx_export_remove(struct rdmx_export *exp)
 {
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	list_del_init(&exp->node);
 	list_for_each_entry(q, &exp->queues, exp_node)
-		rdmx_bsq_disconnect(q);
+		rdmx_srvq_disconnect(q);
 	if (exp->added)
 		kobject_del(&exp->kobj);
 	exp->added = false;
@@ -615,7 +615,7 @@ long rdmx_ioc_export_resize(void __user *uarg)
 {
 	struct rdmx_export_resize er;
 	struct rdmx_export *exp;
-	struct rdmx_bsq *q;
+	struct rdmx_srvq *q;
 	u64 size;
 	u32 usize;
 	int ret;
@@ -656,7 +656,7 @@ long rdmx_ioc_export_resize(void __user *uarg)
 		pr_info("export %s: resized from %llu to %llu bytes\n",
 			exp->name, er.old_size, size);
 		list_for_each_entry(q, &exp->queues, exp_node)
-			rdmx_bsq_notify_size(q);
+			rdmx_srvq_notify_size(q);
 	}
 	ret = 0;
 out_unlock:

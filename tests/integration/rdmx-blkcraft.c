@@ -43,7 +43,7 @@
  * splitmix64 seeded with mix2(SEED, command number) (testlib.h). Each
  * command's reaction is counted: a disconnect, an error status, status 0,
  * or silence (nothing in 10 s: the connection is dropped); a mirror of
- * rdmx_blk_cmd_parse(), rdmx_bsq_open() and rdmx_blk_io_check() says
+ * rdmx_blk_cmd_parse(), rdmx_srvq_open() and rdmx_blk_io_check() says
  * which it must be, and what differs, a status that is not the one the
  * checks give, a protocol error answered, a valid command disconnected, a
  * response of the wrong tag or size, is an anomaly, noted with the
@@ -1835,7 +1835,7 @@ static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
 
 /*
  * What the server must answer the command in c->cmd (@len bytes, with its
- * inline data): a status, as rdmx_blk_cmd_parse(), rdmx_bsq_open() and
+ * inline data): a status, as rdmx_blk_cmd_parse(), rdmx_srvq_open() and
  * rdmx_blk_io_check() have it, or FZ_ENDS (a protocol error, data the
  * server cannot move: a key or an extent outside the window, or a status
  * whose SEND with invalidate names a key this side cannot invalidate), in
