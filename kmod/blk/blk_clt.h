@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdmx block service, client side: what a mapped disk's connections
+ * (blk_clt.c) and its sysfs files (disk_sysfs.c) share. Locking is
+ * described in blk_clt.c.
+ */
+#ifndef _RDMX_BLK_CLT_H
+#define _RDMX_BLK_CLT_H
+
+#include <linux/blk-mq.h>
+#include <linux/completion.h>
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/scatterlist.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "blk.h"
+
+struct rdmx_disk;
+
+/* Latency histogram buckets: [2^i, 2^(i+1)) us, the last open-ended. */
+#define RDMX_DISK_LAT_BUCKETS	24
+
+/**
+ * struct rdmx_dq_stats - a queue's counters, in /sys/block/rdmxbN/rdmx
+ * @reads: reads completed successfully
+ * @writes: writes completed successfully
+ * @read_bytes: their bytes
+ * @write_bytes: their bytes
+ * @errors: requests completed with an error
+ * @timeouts: requests that timed out (each starts a reconnect)
+ * @slow: requests past the I/O timeout given more time, because their
+ *	queue was still answering others (see rdmx_blk_timeout_wait())
+ * @requeues: requests taken back from a lost connection to be sent again
+ * @inline_reads: reads whose data came in the response (no registration)
+ * @lat: completed requests by latency, from submission to completion
+ */
+struct rdmx_dq_stats {
+	atomic64_t reads;
+	atomic64_t writes;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+	atomic64_t timeouts;
+	atomic64_t slow;
+	atomic64_t requeues;
+	atomic64_t inline_reads;
+	atomic64_t lat[RDMX_DISK_LAT_BUCKETS];
+};
+
+/**
+ * struct rdmx_dq_rbuf - a posted receive for one response
+ * @cqe: completion entry
+ * @q: owner
+ * @rsp: the response
+ * @dma: its mapping
+ * @data: a page for an inline READ's data, on a queue that asks for them
+ * @data_dma: its mapping
+ */
+struct rdmx_dq_rbuf {
+	struct ib_cqe cqe;
+	struct rdmx_dq *q;
+	struct rdmx_blk_rsp rsp;
+	u64 dma;
+	struct page *data;
+	u64 data_dma;
+};
+
+/* rdmx_dq.flags */
+#define RDMX_DQ_LIVE		0	/* connected and open: I/O may be posted */
+#define RDMX_DQ_OPENING		1	/* the OPEN's answer is awaited */
+#define RDMX_DQ_REMOVED		2	/* its device is going away */
+
+/**
+ * struct rdmx_dq - a disk queue: one of a mapped disk's hardware queues
+ *	and its connection
+ * @bd: the map
+ * @idx: hardware queue index
+ * @cm_id: rdma_cm id, NULL between connections
+ * @ibdev: its device
+ * @pd: protection domain
+ * @cq: completion queue from the pool
+ * @cq_size: entries taken
+ * @qp: the RC QP
+ * @max_pages: pages one request's MR maps
+ * @max_send_sge: send scatter/gather entries
+ * @inline_read_max: reads of up to this many bytes get their data in the
+ *	response (RDMX_BLK_OPEN_INLINE_READ); 0 when the queue does not
+ * @rbufs: the responses' receive buffers
+ * @nr_rbufs: how many
+ * @flags: RDMX_DQ_*
+ * @cm_error: the connection attempt's result
+ * @cm_done: completed when the attempt ends
+ * @open_cmd: the OPEN command
+ * @open_rsp: the OPEN's answer
+ * @open_done: completed when it arrives
+ * @open_cqe: completion entry of the OPEN's SEND
+ * @last_answer: ktime (ns) of the last response to a request, or of the
+ *	connection; written by the completion handler, read locklessly by
+ *	the timeout handler
+ * @kobj: /sys/block/rdmxbN/rdmx/queues/IDX, while the disk exists
+ * @stats: counters
+ */
+struct rdmx_dq {
+	struct rdmx_disk *bd;
+	u16 idx;
+	struct rdma_cm_id *cm_id;
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	unsigned int cq_size;
+	struct ib_qp *qp;
+	u32 max_pages;
+	u32 max_send_sge;
+	u32 inline_read_max;
+	struct rdmx_dq_rbuf *rbufs;
+	unsigned int nr_rbufs;
+	unsigned long flags;
+	int cm_error;
+	struct completion cm_done;
+	struct rdmx_blk_cmd open_cmd;
+	struct rdmx_blk_rsp open_rsp;
+	struct completion open_done;
+	struct ib_cqe open_cqe;
+	u64 last_answer;
+	struct kobject *kobj;
+	struct rdmx_dq_stats stats;
+};
+
+/**
+ * struct rdmx_disk - a mapped export: the disk /dev/rdmxbN
+ * @index: N
+ * @addr: the server
+ * @name: the export
+ * @uuid: the map's identity, sent as the connections' session uuid
+ * @generation: bumped on each reconnect
+ * @ro: mapped read-only
+ * @nr_queues: hardware queues (connections)
+ * @depth: requests per queue, as granted
+ * @max_io: largest request, bytes
+ * @size: the export's size, bytes
+ * @lbs: its logical block size
+ * @exp_flags: RDMX_BLK_EXP_*
+ * @exp_uuid: its identity (the disk's serial)
+ * @loss_timeout_ms: how long I/O waits for the server
+ * @queues: @nr_queues of them
+ * @tag_set: blk-mq tag set
+ * @disk: the disk, once added
+ * @mutex: connections (see the locking rules at the top)
+ * @lock: @state
+ * @state: enum rdmx_disk_state
+ * @err_work: tears the connections down after an error
+ * @reconnect_work: the next connection attempt
+ * @resize_work: applies @seen_size to the disk
+ * @seen_size: the largest export size a response reported (they all
+ *	carry it, so a grown export reaches the disk with the next request)
+ * @down_since: jiffies when the connection was lost
+ * @attempts: connection attempts since then
+ * @quiesced: the error work quiesced the disk's queues; owned by the
+ *	error and reconnect works (and the unmap that cancels them)
+ * @reconnects: successful reconnections
+ * @kobj: /sys/block/rdmxbN/rdmx
+ * @queues_kobj: /sys/block/rdmxbN/rdmx/queues
+ */
+struct rdmx_disk {
+	u32 index;
+	struct sockaddr_storage addr;
+	char name[RDMX_EXPORT_NAME_LEN];
+	uuid_t uuid;
+	u64 generation;
+	bool ro;
+	unsigned int nr_queues;
+	u32 depth;
+	u32 max_io;
+	u64 size;
+	u32 lbs;
+	u32 exp_flags;
+	uuid_t exp_uuid;
+	unsigned int loss_timeout_ms;
+	struct rdmx_dq *queues;
+	struct blk_mq_tag_set tag_set;
+	struct gendisk *disk;
+	struct mutex mutex;	/* connections */
+	spinlock_t lock;	/* state */
+	enum rdmx_disk_state state;
+	struct work_struct err_work;
+	struct delayed_work reconnect_work;
+	struct work_struct resize_work;
+	u64 seen_size;
+	unsigned long down_since;
+	unsigned int attempts;
+	bool quiesced;
+	atomic64_t reconnects;
+	struct kobject *kobj;
+	struct kobject *queues_kobj;
+};
+
+/**
+ * struct rdmx_dq_req - a request's driver data (blk-mq pdu)
+ * @q: the queue it was sent on
+ * @cmd: the command
+ * @cmd_dma: its mapping, while in flight
+ * @send_cqe: completion of the command's SEND
+ * @reg_cqe: completion (errors only) of the registration
+ * @inv_cqe: completion of a local invalidation
+ * @reg_wr: the registration
+ * @mr: the request's MR, or NULL
+ * @nents: @sgt's entries mapped for DMA, 0 when none
+ * @ref: the SEND's completion and the response (and an invalidation)
+ * @status: the response's, as a blk_status_t
+ * @in_flight: sent and not yet ended
+ * @answered: its response arrived (a second one is a protocol error)
+ * @start_ns: when it was sent
+ * @first_ns: when it was first sent, before any requeue
+ * @requeues: how often it was taken back from a lost connection
+ * @sgt: its pages
+ * @first_sgl: the first chunk of @sgt, SG_CHUNK_SIZE entries
+ */
+struct rdmx_dq_req {
+	struct rdmx_dq *q;
+	struct rdmx_blk_cmd cmd;
+	u64 cmd_dma;
+	struct ib_cqe send_cqe;
+	struct ib_cqe reg_cqe;
+	struct ib_cqe inv_cqe;
+	struct ib_reg_wr reg_wr;
+	struct ib_mr *mr;
+	int nents;
+	refcount_t ref;
+	blk_status_t status;
+	bool in_flight;
+	bool answered;
+	u64 start_ns;
+	u64 first_ns;
+	unsigned int requeues;
+	struct sg_table sgt;
+	struct scatterlist first_sgl[];
+};
+
+/* disk_sysfs.c */
+extern const struct attribute_group *rdmx_disk_groups[];
+int rdmx_disk_sysfs_add(struct rdmx_disk *bd);
+void rdmx_disk_sysfs_del(struct rdmx_disk *bd);
+
+#endif /* _RDMX_BLK_CLT_H */
