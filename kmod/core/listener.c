@@ -441,9 +441,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_rej_errno);
  *
  * The one translation, for every service's connections, of the events
  * that end a connection or an attempt: a reject (rdmx_rej_errno()),
- * resolution failures and an unreachable peer (-EHOSTUNREACH, or rdma_cm's
- * own error when it has one other than a timeout), a connection error or a
- * disconnect (-ECONNRESET), the device's removal (-ENODEV).
+ * resolution failures, an unreachable peer and a connection that could not
+ * be established (-EHOSTUNREACH, or rdma_cm's own error when it has one
+ * other than a timeout: iWARP reports TCP's), a disconnect (-ECONNRESET),
+ * the device's removal (-ENODEV).
  *
  * Context: the id's rdma_cm handler.
  * Return: a negative errno, or 0 for an event that ends nothing.
@@ -465,10 +466,10 @@ int rdmx_cm_event_errno(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	case RDMA_CM_EVENT_ADDR_ERROR:
 	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
 		if (ev->status < 0 && ev->status != -ETIMEDOUT)
 			return ev->status;
 		return -EHOSTUNREACH;
-	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		return -ECONNRESET;

@@ -234,8 +234,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_conn_rej_pack);
  * @len: its length
  *
  * Context: any context.
- * Return: the peer's reason, or RDMX_REJ_UNKNOWN when the reject did not
- * come from an rdmx peer of our major version or names no reason we know.
+ * Return: the peer's reason; RDMX_REJ_BAD_MAGIC when the data is not an
+ * rdmx reject, RDMX_REJ_VERSION when it is one of another major version
+ * (whose reason cannot be read), RDMX_REJ_UNKNOWN when there is too little
+ * data or it names no reason we know.
  */
 enum rdmx_rej_reason rdmx_conn_rej_parse(const void *pdata, size_t len)
 {
@@ -246,7 +248,7 @@ enum rdmx_rej_reason rdmx_conn_rej_parse(const void *pdata, size_t len)
 	if (!pdata || len < sizeof(*rej))
 		return RDMX_REJ_UNKNOWN;
 	if (rdmx_check_preamble(&rej->magic, rej->major, &reason))
-		return RDMX_REJ_UNKNOWN;
+		return reason;
 	r = get_unaligned_le16(&rej->reason);
 	return r < RDMX_REJ_NR_REASONS ? r : RDMX_REJ_UNKNOWN;
 }

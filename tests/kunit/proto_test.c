@@ -292,8 +292,13 @@ static void rdmx_conn_rej_test(struct kunit *test)
 	rej.reason = cpu_to_le16(RDMX_REJ_NR_REASONS);
 	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_UNKNOWN);
 	rej.reason = cpu_to_le16(RDMX_REJ_BUSY);
+	/* Another major version's reject: its reason cannot be read. */
+	rej.major = RDMX_PROTO_MAJOR + 1;
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_VERSION);
+	rej.major = RDMX_PROTO_MAJOR;
+	/* Something else's consumer-defined reject. */
 	rej.magic = cpu_to_le16(0x1bbd);
-	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_UNKNOWN);
+	KUNIT_EXPECT_EQ(test, rdmx_conn_rej_parse(&rej, sizeof(rej)), RDMX_REJ_BAD_MAGIC);
 	KUNIT_EXPECT_STREQ(test, rdmx_rej_reason_str(RDMX_REJ_NR_REASONS + 5),
 			   rdmx_rej_reason_str(RDMX_REJ_UNKNOWN));
 }
