@@ -1114,8 +1114,12 @@ reject_conn:
 reject_sess:
 	if (new_sess) {
 		spin_lock(&sess->lock);
-		rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
-		rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
+		/* An administrator's close (by its id) may be ending it already. */
+		if (sess->state != RDMX_SESS_CLOSING &&
+		    sess->state != RDMX_SESS_CLOSED) {
+			rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
+			rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
+		}
 		spin_unlock(&sess->lock);
 		rdmx_sess_unlink(sess);
 	}
