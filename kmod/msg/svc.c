@@ -15,7 +15,7 @@
 #include "core/rdmx.h"
 #include "sess.h"
 
-static LIST_HEAD(rdmx_services);
+static LIST_HEAD(rdmx_svc_table);
 static DEFINE_SPINLOCK(rdmx_svc_lock);
 
 /*
@@ -65,7 +65,7 @@ int rdmx_svc_add(struct rdmx_ep *ep)
 	int ret = 0;
 
 	spin_lock(&rdmx_svc_lock);
-	list_for_each_entry(other, &rdmx_services, svc_node) {
+	list_for_each_entry(other, &rdmx_svc_table, svc_node) {
 		if (!strcmp(other->service, ep->service) &&
 		    rdmx_svc_overlap((struct sockaddr *)&other->listener,
 				     (struct sockaddr *)&ep->listener)) {
@@ -74,7 +74,7 @@ int rdmx_svc_add(struct rdmx_ep *ep)
 		}
 	}
 	kref_get(&ep->ref);
-	list_add_tail(&ep->svc_node, &rdmx_services);
+	list_add_tail(&ep->svc_node, &rdmx_svc_table);
 out:
 	spin_unlock(&rdmx_svc_lock);
 	return ret;
@@ -118,7 +118,7 @@ struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
 	int m, best = 0;
 
 	spin_lock(&rdmx_svc_lock);
-	list_for_each_entry(ep, &rdmx_services, svc_node) {
+	list_for_each_entry(ep, &rdmx_svc_table, svc_node) {
 		if (strcmp(ep->service, service))
 			continue;
 		m = rdmx_svc_match((struct sockaddr *)&ep->listener, local);
@@ -142,5 +142,5 @@ struct rdmx_ep *rdmx_svc_find_get(const struct sockaddr *local,
  */
 void rdmx_svc_exit(void)
 {
-	WARN_ON(!list_empty(&rdmx_services));
+	WARN_ON(!list_empty(&rdmx_svc_table));
 }
