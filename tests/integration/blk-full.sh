@@ -192,10 +192,18 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_fail "server restart" "file not mapped"
 	fi
 	rdmx_barrier restart-done "$long"
-	for e in ram nullb lbs4k; do
+	# A block device export is the same storage again; a RAM export added
+	# again is new, empty storage with a new uuid: its maps fail rather
+	# than go on over zeroes (Documentation/block.rst, Identity).
+	for e in nullb; do
 		[ -n "${dev[$e]}" ] || continue
 		rdmx_check "server restart: $e reconnected too" disk_json "${dev[$e]}" \
 			"j[0]['state'] == 'live'"
+	done
+	for e in ram lbs4k; do
+		[ -n "${dev[$e]}" ] || continue
+		rdmx_check "server restart: RAM export $e is other storage: its map is dead" \
+			rdmx_poll 30 disk_json "${dev[$e]}" "j[0]['state'] == 'dead'"
 	done
 else
 	io=$(export_io file)
