@@ -195,11 +195,10 @@ if [ "$RDMX_NODE" = 2 ]; then
 	# A block device export is the same storage again; a RAM export added
 	# again is new, empty storage with a new uuid: its maps fail rather
 	# than go on over zeroes (Documentation/block.rst, Identity).
-	for e in nullb; do
-		[ -n "${dev[$e]}" ] || continue
-		rdmx_check "server restart: $e reconnected too" disk_json "${dev[$e]}" \
+	if [ -n "${dev[nullb]}" ]; then
+		rdmx_check "server restart: nullb reconnected too" disk_json "${dev[nullb]}" \
 			"j[0]['state'] == 'live'"
-	done
+	fi
 	for e in ram lbs4k; do
 		[ -n "${dev[$e]}" ] || continue
 		rdmx_check "server restart: RAM export $e is other storage: its map is dead" \
