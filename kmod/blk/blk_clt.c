@@ -206,29 +206,17 @@ static void rdmx_dq_open_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static int rdmx_dq_post_recv(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb)
 {
-	struct ib_sge sge[2] = {
-		{ .addr = rb->dma, .length = sizeof(rb->rsp),
-		  .lkey = q->pd->local_dma_lkey },
-		{ .addr = rb->data_dma, .length = RDMX_BLK_INLINE_MAX,
-		  .lkey = q->pd->local_dma_lkey },
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &rb->cqe, .sg_list = sge, .num_sge = rb->data ? 2 : 1,
-	};
-
-	return ib_post_recv(q->qp, &wr, NULL);
+	return rdmx_rx_buf_post(q->qp, &rb->rx);
 }
 
 /* An inline READ's data, from the response's receive into the request. */
 static void rdmx_dq_copy_inline(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb,
 				struct request *rq)
 {
-	const u8 *src = page_address(rb->data);
+	const u8 *src = page_address(rb->rx.data);
 	struct req_iterator iter;
 	struct bio_vec bv;
 
-	ib_dma_sync_single_for_cpu(q->ibdev, rb->data_dma, blk_rq_bytes(rq),
-				   DMA_FROM_DEVICE);
 	rq_for_each_segment(bv, rq, iter) {
 		memcpy_to_bvec(&bv, src);
 		src += bv.bv_len;
@@ -298,7 +286,8 @@ static void rdmx_disk_size_seen(struct rdmx_disk *bd, u64 size)
 static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_dq_rbuf *rb = container_of(wc->wr_cqe,
-					       struct rdmx_dq_rbuf, cqe);
+					       struct rdmx_dq_rbuf, rx.cqe);
+	struct rdmx_blk_rsp *rsp = rb->rx.hdr;
 	struct rdmx_dq *q = rb->q;
 	struct rdmx_disk *bd = q->bd;
 	struct rdmx_dq_req *req;
@@ -310,30 +299,29 @@ static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_dq_wr_error(q, wc, "RECV");
 		return;
 	}
-	ib_dma_sync_single_for_cpu(q->ibdev, rb->dma, sizeof(rb->rsp),
-				   DMA_FROM_DEVICE);
-	if (wc->byte_len < sizeof(rb->rsp))
+	rdmx_rx_buf_sync(q->ibdev, &rb->rx, wc->byte_len);
+	if (wc->byte_len < sizeof(*rsp))
 		goto protocol;
-	tag = le32_to_cpu(rb->rsp.tag);
-	status = le32_to_cpu(rb->rsp.status);
+	tag = le32_to_cpu(rsp->tag);
+	status = le32_to_cpu(rsp->status);
 	if (tag == RDMX_BLK_TAG_EVENT) {
 		/*
 		 * The export grew. It can come before the OPEN's answer (the
 		 * server sends it once the queue is bound); before the disk
 		 * exists the size of the OPEN's answer, or a later one, holds.
 		 */
-		if (status || wc->byte_len != sizeof(rb->rsp))
+		if (status || wc->byte_len != sizeof(*rsp))
 			goto protocol;
 		if (READ_ONCE(bd->disk))
-			rdmx_disk_size_seen(bd, le64_to_cpu(rb->rsp.size));
+			rdmx_disk_size_seen(bd, le64_to_cpu(rsp->size));
 		if (rdmx_dq_post_recv(q, rb))
 			rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
 	if (test_bit(RDMX_DQ_OPENING, &q->flags)) {
-		if (wc->byte_len != sizeof(rb->rsp))
+		if (wc->byte_len != sizeof(*rsp))
 			goto protocol;
-		memcpy(&q->open_rsp, &rb->rsp, sizeof(rb->rsp));
+		memcpy(&q->open_rsp, rsp, sizeof(*rsp));
 		clear_bit(RDMX_DQ_OPENING, &q->flags);
 		rdmx_dq_post_recv(q, rb);
 		complete(&q->open_done);
@@ -351,12 +339,12 @@ static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	/* Only the answer to an inline READ carries more: all its data. */
 	inline_read = req->cmd.opcode == RDMX_BLK_OP_READ &&
 		      (req->cmd.flags & RDMX_BLK_CMD_INLINE) && !status;
-	if (wc->byte_len != sizeof(rb->rsp) +
+	if (wc->byte_len != sizeof(*rsp) +
 			    (inline_read ? blk_rq_bytes(rq) : 0))
 		goto protocol;
 	req->answered = true;
 	WRITE_ONCE(q->last_answer, ktime_get_ns());
-	rdmx_disk_size_seen(bd, le64_to_cpu(rb->rsp.size));
+	rdmx_disk_size_seen(bd, le64_to_cpu(rsp->size));
 	req->status = rdmx_blk_status(status);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
@@ -692,26 +680,14 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	for (i = 0; i < q->nr_rbufs; i++) {
 		struct rdmx_dq_rbuf *rb = &q->rbufs[i];
 
-		rb->cqe.done = rdmx_dq_recv_done;
+		rb->rx.cqe.done = rdmx_dq_recv_done;
 		rb->q = q;
-		rb->dma = ib_dma_map_single(q->ibdev, &rb->rsp, sizeof(rb->rsp),
-					    DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(q->ibdev, rb->dma)) {
-			rb->dma = 0;
-			return -ENOMEM;
-		}
-		if (q->inline_read_max) {
-			rb->data = alloc_page(GFP_KERNEL);
-			if (!rb->data)
-				return -ENOMEM;
-			rb->data_dma = ib_dma_map_page(q->ibdev, rb->data, 0,
-						       RDMX_BLK_INLINE_MAX,
-						       DMA_FROM_DEVICE);
-			if (ib_dma_mapping_error(q->ibdev, rb->data_dma)) {
-				rb->data_dma = 0;
-				return -ENOMEM;
-			}
-		}
+		ret = rdmx_rx_buf_init(q->ibdev, &rb->rx,
+				       sizeof(struct rdmx_blk_rsp),
+				       q->inline_read_max ?
+				       RDMX_BLK_INLINE_MAX : 0);
+		if (ret)
+			return ret;
 		ret = rdmx_dq_post_recv(q, rb);
 		if (ret)
 			return ret;
@@ -733,18 +709,8 @@ static void rdmx_dq_destroy(struct rdmx_dq *q)
 		ib_destroy_qp(q->qp);
 		q->qp = NULL;
 	}
-	for (i = 0; q->rbufs && i < q->nr_rbufs; i++) {
-		struct rdmx_dq_rbuf *rb = &q->rbufs[i];
-
-		if (rb->dma)
-			ib_dma_unmap_single(q->ibdev, rb->dma, sizeof(rb->rsp),
-					    DMA_FROM_DEVICE);
-		if (rb->data_dma)
-			ib_dma_unmap_page(q->ibdev, rb->data_dma,
-					  RDMX_BLK_INLINE_MAX, DMA_FROM_DEVICE);
-		if (rb->data)
-			__free_page(rb->data);
-	}
+	for (i = 0; q->rbufs && i < q->nr_rbufs; i++)
+		rdmx_rx_buf_exit(q->ibdev, &q->rbufs[i].rx);
 	kfree(q->rbufs);
 	q->rbufs = NULL;
 	if (q->cq)
@@ -770,7 +736,7 @@ static int rdmx_dq_route_resolved(struct rdmx_dq *q)
 	p = (struct rdmx_conn_params){
 		/* +1: the server keeps a spare receive */
 		.queue_depth = bd->depth + 1,
-		.qp_index = q->idx, .nr_qps = bd->nr_queues,
+		.lane = q->idx, .nr_lanes = bd->nr_queues,
 		.features = RDMX_PROTO_F_BLOCK, .max_msg_size = bd->max_io,
 		.generation = bd->generation,
 	};
@@ -791,7 +757,7 @@ static int rdmx_dq_established(struct rdmx_dq *q,
 			       struct rdma_cm_event *ev)
 {
 	struct rdmx_conn_params sent = {
-		.qp_index = q->idx, .nr_qps = q->bd->nr_queues,
+		.lane = q->idx, .nr_lanes = q->bd->nr_queues,
 		.queue_depth = q->bd->depth + 1,
 		.features = RDMX_PROTO_F_BLOCK,
 		.generation = q->bd->generation,

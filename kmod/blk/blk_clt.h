@@ -55,20 +55,13 @@ struct rdmx_dq_stats {
 
 /**
  * struct rdmx_dq_rbuf - a posted receive for one response
- * @cqe: completion entry
+ * @rx: its memory: the response in @rx.hdr, then, on a queue that asks
+ *	for them, an inline READ's data in @rx.data
  * @q: owner
- * @rsp: the response
- * @dma: its mapping
- * @data: a page for an inline READ's data, on a queue that asks for them
- * @data_dma: its mapping
  */
 struct rdmx_dq_rbuf {
-	struct ib_cqe cqe;
+	struct rdmx_rx_buf rx;
 	struct rdmx_dq *q;
-	struct rdmx_blk_rsp rsp;
-	u64 dma;
-	struct page *data;
-	u64 data_dma;
 };
 
 /* rdmx_dq.flags */

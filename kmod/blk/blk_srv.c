@@ -226,23 +226,12 @@ static void rdmx_srvq_req_work(struct work_struct *work);
 
 static int rdmx_srvq_post_recv(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb)
 {
-	struct ib_sge sge[2] = {
-		{ .addr = rb->cmd_dma, .length = sizeof(*rb->cmd),
-		  .lkey = q->pd->local_dma_lkey },
-		{ .addr = rb->data_dma, .length = RDMX_BLK_INLINE_MAX,
-		  .lkey = q->pd->local_dma_lkey },
-	};
-	struct ib_recv_wr wr = {
-		.wr_cqe = &rb->cqe,
-		.sg_list = sge,
-		.num_sge = 2,
-	};
 	unsigned long flags;
 	int ret = -ECONNRESET;
 
 	spin_lock_irqsave(&q->lock, flags);
 	if (!q->dead)
-		ret = ib_post_recv(q->qp, &wr, NULL);
+		ret = rdmx_rx_buf_post(q->qp, &rb->rx);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
 }
@@ -358,7 +347,7 @@ static void rdmx_srvq_disconnect_work(struct work_struct *work)
 	if (q->qp && !READ_ONCE(q->dead))
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	/* q->dead: the teardown began; it ends the connection itself. */
-	snprintf(who, sizeof(who), "block queue %u from %pISpc", q->qp_index,
+	snprintf(who, sizeof(who), "block queue %u from %pISpc", q->idx,
 		 &q->peer);
 	rdmx_port_wait(q->ibdev, q->port,
 		       jiffies + msecs_to_jiffies(rdmx_params.loss_timeout_ms),
@@ -381,7 +370,7 @@ static void rdmx_srvq_fail(struct rdmx_srvq *q, const char *why)
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
-			    q->qp_index, &q->peer, why);
+			    q->idx, &q->peer, why);
 	if (test_and_set_bit(RDMX_SRVQ_FAILED, &q->flags))
 		return;
 	/* A driver's modify_qp may sleep: from a bio's completion, the work. */
@@ -563,7 +552,7 @@ static bool rdmx_srvq_change_begin(struct rdmx_srvq *q, struct rdmx_export *exp)
 		return true;
 	percpu_up_read(&exp->fence);
 	pr_warn_ratelimited("export %s: a write from %pISc's replaced connection (queue %u) is dropped\n",
-			    exp->name, &q->peer, q->qp_index);
+			    exp->name, &q->peer, q->idx);
 	return false;
 }
 
@@ -866,7 +855,7 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 					      (q->inline_read ?
 					       RDMX_BLK_OPEN_INLINE_READ : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
-		if (q->qp_index == 0)
+		if (q->idx == 0)
 			pr_info_ratelimited("export %s: mapped by %pISc\n", exp->name,
 					    &q->peer);
 	}
@@ -900,7 +889,9 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	int ret = 0;
 
 	if (req->io.op == RDMX_BLK_OP_OPEN) {
-		ret = rdmx_srvq_open(req, req->rb->cmd->name);
+		const struct rdmx_blk_cmd *cmd = req->rb->rx.hdr;
+
+		ret = rdmx_srvq_open(req, cmd->name);
 		atomic_dec(&q->opens);
 		rdmx_srvq_repost(req);
 		if (ret == -EPROTO) {
@@ -961,10 +952,7 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		return;
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
-			ib_dma_sync_single_for_cpu(q->ibdev, req->rb->data_dma,
-						   RDMX_BLK_INLINE_MAX,
-						   DMA_FROM_DEVICE);
-			bvec_set_page(&bv, req->rb->data, req->io.length, 0);
+			bvec_set_page(&bv, req->rb->rx.data, req->io.length, 0);
 			ret = -ESTALE;
 			if (rdmx_srvq_change_begin(q, exp)) {
 				ret = rdmx_srvq_file_io(exp, &bv, 1,
@@ -1025,7 +1013,8 @@ respond:
 static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_srvq_rbuf *rb = container_of(wc->wr_cqe,
-						 struct rdmx_srvq_rbuf, cqe);
+						 struct rdmx_srvq_rbuf, rx.cqe);
+	const struct rdmx_blk_cmd *cmd = rb->rx.hdr;
 	struct rdmx_srvq *q = rb->q;
 	struct rdmx_srvq_req *req;
 	struct rdmx_blk_io io;
@@ -1038,17 +1027,16 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		 */
 		if (wc->status != IB_WC_WR_FLUSH_ERR) {
 			pr_warn_ratelimited("block queue %u from %pISpc: receive failed: %s\n",
-					    q->qp_index, &q->peer,
+					    q->idx, &q->peer,
 					    ib_wc_status_msg(wc->status));
 			rdmx_srvq_fail(q, "receive failed");
 		}
 		return;
 	}
-	ib_dma_sync_single_for_cpu(q->ibdev, rb->cmd_dma, sizeof(*rb->cmd),
-				   DMA_FROM_DEVICE);
+	rdmx_rx_buf_sync(q->ibdev, &rb->rx, wc->byte_len);
 	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
-	if (wc->byte_len < sizeof(*rb->cmd) ||
-	    rdmx_blk_cmd_parse(rb->cmd, &io) || io.tag >= q->depth) {
+	if (wc->byte_len < sizeof(*cmd) ||
+	    rdmx_blk_cmd_parse(cmd, &io) || io.tag >= q->depth) {
 		rdmx_srvq_fail(q, "malformed command header");
 		return;
 	}
@@ -1065,13 +1053,13 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&q->active);
 	} else {
 		rb->io = io;
-		rb->inline_len = wc->byte_len - sizeof(*rb->cmd);
+		rb->inline_len = wc->byte_len - sizeof(*cmd);
 		list_add_tail(&rb->node, &q->backlog);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (!req)
 		return;
-	rdmx_srvq_req_prep(req, rb, &io, wc->byte_len - sizeof(*rb->cmd));
+	rdmx_srvq_req_prep(req, rb, &io, wc->byte_len - sizeof(*cmd));
 	if (rdmx_srvq_runs_here(q, &io))
 		rdmx_srvq_req_work(&req->work);
 	else
@@ -1104,7 +1092,7 @@ static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	    wc->status != IB_WC_WR_FLUSH_ERR) {
 		/* An event unanswered: a keepalive found the client gone. */
 		pr_warn_ratelimited("block queue %u from %pISpc: %s not delivered: %s\n",
-				    q->qp_index, &q->peer,
+				    q->idx, &q->peer,
 				    event ? "event (keepalive)" : "response",
 				    ib_wc_status_msg(wc->status));
 		rdmx_srvq_fail(q, event ? "the client is unreachable" :
@@ -1123,19 +1111,8 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 {
 	unsigned int i;
 
-	for (i = 0; q->rbufs && i < q->depth; i++) {
-		struct rdmx_srvq_rbuf *rb = &q->rbufs[i];
-
-		if (rb->cmd_dma)
-			ib_dma_unmap_single(q->ibdev, rb->cmd_dma,
-					    sizeof(*rb->cmd), DMA_FROM_DEVICE);
-		if (rb->data_dma)
-			ib_dma_unmap_page(q->ibdev, rb->data_dma,
-					  RDMX_BLK_INLINE_MAX, DMA_FROM_DEVICE);
-		if (rb->data)
-			__free_page(rb->data);
-		kfree(rb->cmd);
-	}
+	for (i = 0; q->rbufs && i < q->depth; i++)
+		rdmx_rx_buf_exit(q->ibdev, &q->rbufs[i].rx);
 	for (i = 0; q->reqs && i < q->nr_reqs; i++) {
 		struct rdmx_srvq_req *req = &q->reqs[i];
 
@@ -1155,6 +1132,7 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 {
 	unsigned int i;
+	int ret;
 
 	q->busy = bitmap_zalloc(q->depth, GFP_KERNEL);
 	q->nr_reqs = q->depth * RDMX_SRVQ_CTX_FACTOR;
@@ -1167,24 +1145,12 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 
 		rb->q = q;
 		INIT_LIST_HEAD(&rb->node);
-		rb->cqe.done = rdmx_srvq_recv_done;
-		rb->cmd = kmalloc(sizeof(*rb->cmd), GFP_KERNEL);
-		rb->data = alloc_page(GFP_KERNEL);
-		if (!rb->cmd || !rb->data)
-			return -ENOMEM;
-		rb->cmd_dma = ib_dma_map_single(q->ibdev, rb->cmd,
-						sizeof(*rb->cmd), DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(q->ibdev, rb->cmd_dma)) {
-			rb->cmd_dma = 0;
-			return -ENOMEM;
-		}
-		rb->data_dma = ib_dma_map_page(q->ibdev, rb->data, 0,
-					       RDMX_BLK_INLINE_MAX,
-					       DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(q->ibdev, rb->data_dma)) {
-			rb->data_dma = 0;
-			return -ENOMEM;
-		}
+		rb->rx.cqe.done = rdmx_srvq_recv_done;
+		ret = rdmx_rx_buf_init(q->ibdev, &rb->rx,
+				       sizeof(struct rdmx_blk_cmd),
+				       RDMX_BLK_INLINE_MAX);
+		if (ret)
+			return ret;
 	}
 	for (i = 0; i < q->nr_reqs; i++) {
 		struct rdmx_srvq_req *req = &q->reqs[i];
@@ -1240,7 +1206,7 @@ static void rdmx_srvq_teardown(struct rdmx_srvq *q)
 		WRITE_ONCE(exp->nr_queues, exp->nr_queues - 1);
 		if (!exp->nr_queues)
 			wake_up_all(&rdmx_export_idle_wait);
-		if (q->qp_index == 0)
+		if (q->idx == 0)
 			pr_info_ratelimited("export %s: %pISc disconnected\n", exp->name,
 					    &q->peer);
 	}
@@ -1306,7 +1272,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	}
 	/* A receive per tag; an RDMA context's requests and a response each. */
 	q->cq_size = q->depth + ctxs * (1 + wrs_per_io) + 1;
-	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->qp_index,
+	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
 		ret = PTR_ERR(q->cq);
@@ -1346,7 +1312,7 @@ static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (go)
 		pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
-				    q->qp_index, &q->peer, why);
+				    q->idx, &q->peer, why);
 }
 
 /*
@@ -1525,7 +1491,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	q->cm_id = cm_id;
 	q->ibdev = cm_id->device;
 	q->port = cm_id->port_num;
-	q->qp_index = req->qp_index;
+	q->idx = req->lane;
 	uuid_copy(&q->map_uuid, &req->sess_uuid);
 	q->gen = req->generation;
 	/* The client's tags are below the depth: a receive is posted for each. */
@@ -1559,7 +1525,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	}
 
 	rp = (struct rdmx_conn_params){
-		.queue_depth = q->depth, .nr_qps = req->nr_qps,
+		.queue_depth = q->depth, .nr_lanes = req->nr_lanes,
 		.features = RDMX_PROTO_F_BLOCK, .max_msg_size = q->max_io,
 		.generation = req->generation,
 	};

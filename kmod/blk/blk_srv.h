@@ -99,26 +99,19 @@ struct rdmx_srvq;
 
 /**
  * struct rdmx_srvq_rbuf - a posted receive: a command header and inline data
- * @cqe: completion entry
+ * @rx: its memory: the command (struct rdmx_blk_cmd) in @rx.hdr, inline
+ *	write data in the page @rx.data (page-aligned for direct I/O)
  * @q: owner
- * @cmd: the header
- * @cmd_dma: its mapping
- * @data: a page for inline write data (page-aligned for direct I/O)
- * @data_dma: its mapping
  * @node: on the queue's backlog while no context is free
  * @io: the command, parsed, while on the backlog
  * @inline_len: inline bytes received, while on the backlog
  */
 struct rdmx_srvq_rbuf {
-	struct ib_cqe cqe;
+	struct rdmx_rx_buf rx;
 	struct rdmx_srvq *q;
 	struct list_head node;
 	struct rdmx_blk_io io;
 	u32 inline_len;
-	struct rdmx_blk_cmd *cmd;
-	u64 cmd_dma;
-	struct page *data;
-	u64 data_dma;
 };
 
 /**
@@ -181,7 +174,7 @@ struct rdmx_srvq_req {
  * @max_send_sge: its send scatter/gather entries
  * @depth: commands in flight, at most (tags are below it)
  * @max_io: largest I/O, the smaller of the client's and the server's
- * @qp_index: the client's queue index
+ * @idx: which of the map's queues this is (the preamble's lane), from 0
  * @peer: the client's address
  * @map_uuid: the client's map, as its connect request named it (the
  *	session uuid field)
@@ -234,7 +227,7 @@ struct rdmx_srvq {
 	u32 max_send_sge;
 	u32 depth;
 	u32 max_io;
-	u16 qp_index;
+	u16 idx;
 	struct sockaddr_storage peer;
 	uuid_t map_uuid;
 	u64 gen;

@@ -62,7 +62,7 @@ static bool rdmx_params_ok(const struct rdmx_conn_params *p)
 {
 	return p->queue_depth >= RDMX_PROTO_MIN_QUEUE_DEPTH &&
 	       p->queue_depth <= RDMX_PROTO_MAX_QUEUE_DEPTH &&
-	       p->nr_qps >= 1 && p->nr_qps <= RDMX_PROTO_MAX_QPS &&
+	       p->nr_lanes >= 1 && p->nr_lanes <= RDMX_PROTO_MAX_LANES &&
 	       p->max_msg_size >= RDMX_PROTO_MIN_MSG_SIZE;
 }
 
@@ -83,8 +83,8 @@ void rdmx_conn_req_pack(struct rdmx_conn_req *req,
 	req->queue_depth = cpu_to_le16(p->queue_depth);
 	req->features = cpu_to_le32(p->features);
 	req->max_msg_size = cpu_to_le32(p->max_msg_size);
-	req->qp_index = cpu_to_le16(p->qp_index);
-	req->nr_qps = cpu_to_le16(p->nr_qps);
+	req->lane = cpu_to_le16(p->lane);
+	req->nr_lanes = cpu_to_le16(p->nr_lanes);
 	uuid_copy(&req->sess_uuid, &p->sess_uuid);
 	req->generation = cpu_to_le64(p->generation);
 }
@@ -124,12 +124,12 @@ int rdmx_conn_req_parse(const void *pdata, size_t len,
 	p->queue_depth = get_unaligned_le16(&req->queue_depth);
 	p->features = get_unaligned_le32(&req->features) & RDMX_PROTO_F_KNOWN;
 	p->max_msg_size = get_unaligned_le32(&req->max_msg_size);
-	p->qp_index = get_unaligned_le16(&req->qp_index);
-	p->nr_qps = get_unaligned_le16(&req->nr_qps);
+	p->lane = get_unaligned_le16(&req->lane);
+	p->nr_lanes = get_unaligned_le16(&req->nr_lanes);
 	uuid_copy(&p->sess_uuid, &req->sess_uuid);
 	p->generation = get_unaligned_le64(&req->generation);
 
-	if (!rdmx_params_ok(p) || p->qp_index >= p->nr_qps) {
+	if (!rdmx_params_ok(p) || p->lane >= p->nr_lanes) {
 		*reason = RDMX_REJ_PARAMS;
 		return -EPROTO;
 	}
@@ -156,7 +156,7 @@ void rdmx_conn_rep_pack(struct rdmx_conn_rep *rep,
 	rep->major = RDMX_PROTO_MAJOR;
 	rep->minor = RDMX_PROTO_MINOR;
 	rep->queue_depth = cpu_to_le16(p->queue_depth);
-	rep->nr_qps = cpu_to_le16(p->nr_qps);
+	rep->nr_lanes = cpu_to_le16(p->nr_lanes);
 	rep->features = cpu_to_le32(p->features);
 	rep->max_msg_size = cpu_to_le32(p->max_msg_size);
 	rep->generation = cpu_to_le64(p->generation);
@@ -195,14 +195,14 @@ int rdmx_conn_rep_parse(const void *pdata, size_t len,
 	memset(p, 0, sizeof(*p));
 	p->minor = rep->minor;
 	p->queue_depth = get_unaligned_le16(&rep->queue_depth);
-	p->nr_qps = get_unaligned_le16(&rep->nr_qps);
+	p->nr_lanes = get_unaligned_le16(&rep->nr_lanes);
 	p->features = get_unaligned_le32(&rep->features);
 	p->max_msg_size = get_unaligned_le32(&rep->max_msg_size);
 	p->generation = get_unaligned_le64(&rep->generation);
-	p->qp_index = req->qp_index;
+	p->lane = req->lane;
 	uuid_copy(&p->sess_uuid, &req->sess_uuid);
 
-	if (!rdmx_params_ok(p) || p->nr_qps > req->nr_qps ||
+	if (!rdmx_params_ok(p) || p->nr_lanes > req->nr_lanes ||
 	    p->queue_depth > req->queue_depth ||
 	    !p->features || (p->features & ~req->features) ||
 	    p->generation != req->generation)

@@ -36,7 +36,7 @@
  */
 #define RDMX_PROTO_MIN_QUEUE_DEPTH	2
 #define RDMX_PROTO_MAX_QUEUE_DEPTH	4096
-#define RDMX_PROTO_MAX_QPS		256
+#define RDMX_PROTO_MAX_LANES		256
 #define RDMX_PROTO_MIN_MSG_SIZE		4096
 
 /* Service and export names, on the wire and in the uapi (RDMX_SERVICE_LEN). */
@@ -66,8 +66,9 @@ enum rdmx_rej_reason {
  * @queue_depth: receive buffers (credits) the sender posts on this QP
  * @features: RDMX_PROTO_F_* the sender offers
  * @max_msg_size: largest message the sender accepts, in bytes
- * @qp_index: which QP of the session this connection is, from 0
- * @nr_qps: QPs the sender wants in the session
+ * @lane: which connection of the session (a message lane, a block map's
+ *	queue) this one is, from 0
+ * @nr_lanes: connections the sender wants in the session
  * @reserved0: zero
  * @sess_uuid: the session, stable across reconnects
  * @generation: incarnation of the session; bumped on each reconnect so
@@ -85,8 +86,8 @@ struct rdmx_conn_req {
 	__le16 queue_depth;
 	__le32 features;
 	__le32 max_msg_size;
-	__le16 qp_index;
-	__le16 nr_qps;
+	__le16 lane;
+	__le16 nr_lanes;
 	__le32 reserved0;
 	uuid_t sess_uuid;
 	__le64 generation;
@@ -99,7 +100,7 @@ struct rdmx_conn_req {
  * @major: RDMX_PROTO_MAJOR of the sender
  * @minor: RDMX_PROTO_MINOR of the sender
  * @queue_depth: receive buffers (credits) the acceptor posts on this QP
- * @nr_qps: QPs granted, at most those requested
+ * @nr_lanes: connections granted, at most those requested
  * @features: RDMX_PROTO_F_* granted, a subset of those offered
  * @max_msg_size: largest message the acceptor accepts, in bytes
  * @generation: the generation accepted (the request's)
@@ -110,7 +111,7 @@ struct rdmx_conn_rep {
 	u8 major;
 	u8 minor;
 	__le16 queue_depth;
-	__le16 nr_qps;
+	__le16 nr_lanes;
 	__le32 features;
 	__le32 max_msg_size;
 	__le64 generation;
@@ -136,8 +137,8 @@ struct rdmx_conn_rej {
 /**
  * struct rdmx_conn_params - connection parameters, unpacked and checked
  * @queue_depth: credits the peer's receive queue holds
- * @qp_index: QP index (requests only)
- * @nr_qps: QPs requested or granted
+ * @lane: the connection's index (requests only)
+ * @nr_lanes: connections requested or granted
  * @minor: the peer's minor version
  * @features: RDMX_PROTO_F_* offered or granted, unknown bits dropped
  * @max_msg_size: largest message the peer accepts
@@ -146,8 +147,8 @@ struct rdmx_conn_rej {
  */
 struct rdmx_conn_params {
 	u16 queue_depth;
-	u16 qp_index;
-	u16 nr_qps;
+	u16 lane;
+	u16 nr_lanes;
 	u8 minor;
 	u32 features;
 	u32 max_msg_size;

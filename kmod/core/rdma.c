@@ -4,6 +4,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/slab.h>
+#include <linux/gfp.h>
 #include <rdma/rdma_cm.h>
 
 #include "rdmx.h"
@@ -46,4 +48,125 @@ int rdmx_rc_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd,
 	if (!ret)
 		*cap = attr.cap;
 	return ret;
+}
+
+/**
+ * rdmx_rx_buf_init() - allocate and map a receive buffer's memory
+ * @dev: the device it is mapped for
+ * @rb: the buffer, zeroed but for @rb->cqe
+ * @hdr_len: bytes of its first scatter entry, more than 0
+ * @data_len: bytes of its second, at most a page; 0 for none
+ *
+ * On failure, part of the work may be done: the owner calls
+ * rdmx_rx_buf_exit() whether this succeeded or not.
+ *
+ * Context: process context.
+ * Return: 0, -ENOMEM, or -EINVAL for sizes out of range.
+ */
+int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
+		     u32 hdr_len, u32 data_len)
+{
+	if (WARN_ON_ONCE(!hdr_len || data_len > PAGE_SIZE))
+		return -EINVAL;
+	rb->hdr_len = hdr_len;
+	rb->data_len = data_len;
+	/* Its own allocation: no cache line shared with what the CPU writes */
+	rb->hdr = kmalloc(hdr_len, GFP_KERNEL);
+	if (!rb->hdr)
+		return -ENOMEM;
+	rb->hdr_dma = ib_dma_map_single(dev, rb->hdr, hdr_len, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, rb->hdr_dma)) {
+		rb->hdr_dma = 0;
+		return -ENOMEM;
+	}
+	if (!data_len)
+		return 0;
+	rb->data = alloc_page(GFP_KERNEL);
+	if (!rb->data)
+		return -ENOMEM;
+	rb->data_dma = ib_dma_map_page(dev, rb->data, 0, data_len,
+				       DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, rb->data_dma)) {
+		rb->data_dma = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rdmx_rx_buf_exit() - unmap and free what rdmx_rx_buf_init() set up
+ * @dev: the device it was mapped for
+ * @rb: the buffer, no longer posted (its QP is drained or destroyed)
+ *
+ * Idempotent; takes any buffer rdmx_rx_buf_init() was called on, or a
+ * zeroed one.
+ *
+ * Context: any context.
+ */
+void rdmx_rx_buf_exit(struct ib_device *dev, struct rdmx_rx_buf *rb)
+{
+	if (rb->hdr_dma)
+		ib_dma_unmap_single(dev, rb->hdr_dma, rb->hdr_len,
+				    DMA_FROM_DEVICE);
+	if (rb->data_dma)
+		ib_dma_unmap_page(dev, rb->data_dma, rb->data_len,
+				  DMA_FROM_DEVICE);
+	if (rb->data)
+		__free_page(rb->data);
+	kfree(rb->hdr);
+	rb->hdr_dma = 0;
+	rb->data_dma = 0;
+	rb->data = NULL;
+	rb->hdr = NULL;
+}
+
+/**
+ * rdmx_rx_buf_post() - give a receive buffer to the device
+ * @qp: the QP; its PD's local DMA lkey covers the buffer
+ * @rb: the buffer; the CPU reads nothing of it until its completion
+ *
+ * Context: any context; the owner keeps @qp alive.
+ * Return: 0 or ib_post_recv()'s negative errno.
+ */
+int rdmx_rx_buf_post(struct ib_qp *qp, struct rdmx_rx_buf *rb)
+{
+	u32 lkey = qp->pd->local_dma_lkey;
+	struct ib_sge sge[2] = {
+		{ .addr = rb->hdr_dma, .length = rb->hdr_len, .lkey = lkey },
+		{ .addr = rb->data_dma, .length = rb->data_len, .lkey = lkey },
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &rb->cqe,
+		.sg_list = sge,
+		.num_sge = rb->data ? 2 : 1,
+	};
+
+	ib_dma_sync_single_for_device(qp->device, rb->hdr_dma, rb->hdr_len,
+				      DMA_FROM_DEVICE);
+	if (rb->data)
+		ib_dma_sync_single_for_device(qp->device, rb->data_dma,
+					      rb->data_len, DMA_FROM_DEVICE);
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+/**
+ * rdmx_rx_buf_sync() - make a completed receive's bytes visible to the CPU
+ * @dev: the device it is mapped for
+ * @rb: the buffer
+ * @byte_len: the completion's byte_len: bytes received, header first
+ *
+ * Context: any context.
+ */
+void rdmx_rx_buf_sync(struct ib_device *dev, struct rdmx_rx_buf *rb,
+		      u32 byte_len)
+{
+	u32 hdr = min(byte_len, rb->hdr_len);
+	u32 data = min(byte_len - hdr, rb->data_len);
+
+	if (hdr)
+		ib_dma_sync_single_for_cpu(dev, rb->hdr_dma, hdr,
+					   DMA_FROM_DEVICE);
+	if (data)
+		ib_dma_sync_single_for_cpu(dev, rb->data_dma, data,
+					   DMA_FROM_DEVICE);
 }

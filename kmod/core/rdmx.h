@@ -128,6 +128,38 @@ int rdmx_rc_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd,
 		      struct ib_cq *cq, void *context,
 		      struct ib_qp_cap *cap);
 
+/**
+ * struct rdmx_rx_buf - the memory one receive work request fills
+ * @cqe: its completion entry; the owner sets @cqe.done
+ * @hdr: the first scatter entry: @hdr_len bytes of kmalloc()ed memory
+ * @data: the second, a page of which @data_len bytes are received, or NULL
+ * @hdr_dma: @hdr's DMA address, 0 while unmapped
+ * @data_dma: @data's DMA address, 0 while unmapped
+ * @hdr_len: bytes of @hdr
+ * @data_len: bytes of @data, 0 without it
+ *
+ * The owner embeds one in each of its receive buffers and finds its own
+ * from @cqe with container_of(). Set up with rdmx_rx_buf_init(), posted
+ * with rdmx_rx_buf_post(), read after rdmx_rx_buf_sync(), released with
+ * rdmx_rx_buf_exit().
+ */
+struct rdmx_rx_buf {
+	struct ib_cqe cqe;
+	void *hdr;
+	struct page *data;
+	u64 hdr_dma;
+	u64 data_dma;
+	u32 hdr_len;
+	u32 data_len;
+};
+
+int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
+		     u32 hdr_len, u32 data_len);
+void rdmx_rx_buf_exit(struct ib_device *dev, struct rdmx_rx_buf *rb);
+int rdmx_rx_buf_post(struct ib_qp *qp, struct rdmx_rx_buf *rb);
+void rdmx_rx_buf_sync(struct ib_device *dev, struct rdmx_rx_buf *rb,
+		      u32 byte_len);
+
 /* addr.c */
 int rdmx_addr_from_user(const struct rdmx_sockaddr *ua,
 			struct sockaddr_storage *ss, bool any_ok);

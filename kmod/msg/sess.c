@@ -43,7 +43,7 @@ static void rdmx_close_work(struct work_struct *work);
 /* Lanes this host offers or grants a session: at most one per CPU. */
 static unsigned int rdmx_lanes_max(void)
 {
-	return clamp_t(unsigned int, READ_ONCE(rdmx_msg_params.max_qps), 1,
+	return clamp_t(unsigned int, READ_ONCE(rdmx_msg_params.max_lanes), 1,
 		       min_t(unsigned int, num_online_cpus(),
 			     RDMX_SESS_MAX_LANES));
 }

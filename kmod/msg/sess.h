@@ -72,7 +72,7 @@ struct rdmx_pd;
 /* The message service's tunables, in /sys/kernel/rdmx (msg/sysfs.c). */
 struct rdmx_msg_params {
 	unsigned int queue_depth;	/* receive buffers posted per QP */
-	unsigned int max_qps;		/* lanes per session, at most */
+	unsigned int max_lanes;		/* lanes per session, at most */
 	unsigned int max_sessions;	/* server sessions, at most */
 	unsigned int max_sessions_per_host; /* server sessions of one peer host */
 };
@@ -105,20 +105,16 @@ extern atomic64_t rdmx_sessions_refused;
 					 2 * RDMX_SESS_MAX_CHANS)
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
-#define RDMX_SESS_MAX_LANES		16	/* QPs per session, at most */
+#define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */
 
 /**
  * struct rdmx_rxbuf - one posted receive buffer
- * @cqe: completion entry
+ * @rx: its memory: header and payload in @rx.hdr
  * @conn: owner
- * @buf: header and payload
- * @dma: @buf mapped for @conn's device
  */
 struct rdmx_rxbuf {
-	struct ib_cqe cqe;
+	struct rdmx_rx_buf rx;
 	struct rdmx_conn *conn;
-	void *buf;
-	u64 dma;
 };
 
 /**

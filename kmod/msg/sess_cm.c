@@ -148,16 +148,8 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
 		conn->qp = NULL;
 	}
 	if (conn->rx) {
-		for (i = 0; i < conn->depth; i++) {
-			struct rdmx_rxbuf *rxb = &conn->rx[i];
-
-			if (rxb->dma)
-				ib_dma_unmap_single(ibdev, rxb->dma,
-						    sizeof(struct rdmx_msg_hdr) +
-						    RDMX_SEG_SIZE,
-						    DMA_FROM_DEVICE);
-			kfree(rxb->buf);
-		}
+		for (i = 0; i < conn->depth; i++)
+			rdmx_rx_buf_exit(ibdev, &conn->rx[i].rx);
 		kfree(conn->rx);
 		conn->rx = NULL;
 	}
@@ -292,18 +284,9 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 		struct rdmx_rxbuf *rxb = &conn->rx[i];
 
 		rxb->conn = conn;
-		rxb->buf = kmalloc(rxlen, GFP_KERNEL);
-		if (!rxb->buf) {
-			ret = -ENOMEM;
+		ret = rdmx_rx_buf_init(ibdev, &rxb->rx, rxlen, 0);
+		if (ret)
 			goto out;
-		}
-		rxb->dma = ib_dma_map_single(ibdev, rxb->buf, rxlen,
-					     DMA_FROM_DEVICE);
-		if (ib_dma_mapping_error(ibdev, rxb->dma)) {
-			rxb->dma = 0;
-			ret = -ENOMEM;
-			goto out;
-		}
 		ret = rdmx_post_recv(conn, rxb);
 		if (ret)
 			goto out;
@@ -330,8 +313,8 @@ static void rdmx_conn_params(struct rdmx_conn *conn,
 {
 	memset(p, 0, sizeof(*p));
 	p->queue_depth = conn->depth;
-	p->qp_index = conn->lane;
-	p->nr_qps = conn->sess->max_lanes;
+	p->lane = conn->lane;
+	p->nr_lanes = conn->sess->max_lanes;
 	p->features = RDMX_PROTO_F_OFFERED;
 	p->max_msg_size = RDMX_SEG_SIZE;
 	uuid_copy(&p->sess_uuid, &conn->sess->uuid);
@@ -806,14 +789,14 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	if (!conn->lane) {
 		struct rdmx_sess *sess = conn->sess;
 
-		if (peer.nr_qps < sess->nr_lanes) {
+		if (peer.nr_lanes < sess->nr_lanes) {
 			spin_unlock(&sess->lock);
 			pr_err_ratelimited("session %u: %pISpc granted %u QPs, the session has %u\n",
-					   sess->id, &sess->peer, peer.nr_qps,
+					   sess->id, &sess->peer, peer.nr_lanes,
 					   sess->nr_lanes);
 			return -EPROTO;
 		}
-		sess->max_lanes = peer.nr_qps;
+		sess->max_lanes = peer.nr_lanes;
 	}
 	rdmx_conn_go_live(conn);
 	spin_unlock(&conn->sess->lock);
@@ -897,13 +880,13 @@ rdmx_sess_lane_check(struct rdmx_sess *sess, const struct rdmx_conn_params *req)
 	lockdep_assert_held(&sess->lock);
 	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED)
 		return RDMX_REJ_STALE;
-	if (!req->qp_index)
+	if (!req->lane)
 		return sess->nr_conns ? RDMX_REJ_BUSY : RDMX_REJ_UNKNOWN;
 	if (req->generation != sess->generation)
 		return RDMX_REJ_STALE;
-	if (req->qp_index >= sess->max_lanes)
+	if (req->lane >= sess->max_lanes)
 		return RDMX_REJ_PARAMS;
-	if (!sess->lanes[0].conn || sess->lanes[req->qp_index].conn)
+	if (!sess->lanes[0].conn || sess->lanes[req->lane].conn)
 		return RDMX_REJ_BUSY;
 	return RDMX_REJ_UNKNOWN;
 }
@@ -951,19 +934,19 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 		spin_lock(&sess->lock);
 		if (sess->state == RDMX_SESS_CLOSING ||
 		    sess->state == RDMX_SESS_CLOSED ||
-		    (!req->qp_index && req->generation <= sess->generation)) {
+		    (!req->lane && req->generation <= sess->generation)) {
 			reason = RDMX_REJ_STALE;
 		} else if (!rdmx_addr_same_host((struct sockaddr *)&sess->peer,
 					       (struct sockaddr *)&cm_id->route.addr.dst_addr)) {
 			/* A session continues only from the host it began on. */
 			reason = RDMX_REJ_NOT_ALLOWED;
-		} else if (!req->qp_index && req->nr_qps < sess->nr_lanes) {
+		} else if (!req->lane && req->nr_lanes < sess->nr_lanes) {
 			/* Its channels are bound to the lanes it has. */
 			reason = RDMX_REJ_PARAMS;
 		} else {
 			reason = rdmx_sess_lane_check(sess, req);
 			/* A new incarnation: end what is left of the old. */
-			if (reason == RDMX_REJ_BUSY && !req->qp_index)
+			if (reason == RDMX_REJ_BUSY && !req->lane)
 				rdmx_sess_fail_conns(sess, -ECONNRESET);
 		}
 		spin_unlock(&sess->lock);
@@ -973,7 +956,7 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 			*sessp = sess;
 		return reason;
 	}
-	if (req->generation != 1 || req->qp_index)
+	if (req->generation != 1 || req->lane)
 		return RDMX_REJ_STALE;
 	/* Admitted under the limits, and published before the next one. */
 	mutex_lock(&rdmx_sess_admit_mutex);
@@ -1033,7 +1016,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 		goto reject;
 	}
 	/* Lanes are bounded here too: the peer's offer is only an offer. */
-	if (req->qp_index >= RDMX_SESS_MAX_LANES) {
+	if (req->lane >= RDMX_SESS_MAX_LANES) {
 		reason = RDMX_REJ_PARAMS;
 		goto reject;
 	}
@@ -1042,7 +1025,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	if (reason != RDMX_REJ_UNKNOWN)
 		goto reject;
 
-	conn = rdmx_conn_alloc(sess, req->qp_index);
+	conn = rdmx_conn_alloc(sess, req->lane);
 	if (!conn) {
 		reason = RDMX_REJ_BUSY;
 		goto reject_sess;
@@ -1065,15 +1048,15 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 		spin_unlock(&sess->lock);
 		goto reject_conn;
 	}
-	if (!req->qp_index) {
+	if (!req->lane) {
 		sess->generation = req->generation;
 		/* A session keeps its lanes: it grants no fewer, nor more. */
-		sess->max_lanes = min_t(u32, req->nr_qps, sess->max_lanes);
+		sess->max_lanes = min_t(u32, req->nr_lanes, sess->max_lanes);
 		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
 	}
-	sess->lanes[req->qp_index].conn = conn;
+	sess->lanes[req->lane].conn = conn;
 	sess->nr_conns++;
-	sess->nr_lanes = max(sess->nr_lanes, req->qp_index + 1U);
+	sess->nr_lanes = max(sess->nr_lanes, req->lane + 1U);
 	rdmx_conn_set_state(conn, RDMX_CONN_CONNECTING);
 	conn->started = jiffies;
 	spin_unlock(&sess->lock);
@@ -1082,7 +1065,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	 * its rings: the attempt times out here as on the client (for
 	 * another lane, rdmx_lanes_check_attempts() from the heartbeat).
 	 */
-	if (!req->qp_index)
+	if (!req->lane)
 		rdmx_sess_queue(sess, &sess->hb_work,
 				msecs_to_jiffies(RDMX_CONNECT_ATTEMPT_MS));
 

@@ -36,19 +36,8 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc);
  */
 int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 {
-	struct ib_recv_wr wr = {};
-	struct ib_sge sge;
-
-	sge.addr = rxb->dma;
-	sge.length = sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE;
-	sge.lkey = conn->pd->local_dma_lkey;
-	rxb->cqe.done = rdmx_recv_done;
-	wr.wr_cqe = &rxb->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	ib_dma_sync_single_for_device(conn->cm_id->device, rxb->dma,
-				      sge.length, DMA_FROM_DEVICE);
-	return ib_post_recv(conn->qp, &wr, NULL);
+	rxb->rx.cqe.done = rdmx_recv_done;
+	return rdmx_rx_buf_post(conn->qp, &rxb->rx);
 }
 
 /* What to do after the session lock is dropped. */
@@ -217,12 +206,12 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_rxbuf *rxb = container_of(wc->wr_cqe, struct rdmx_rxbuf,
-					      cqe);
+					      rx.cqe);
 	struct rdmx_conn *conn = rxb->conn;
 	struct rdmx_sess *sess = conn->sess;
 	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	struct rdmx_rx_work w = { .to_free = LIST_HEAD_INIT(w.to_free) };
-	const void *payload = rxb->buf + sizeof(struct rdmx_msg_hdr);
+	const void *payload = rxb->rx.hdr + sizeof(struct rdmx_msg_hdr);
 	struct rdmx_rxseg *seg = NULL;
 	struct rdmx_msg m;
 	int ret;
@@ -235,10 +224,8 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 
-	ib_dma_sync_single_for_cpu(conn->cm_id->device, rxb->dma,
-				   sizeof(struct rdmx_msg_hdr) + RDMX_SEG_SIZE,
-				   DMA_FROM_DEVICE);
-	ret = rdmx_msg_hdr_parse(rxb->buf, wc->byte_len, RDMX_SEG_SIZE, &m);
+	rdmx_rx_buf_sync(conn->cm_id->device, &rxb->rx, wc->byte_len);
+	ret = rdmx_msg_hdr_parse(rxb->rx.hdr, wc->byte_len, RDMX_SEG_SIZE, &m);
 	if (!ret && (m.type == RDMX_MSG_DATA || m.type == RDMX_MSG_IMMED)) {
 		seg = kmalloc(struct_size(seg, data, m.len), GFP_KERNEL);
 		if (seg) {

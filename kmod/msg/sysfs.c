@@ -22,7 +22,7 @@ static struct kobject *rdmx_sessions_kobj;
 
 struct rdmx_msg_params rdmx_msg_params = {
 	.queue_depth = 64,
-	.max_qps = RDMX_SESS_MAX_LANES,
+	.max_lanes = RDMX_SESS_MAX_LANES,
 	.max_sessions = 4096,
 	.max_sessions_per_host = 64,
 };
@@ -31,7 +31,8 @@ atomic64_t rdmx_sessions_refused;
 
 RDMX_PARAM(rdmx_param_queue_depth, queue_depth, rdmx_msg_params.queue_depth,
 	   RDMX_PROTO_MIN_QUEUE_DEPTH, RDMX_PROTO_MAX_QUEUE_DEPTH);
-RDMX_PARAM(rdmx_param_max_qps, max_qps, rdmx_msg_params.max_qps, 1,
+/* Lanes per session; the files max_qps and a session's qps are ABI. */
+RDMX_PARAM(rdmx_param_max_qps, max_qps, rdmx_msg_params.max_lanes, 1,
 	   RDMX_SESS_MAX_LANES);
 RDMX_PARAM(rdmx_param_max_sessions, max_sessions,
 	   rdmx_msg_params.max_sessions, 1, 1000000);

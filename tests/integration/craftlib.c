@@ -355,8 +355,8 @@ void craft_req_pack(struct conn_req *req, __u16 magic, __u8 major,
 	req->queue_depth = htole16(depth);
 	req->features = htole32(features);
 	req->max_msg_size = htole32(max_msg);
-	req->qp_index = htole16(0);
-	req->nr_qps = htole16(1);
+	req->lane = htole16(0);
+	req->nr_lanes = htole16(1);
 	if (getrandom(req->sess_uuid, sizeof(req->sess_uuid), 0) < 0)
 		memset(req->sess_uuid, 0x5a, sizeof(req->sess_uuid));
 	req->generation = htole64(1);
@@ -516,10 +516,10 @@ static const struct {
 	{ "max_msg_size", offsetof(struct conn_req, max_msg_size), 4,
 	  { 0, PROTO_MIN_MSG_SIZE - 1, PROTO_MIN_MSG_SIZE, 32 * 1024 - 257,
 	    32 * 1024 - 256, 1024 * 1024, 1024 * 1024 + 1, 4097 }, 8 },
-	{ "qp_index", offsetof(struct conn_req, qp_index), 2,
-	  { 1, 15, 16, PROTO_MAX_QPS - 1, PROTO_MAX_QPS }, 5 },
-	{ "nr_qps", offsetof(struct conn_req, nr_qps), 2,
-	  { 0, 2, 16, 17, PROTO_MAX_QPS, PROTO_MAX_QPS + 1 }, 6 },
+	{ "lane", offsetof(struct conn_req, lane), 2,
+	  { 1, 15, 16, PROTO_MAX_LANES - 1, PROTO_MAX_LANES }, 5 },
+	{ "nr_lanes", offsetof(struct conn_req, nr_lanes), 2,
+	  { 0, 2, 16, 17, PROTO_MAX_LANES, PROTO_MAX_LANES + 1 }, 6 },
 	{ "reserved0", offsetof(struct conn_req, reserved0), 4, { 1 }, 1 },
 	{ "sess_uuid", offsetof(struct conn_req, sess_uuid), 16, { 0 }, 0 },
 	{ "generation", offsetof(struct conn_req, generation), 8,
@@ -594,8 +594,8 @@ static bool req_reserved_ok(const struct conn_req *req)
 int craft_req_verdict(const struct conn_req *req)
 {
 	unsigned int depth = le16toh(req->queue_depth);
-	unsigned int nr_qps = le16toh(req->nr_qps);
-	unsigned int qp_index = le16toh(req->qp_index);
+	unsigned int nr_lanes = le16toh(req->nr_lanes);
+	unsigned int lane = le16toh(req->lane);
 	__u32 features = le32toh(req->features) & PROTO_F_KNOWN;
 	__u32 max_msg = le32toh(req->max_msg_size);
 
@@ -607,8 +607,8 @@ int craft_req_verdict(const struct conn_req *req)
 	if (!req_reserved_ok(req))
 		return REJ_MALFORMED;
 	if (depth <= CREDITS_RESERVED || depth > PROTO_MAX_QUEUE_DEPTH ||
-	    nr_qps < 1 || nr_qps > PROTO_MAX_QPS ||
-	    max_msg < PROTO_MIN_MSG_SIZE || qp_index >= nr_qps)
+	    nr_lanes < 1 || nr_lanes > PROTO_MAX_LANES ||
+	    max_msg < PROTO_MIN_MSG_SIZE || lane >= nr_lanes)
 		return REJ_PARAMS;
 	if (!features)
 		return REJ_FEATURES;
@@ -619,7 +619,7 @@ int craft_req_verdict(const struct conn_req *req)
 		return REJ_PARAMS;
 	if (!(features & PROTO_F_MSG))
 		return REJ_FEATURES;
-	if (qp_index >= SESS_MAX_LANES)
+	if (lane >= SESS_MAX_LANES)
 		return REJ_PARAMS;
 	return -1;
 }

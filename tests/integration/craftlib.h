@@ -41,7 +41,7 @@
 #define PROTO_F_RMA		BIT(1)
 #define PROTO_F_BLOCK		BIT(2)
 #define PROTO_MAX_QUEUE_DEPTH	4096
-#define PROTO_MAX_QPS		256
+#define PROTO_MAX_LANES		256
 #define PROTO_MIN_MSG_SIZE	4096
 #define PROTO_F_KNOWN		(PROTO_F_MSG | PROTO_F_RMA | PROTO_F_BLOCK)
 #define CREDITS_RESERVED	1
@@ -72,8 +72,8 @@ struct conn_req {
 	__le16 queue_depth;
 	__le32 features;
 	__le32 max_msg_size;
-	__le16 qp_index;
-	__le16 nr_qps;
+	__le16 lane;
+	__le16 nr_lanes;
 	__le32 reserved0;
 	__u8 sess_uuid[16];
 	__le64 generation;
@@ -85,7 +85,7 @@ struct conn_rep {
 	__u8 major;
 	__u8 minor;
 	__le16 queue_depth;
-	__le16 nr_qps;
+	__le16 nr_lanes;
 	__le32 features;
 	__le32 max_msg_size;
 	__le64 generation;

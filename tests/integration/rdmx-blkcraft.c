@@ -327,12 +327,12 @@ static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
 	c->depth = le16toh(rep.queue_depth);
 	c->max_msg = le32toh(rep.max_msg_size);
 	if (le16toh(rep.magic) != PROTO_MAGIC || rep.major != PROTO_MAJOR ||
-	    le32toh(rep.features) != PROTO_F_BLOCK || le16toh(rep.nr_qps) != 1 ||
+	    le32toh(rep.features) != PROTO_F_BLOCK || le16toh(rep.nr_lanes) != 1 ||
 	    c->depth < 2 || c->depth > CLT_DEPTH || !c->max_msg ||
 	    c->max_msg > BLK_MAX_IO || le64toh(rep.generation) != gen) {
-		note("accept: magic %#x major %u features %#x nr_qps %u",
+		note("accept: magic %#x major %u features %#x nr_lanes %u",
 		     le16toh(rep.magic), rep.major, le32toh(rep.features),
-		     le16toh(rep.nr_qps));
+		     le16toh(rep.nr_lanes));
 		note("accept: depth %u max_msg %u generation %llu", c->depth,
 		     c->max_msg, (unsigned long long)le64toh(rep.generation));
 		return -1;
@@ -1446,12 +1446,12 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	c->max_msg = le32toh(u.rep.max_msg_size);
 	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
 	    le32toh(u.rep.features) != PROTO_F_BLOCK ||
-	    le16toh(u.rep.nr_qps) != 1 || c->depth < 2 ||
+	    le16toh(u.rep.nr_lanes) != 1 || c->depth < 2 ||
 	    c->depth > CLT_DEPTH || !c->max_msg || c->max_msg > BLK_MAX_IO ||
 	    le64toh(u.rep.generation) != 1) {
 		craft_fuzz_anomaly(&z->f, "accept: features %#x qps %u depth %u max_msg %u",
 				   le32toh(u.rep.features),
-				   le16toh(u.rep.nr_qps), c->depth, c->max_msg);
+				   le16toh(u.rep.nr_lanes), c->depth, c->max_msg);
 		return FZ_AGAIN;
 	}
 	ro = !check && craft_chance(&r, 20);

@@ -883,12 +883,12 @@ static int peer_connect_how(struct peer *p, unsigned int nr_chans, bool live)
 	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
 	    (u.rep.minor == PROTO_MINOR && !rep_reserved_zero(&u.rep)) ||
 	    p->depth <= CREDITS_RESERVED || p->depth > CLT_DEPTH ||
-	    le16toh(u.rep.nr_qps) != 1 ||
+	    le16toh(u.rep.nr_lanes) != 1 ||
 	    le32toh(u.rep.features) != PROTO_F_MSG ||
 	    p->max_msg < SEG_SIZE || le64toh(u.rep.generation) != 1) {
-		note("accept: magic %#x major %u depth %u nr_qps %u features %#x",
+		note("accept: magic %#x major %u depth %u nr_lanes %u features %#x",
 		     le16toh(u.rep.magic), u.rep.major, p->depth,
-		     le16toh(u.rep.nr_qps), le32toh(u.rep.features));
+		     le16toh(u.rep.nr_lanes), le32toh(u.rep.features));
 		note("accept: max_msg %u generation %llu", p->max_msg,
 		     (unsigned long long)le64toh(u.rep.generation));
 		report(false, "connect: the accept grants what a client takes");
@@ -1417,11 +1417,11 @@ static enum fz_dial fz_connect(struct fuzz *z, struct peer *p)
 	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
 	    (u.rep.minor == PROTO_MINOR && !rep_reserved_zero(&u.rep)) ||
 	    p->depth <= CREDITS_RESERVED || p->depth > CLT_DEPTH ||
-	    le16toh(u.rep.nr_qps) != 1 || !(features & PROTO_F_MSG) ||
+	    le16toh(u.rep.nr_lanes) != 1 || !(features & PROTO_F_MSG) ||
 	    (features & ~z->s.features) || p->max_msg < SEG_SIZE ||
 	    le64toh(u.rep.generation) != z->s.gen) {
 		craft_fuzz_anomaly(&z->f, "accept: depth %u qps %u features %#x max %u gen %llu",
-				   p->depth, le16toh(u.rep.nr_qps), features,
+				   p->depth, le16toh(u.rep.nr_lanes), features,
 				   p->max_msg,
 				   (unsigned long long)le64toh(u.rep.generation));
 		fz_new_session(z);

@@ -18,8 +18,8 @@ static void rdmx_good_params(struct rdmx_conn_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->queue_depth = 128;
-	p->qp_index = 1;
-	p->nr_qps = 2;
+	p->lane = 1;
+	p->nr_lanes = 2;
 	p->features = RDMX_PROTO_F_MSG | RDMX_PROTO_F_RMA;
 	p->max_msg_size = 1 << 20;
 	uuid_gen(&p->sess_uuid);
@@ -38,8 +38,8 @@ static void rdmx_conn_req_roundtrip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req.__ip_version, 0);
 	KUNIT_ASSERT_EQ(test, rdmx_conn_req_parse(&req, sizeof(req), &out, &reason), 0);
 	KUNIT_EXPECT_EQ(test, out.queue_depth, in.queue_depth);
-	KUNIT_EXPECT_EQ(test, out.qp_index, in.qp_index);
-	KUNIT_EXPECT_EQ(test, out.nr_qps, in.nr_qps);
+	KUNIT_EXPECT_EQ(test, out.lane, in.lane);
+	KUNIT_EXPECT_EQ(test, out.nr_lanes, in.nr_lanes);
 	KUNIT_EXPECT_EQ(test, out.features, in.features);
 	KUNIT_EXPECT_EQ(test, out.max_msg_size, in.max_msg_size);
 	KUNIT_EXPECT_EQ(test, out.generation, in.generation);
@@ -102,12 +102,12 @@ static const struct rdmx_req_case rdmx_req_cases[] = {
 	  -EPROTO, RDMX_REJ_PARAMS },
 	{ "queue depth 65535", { REQ_AT(queue_depth), 2, 0xffff }, 0,
 	  -EPROTO, RDMX_REJ_PARAMS },
-	{ "no QPs", { REQ_AT(nr_qps), 2, 0 }, 0, -EPROTO, RDMX_REJ_PARAMS },
-	{ "QPs over the maximum", { REQ_AT(nr_qps), 2, RDMX_PROTO_MAX_QPS + 1 }, 0,
+	{ "no QPs", { REQ_AT(nr_lanes), 2, 0 }, 0, -EPROTO, RDMX_REJ_PARAMS },
+	{ "QPs over the maximum", { REQ_AT(nr_lanes), 2, RDMX_PROTO_MAX_LANES + 1 }, 0,
 	  -EPROTO, RDMX_REJ_PARAMS },
-	{ "QP index equal to the count", { REQ_AT(qp_index), 2, 2 }, 0,
+	{ "QP index equal to the count", { REQ_AT(lane), 2, 2 }, 0,
 	  -EPROTO, RDMX_REJ_PARAMS },
-	{ "QP index 65535", { REQ_AT(qp_index), 2, 0xffff }, 0,
+	{ "QP index 65535", { REQ_AT(lane), 2, 0xffff }, 0,
 	  -EPROTO, RDMX_REJ_PARAMS },
 	{ "message size below the minimum",
 	  { REQ_AT(max_msg_size), 4, RDMX_PROTO_MIN_MSG_SIZE - 1 }, 0,
@@ -225,14 +225,14 @@ struct rdmx_rep_case {
 
 static const struct rdmx_rep_case rdmx_rep_cases[] = {
 	{ "unchanged", {}, 0, 0 },
-	{ "fewer QPs granted", { REP_AT(nr_qps), 2, 1 }, 0, 0 },
+	{ "fewer QPs granted", { REP_AT(nr_lanes), 2, 1 }, 0, 0 },
 	{ "fewer features granted", { REP_AT(features), 4, RDMX_PROTO_F_MSG }, 0, 0 },
 	{ "truncated", {}, sizeof(struct rdmx_conn_rep) - 1, -EPROTO },
 	{ "wrong magic", { REP_AT(magic), 2, 0 }, 0, -EPROTO },
 	{ "other major version", { REP_AT(major), 1, RDMX_PROTO_MAJOR + 1 }, 0, -EPROTO },
 	{ "reserved byte set", { REP_AT(reserved), 1, 1 }, 0, -EPROTO },
-	{ "more QPs than asked", { REP_AT(nr_qps), 2, 3 }, 0, -EPROTO },
-	{ "no QPs", { REP_AT(nr_qps), 2, 0 }, 0, -EPROTO },
+	{ "more QPs than asked", { REP_AT(nr_lanes), 2, 3 }, 0, -EPROTO },
+	{ "no QPs", { REP_AT(nr_lanes), 2, 0 }, 0, -EPROTO },
 	{ "a feature not offered",
 	  { REP_AT(features), 4, RDMX_PROTO_F_MSG | RDMX_PROTO_F_BLOCK }, 0, -EPROTO },
 	{ "no features", { REP_AT(features), 4, 0 }, 0, -EPROTO },
@@ -267,7 +267,7 @@ static void rdmx_conn_rep_parse_test(struct kunit *test)
 		ret = rdmx_conn_rep_parse(wire, c->len ?: sizeof(rep), &req, &out);
 		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "%s, offset %zu", c->desc, off);
 		if (!ret) {
-			KUNIT_EXPECT_EQ(test, out.qp_index, req.qp_index);
+			KUNIT_EXPECT_EQ(test, out.lane, req.lane);
 			KUNIT_EXPECT_EQ(test, out.generation, req.generation);
 			KUNIT_EXPECT_TRUE(test, uuid_equal(&out.sess_uuid, &req.sess_uuid));
 		}
