@@ -90,6 +90,49 @@ enum rdmx_disk_state {
 
 extern const struct rdmx_fsm rdmx_disk_fsm;
 
+/**
+ * enum rdmx_srvq_state - life of a server queue (blk_srv.c)
+ * @RDMX_SRVQ_ACCEPTING: its connect request is being accepted
+ * @RDMX_SRVQ_LIVE: accepted: it serves commands, and rdmx_srvq_watch()
+ *	looks after it
+ * @RDMX_SRVQ_FAILING: dropped for a protocol error, a failed work request
+ *	or a timeout: its QP is in error, its DREQ follows
+ * @RDMX_SRVQ_TORN: its teardown is under way: nothing more is posted
+ * @RDMX_SRVQ_NR_STATES: number of states
+ */
+enum rdmx_srvq_state {
+	RDMX_SRVQ_ACCEPTING,
+	RDMX_SRVQ_LIVE,
+	RDMX_SRVQ_FAILING,
+	RDMX_SRVQ_TORN,
+	RDMX_SRVQ_NR_STATES,
+};
+
+extern const struct rdmx_fsm rdmx_srvq_fsm;
+
+/**
+ * enum rdmx_srvq_stage - where a server queue's command context is
+ *	(struct rdmx_srvq_req's @stage, blk_srv.c)
+ * @RDMX_STAGE_IDLE: unused, on its queue's free list
+ * @RDMX_STAGE_RUNNING: a command was received; its work checks and runs it
+ * @RDMX_STAGE_FETCHING: the RDMA READ of a write's data is posted
+ * @RDMX_STAGE_WRITING: the data is here; the backing store is written
+ * @RDMX_STAGE_READING: a READ's bio is in flight
+ * @RDMX_STAGE_RESPONDING: its response (or an event) is posted
+ * @RDMX_STAGE_NR: number of stages
+ */
+enum rdmx_srvq_stage {
+	RDMX_STAGE_IDLE,
+	RDMX_STAGE_RUNNING,
+	RDMX_STAGE_FETCHING,
+	RDMX_STAGE_WRITING,
+	RDMX_STAGE_READING,
+	RDMX_STAGE_RESPONDING,
+	RDMX_STAGE_NR,
+};
+
+extern const struct rdmx_fsm rdmx_srvq_stage_fsm;
+
 /* service.c */
 int rdmx_blk_init(void);
 void rdmx_blk_exit(void);

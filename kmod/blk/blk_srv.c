@@ -23,8 +23,8 @@
  * Locking (outermost first):
  *   rdmx_exports_mutex   the export table, each export's queue list and a
  *                        queue's binding to its export
- *   q->lock              (spinlock, irqsave) a queue's dead flag and its
- *                        posting: nothing is posted once the queue is dead
+ *   q->lock              (spinlock, irqsave) a queue's state and its
+ *                        posting: nothing is posted once it is torn
  *   exp->fence           (percpu rwsem) read-held by command work around
  *                        each change of the backing store; taken for
  *                        write by an OPEN that fenced older queues of its
@@ -32,7 +32,13 @@
  *                        held together with that mutex
  * rdmx_srvq_watch() (every second while queues exist, on rdmx_blk_wq) looks
  * at every queue under rdmx_exports_mutex, and drops one only through
- * rdmx_srvq_expire(), under q->lock while it is not dead.
+ * rdmx_srvq_expire(), under q->lock while it is not torn.
+ *
+ * A queue's state (enum rdmx_srvq_state) changes in rdmx_srvq_move() alone:
+ * accepting -> live once rdma_accept() returned; to failing when it is
+ * dropped (rdmx_srvq_fail(), rdmx_srvq_expire()); to torn by whichever of
+ * the CM handler and a failed accept claims the teardown. Fencing
+ * (RDMX_SRVQ_FENCED) is no state: a queue in any state may be fenced.
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
  * Commands run on rdmx_blk_wq, except a READ of a block device export,
  * which the CQ's work runs itself (it sleeps no longer than submit_bio()
@@ -70,6 +76,7 @@
 #include "core/rdmx.h"
 #include "blk.h"
 #include "blk_srv.h"
+#include "blk_trace.h"
 
 static_assert(sizeof(struct rdmx_blk_cmd) == 96);
 static_assert(sizeof(struct rdmx_blk_rsp) == 64);
@@ -85,6 +92,127 @@ static DECLARE_WAIT_QUEUE_HEAD(rdmx_srvq_wait);
 static void rdmx_srvq_watch(struct work_struct *work);
 /* Drops half-open and vanished clients' queues; runs while queues exist. */
 static DECLARE_DELAYED_WORK(rdmx_srvq_watch_work, rdmx_srvq_watch);
+
+#define TO(s)	RDMX_FSM_TO(RDMX_SRVQ_, s)
+
+/* A server queue's moves: rdmx_srvq_move() takes only these. */
+static const u32 rdmx_srvq_next[RDMX_SRVQ_NR_STATES] = {
+	[RDMX_SRVQ_ACCEPTING] = TO(LIVE) | TO(FAILING) | TO(TORN),
+	[RDMX_SRVQ_LIVE] = TO(FAILING) | TO(TORN),
+	[RDMX_SRVQ_FAILING] = TO(TORN),
+	[RDMX_SRVQ_TORN] = 0,
+};
+
+#undef TO
+
+static const char *const rdmx_srvq_state_names[RDMX_SRVQ_NR_STATES] = {
+	[RDMX_SRVQ_ACCEPTING] = "accepting",
+	[RDMX_SRVQ_LIVE] = "live",
+	[RDMX_SRVQ_FAILING] = "failing",
+	[RDMX_SRVQ_TORN] = "torn",
+};
+
+const struct rdmx_fsm rdmx_srvq_fsm = {
+	.what = "server queue",
+	.nr = RDMX_SRVQ_NR_STATES,
+	.names = rdmx_srvq_state_names,
+	.next = rdmx_srvq_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_srvq_fsm);
+
+/*
+ * Move @q to @to if it is in one of the states in @from (a mask of
+ * BIT(state)); under q->lock. A queue in none of them was moved first by
+ * another path (a failure racing a disconnect, say): no move, no warning.
+ * Return: whether it moved.
+ */
+static bool rdmx_srvq_move(struct rdmx_srvq *q, u32 from,
+			   enum rdmx_srvq_state to)
+{
+	lockdep_assert_held(&q->lock);
+	if (!(from & BIT(q->state)))
+		return false;
+	if (WARN_ONCE(!rdmx_fsm_valid(&rdmx_srvq_fsm, q->state, to),
+		      "rdmx: block queue %u: %s -> %s\n", q->idx,
+		      rdmx_fsm_name(&rdmx_srvq_fsm, q->state),
+		      rdmx_fsm_name(&rdmx_srvq_fsm, to)))
+		return false;
+	trace_rdmx_srvq_state(&q->map_uuid, q->idx, q->state, to);
+	WRITE_ONCE(q->state, to);
+	return true;
+}
+
+/* rdmx_srvq_move() from any context, taking q->lock. */
+static bool rdmx_srvq_set_state(struct rdmx_srvq *q, u32 from,
+				enum rdmx_srvq_state to)
+{
+	unsigned long flags;
+	bool moved;
+
+	spin_lock_irqsave(&q->lock, flags);
+	moved = rdmx_srvq_move(q, from, to);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return moved;
+}
+
+/* Whether @q's teardown is under way: nothing more is posted. */
+static bool rdmx_srvq_torn(const struct rdmx_srvq *q)
+{
+	return READ_ONCE(q->state) == RDMX_SRVQ_TORN;
+}
+
+#define TO(s)	RDMX_FSM_TO(RDMX_STAGE_, s)
+
+/* A command context's moves: rdmx_srvq_req_move() takes only these. */
+static const u32 rdmx_srvq_stage_next[RDMX_STAGE_NR] = {
+	[RDMX_STAGE_IDLE] = TO(RUNNING) | TO(RESPONDING),
+	[RDMX_STAGE_RUNNING] = TO(FETCHING) | TO(READING) | TO(RESPONDING) |
+			       TO(IDLE),
+	[RDMX_STAGE_FETCHING] = TO(WRITING) | TO(IDLE),
+	[RDMX_STAGE_WRITING] = TO(RESPONDING),
+	[RDMX_STAGE_READING] = TO(RESPONDING),
+	[RDMX_STAGE_RESPONDING] = TO(IDLE),
+};
+
+#undef TO
+
+static const char *const rdmx_srvq_stage_names[RDMX_STAGE_NR] = {
+	[RDMX_STAGE_IDLE] = "idle",
+	[RDMX_STAGE_RUNNING] = "running",
+	[RDMX_STAGE_FETCHING] = "fetching",
+	[RDMX_STAGE_WRITING] = "writing",
+	[RDMX_STAGE_READING] = "reading",
+	[RDMX_STAGE_RESPONDING] = "responding",
+};
+
+const struct rdmx_fsm rdmx_srvq_stage_fsm = {
+	.what = "block command",
+	.nr = RDMX_STAGE_NR,
+	.names = rdmx_srvq_stage_names,
+	.next = rdmx_srvq_stage_next,
+};
+EXPORT_SYMBOL_IF_KUNIT(rdmx_srvq_stage_fsm);
+
+/*
+ * Move a command context on to stage @to. Its owner alone calls this (one
+ * thread at a time owns a context; a completion hands it on), so no lock
+ * is needed. An illegal move is a bug: warned about, and made anyway, as
+ * the context's resources go with the code path, not with the stage.
+ */
+static void rdmx_srvq_req_move(struct rdmx_srvq_req *req,
+			       enum rdmx_srvq_stage to)
+{
+	WARN_ONCE(!rdmx_fsm_valid(&rdmx_srvq_stage_fsm, req->stage, to),
+		  "rdmx: block queue %u tag %u: %s -> %s\n", req->q->idx,
+		  req->io.tag, rdmx_fsm_name(&rdmx_srvq_stage_fsm, req->stage),
+		  rdmx_fsm_name(&rdmx_srvq_stage_fsm, to));
+	trace_rdmx_srvq_stage(req->q->idx, req->io.tag, req->stage, to);
+	req->stage = to;
+}
+
+/* States in which a queue still serves its client; every other */
+#define RDMX_SRVQ_SERVING	(BIT(RDMX_SRVQ_ACCEPTING) | BIT(RDMX_SRVQ_LIVE))
+#define RDMX_SRVQ_NOT_TORN	(RDMX_SRVQ_SERVING | BIT(RDMX_SRVQ_FAILING))
 
 /* ---- wire checks (KUnit tests these) ----------------------------------- */
 
@@ -230,7 +358,7 @@ static int rdmx_srvq_post_recv(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb)
 	int ret = -ECONNRESET;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->dead)
+	if (q->state != RDMX_SRVQ_TORN)
 		ret = rdmx_rx_buf_post(q->qp, &rb->rx);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return ret;
@@ -242,6 +370,7 @@ static void rdmx_srvq_req_prep(struct rdmx_srvq_req *req,
 			       const struct rdmx_blk_io *io, u32 inline_len)
 {
 	req->io = *io;
+	rdmx_srvq_req_move(req, RDMX_STAGE_RUNNING);
 	req->inline_len = inline_len;
 	req->rb = rb;
 	req->status = 0;
@@ -289,6 +418,7 @@ static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 	struct rdmx_srvq_rbuf *rb;
 	unsigned long flags;
 
+	rdmx_srvq_req_move(req, RDMX_STAGE_IDLE);
 	if (req->rw_dir != DMA_NONE) {
 		rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl,
 				    req->nents, req->rw_dir);
@@ -331,9 +461,7 @@ static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
  */
 static bool rdmx_srvq_torn_down(void *arg)
 {
-	struct rdmx_srvq *q = arg;
-
-	return READ_ONCE(q->dead);
+	return rdmx_srvq_torn(arg);
 }
 
 static void rdmx_srvq_disconnect_work(struct work_struct *work)
@@ -344,15 +472,15 @@ static void rdmx_srvq_disconnect_work(struct work_struct *work)
 	char who[96];
 
 	/* Failed where it could not be done at once (rdmx_srvq_fail()). */
-	if (q->qp && !READ_ONCE(q->dead))
+	if (q->qp && !rdmx_srvq_torn(q))
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
-	/* q->dead: the teardown began; it ends the connection itself. */
+	/* Torn: the teardown began; it ends the connection itself. */
 	snprintf(who, sizeof(who), "block queue %u from %pISpc", q->idx,
 		 &q->peer);
 	rdmx_port_wait(q->ibdev, q->port,
 		       jiffies + msecs_to_jiffies(rdmx_params.loss_timeout_ms),
 		       rdmx_srvq_torn_down, q, who);
-	if (!READ_ONCE(q->dead))
+	if (!rdmx_srvq_torn(q))
 		rdma_disconnect(q->cm_id);
 }
 
@@ -371,7 +499,7 @@ static void rdmx_srvq_fail(struct rdmx_srvq *q, const char *why)
 
 	pr_warn_ratelimited("block queue %u from %pISpc: %s; disconnecting\n",
 			    q->idx, &q->peer, why);
-	if (test_and_set_bit(RDMX_SRVQ_FAILED, &q->flags))
+	if (!rdmx_srvq_set_state(q, RDMX_SRVQ_SERVING, RDMX_SRVQ_FAILING))
 		return;
 	/* A driver's modify_qp may sleep: from a bio's completion, the work. */
 	if (q->qp && in_task())
@@ -418,6 +546,7 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 	unsigned long flags;
 	int ret = -ECONNRESET;
 
+	rdmx_srvq_req_move(req, RDMX_STAGE_RESPONDING);
 	rsp->tag = cpu_to_le32(req->io.tag);
 	rsp->status = cpu_to_le32(req->status);
 	/* Every response carries the size: a grown export reaches clients. */
@@ -443,7 +572,7 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 		clear_bit(req->io.tag, q->busy);
 	req->tag_held = false;
 	spin_lock_irqsave(&q->lock, flags);
-	if (!q->dead) {
+	if (q->state != RDMX_SRVQ_TORN) {
 		if (req->rw_dir == DMA_TO_DEVICE && !req->status)
 			ret = rdma_rw_ctx_post(&req->rw, q->qp, q->port, NULL,
 					       &wr);
@@ -474,7 +603,7 @@ static bool rdmx_srvq_send_event(struct rdmx_srvq *q)
 
 	lockdep_assert_held(&rdmx_exports_mutex);
 	spin_lock_irqsave(&q->lock, flags);
-	req = q->dead ? NULL :
+	req = q->state == RDMX_SRVQ_TORN ? NULL :
 	      list_first_entry_or_null(&q->free, struct rdmx_srvq_req, node);
 	if (req) {
 		list_del_init(&req->node);
@@ -697,6 +826,7 @@ static void rdmx_srvq_read_bio(struct rdmx_srvq_req *req)
 			return;
 		}
 	}
+	rdmx_srvq_req_move(req, RDMX_STAGE_READING);
 	submit_bio(bio);
 }
 
@@ -766,8 +896,7 @@ static struct rdmx_srvq *rdmx_export_writer(struct rdmx_export *exp,
 	lockdep_assert_held(&rdmx_exports_mutex);
 	list_for_each_entry(o, &exp->queues, exp_node)
 		if (!o->ro && !rdmx_srvq_same_map(o, q) &&
-		    !test_bit(RDMX_SRVQ_TORN, &o->flags) &&
-		    !test_bit(RDMX_SRVQ_FAILED, &o->flags) &&
+		    (RDMX_SRVQ_SERVING & BIT(READ_ONCE(o->state))) &&
 		    !test_bit(RDMX_SRVQ_FENCED, &o->flags))
 			return o;
 	return NULL;
@@ -902,8 +1031,8 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		goto respond;
 	}
 	exp = rdmx_srvq_exp(q);
-	if (req->rw_dir == DMA_FROM_DEVICE) {
-		/* Stage two of a write: the client's data is here. */
+	if (req->stage == RDMX_STAGE_WRITING) {
+		/* The client's data is here (rdmx_srvq_rw_done()). */
 		ret = -ESTALE;
 		if (rdmx_srvq_change_begin(q, exp)) {
 			ret = rdmx_srvq_sgl_io(req, true);
@@ -969,14 +1098,15 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		ret = rdmx_srvq_alloc_data(req, DMA_FROM_DEVICE);
 		if (ret)
 			break;
+		rdmx_srvq_req_move(req, RDMX_STAGE_FETCHING);
 		spin_lock_irqsave(&q->lock, flags);
-		ret = q->dead ? -ECONNRESET :
+		ret = q->state == RDMX_SRVQ_TORN ? -ECONNRESET :
 		      rdma_rw_ctx_post(&req->rw, q->qp, q->port, &req->rw_cqe,
 				       NULL);
 		spin_unlock_irqrestore(&q->lock, flags);
 		if (ret)
 			rdmx_srvq_post_failed(req, ret, "cannot post an RDMA READ");
-		return;		/* stage two runs from rdmx_srvq_rw_done() */
+		return;		/* on from rdmx_srvq_rw_done() */
 	case RDMX_BLK_OP_FLUSH:
 		rdmx_srvq_repost(req);
 		if (!exp->ram)
@@ -1078,6 +1208,7 @@ static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	}
 	WRITE_ONCE(req->q->alive_seq, req->q->alive_seq + 1);
+	rdmx_srvq_req_move(req, RDMX_STAGE_WRITING);
 	queue_work(rdmx_blk_wq, &req->work);
 }
 
@@ -1176,19 +1307,16 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 }
 
 /*
- * Tear a queue down: stop posting, drain the QP (every posted work request
- * completes, flushed), wait for the commands still running, then free.
- * Runs once (RDMX_SRVQ_TORN); the caller destroys the cm_id afterwards, or
- * lets rdma_cm do it.
+ * Tear a queue down: drain the QP (every posted work request completes,
+ * flushed), wait for the commands still running, then free. Runs once, for
+ * whoever moved the queue to RDMX_SRVQ_TORN (from then on nothing is
+ * posted); the caller destroys the cm_id afterwards, or lets rdma_cm do it.
  */
 static void rdmx_srvq_teardown(struct rdmx_srvq *q)
 {
 	struct rdmx_export *exp;
-	unsigned long flags;
 
-	spin_lock_irqsave(&q->lock, flags);
-	WRITE_ONCE(q->dead, true);	/* read unlocked by disconnect_work */
-	spin_unlock_irqrestore(&q->lock, flags);
+	WARN_ON_ONCE(!rdmx_srvq_torn(q));
 	if (q->qp) {
 		ib_drain_qp(q->qp);
 		wait_event(q->wait, !atomic_read(&q->active));
@@ -1296,9 +1424,9 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 /*
  * Drop a queue rdmx_srvq_watch() gave up on. Unlike rdmx_srvq_fail(), from a
  * thread that is neither a completion nor a command of the queue: its
- * teardown may have begun, so the work is queued only under q->lock while
- * the queue is not dead (the teardown makes it dead under that lock before
- * it cancels the work). The work moves the QP to the error state.
+ * teardown may have begun, so the work is queued only under q->lock, with
+ * the move to failing, which a torn queue refuses (the teardown is claimed
+ * under that lock before it cancels the work). The work moves the QP to the error state.
  */
 static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 {
@@ -1306,7 +1434,7 @@ static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 	bool go;
 
 	spin_lock_irqsave(&q->lock, flags);
-	go = !q->dead && !test_and_set_bit(RDMX_SRVQ_FAILED, &q->flags);
+	go = rdmx_srvq_move(q, RDMX_SRVQ_SERVING, RDMX_SRVQ_FAILING);
 	if (go)
 		queue_work(rdmx_blk_wq, &q->disconnect_work);
 	spin_unlock_irqrestore(&q->lock, flags);
@@ -1345,8 +1473,7 @@ static void rdmx_srvq_watch(struct work_struct *work)
 	list_for_each_entry(q, &rdmx_srvqs, node) {
 		unsigned int rx = READ_ONCE(q->alive_seq);
 
-		if (!test_bit(RDMX_SRVQ_LIVE, &q->flags) ||
-		    test_bit(RDMX_SRVQ_FAILED, &q->flags) || READ_ONCE(q->dead))
+		if (READ_ONCE(q->state) != RDMX_SRVQ_LIVE)
 			continue;
 		if (!q->exp) {
 			if (!atomic_read(&q->opens) &&
@@ -1421,12 +1548,13 @@ static int rdmx_srvq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev
 
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
-		if (test_bit(RDMX_SRVQ_FAILED, &q->flags))
+		if (READ_ONCE(q->state) == RDMX_SRVQ_FAILING)
 			rdma_disconnect(cm_id);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The device waits for us: tear down now, the CM frees the id. */
-		if (test_and_set_bit(RDMX_SRVQ_TORN, &q->flags))
+		if (!rdmx_srvq_set_state(q, RDMX_SRVQ_NOT_TORN,
+					 RDMX_SRVQ_TORN))
 			return 0;
 		rdmx_srvq_teardown(q);
 		rdmx_srvq_free(q);
@@ -1437,7 +1565,8 @@ static int rdmx_srvq_cm_event(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_REJECTED:
-		if (!test_and_set_bit(RDMX_SRVQ_TORN, &q->flags))
+		if (rdmx_srvq_set_state(q, RDMX_SRVQ_NOT_TORN,
+					RDMX_SRVQ_TORN))
 			queue_work(rdmx_blk_wq, &q->release_work);
 		return 0;
 	default:
@@ -1547,13 +1676,14 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	mutex_lock(&rdmx_exports_mutex);
 	q->born = jiffies;
 	q->ka_at = q->born;
-	set_bit(RDMX_SRVQ_LIVE, &q->flags);
+	rdmx_srvq_set_state(q, BIT(RDMX_SRVQ_ACCEPTING), RDMX_SRVQ_LIVE);
 	mutex_unlock(&rdmx_exports_mutex);
 	queue_delayed_work(rdmx_blk_wq, &rdmx_srvq_watch_work,
 			   msecs_to_jiffies(RDMX_SRVQ_WATCH_MS));
 	return 0;
 
 out_teardown:
+	rdmx_srvq_set_state(q, RDMX_SRVQ_NOT_TORN, RDMX_SRVQ_TORN);
 	rdmx_srvq_teardown(q);
 out_free:
 	mutex_lock(&rdmx_exports_mutex);

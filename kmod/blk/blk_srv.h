@@ -133,6 +133,9 @@ struct rdmx_srvq_rbuf {
  * @rsp_dma: its mapping
  * @status: positive errno for the response
  * @tag_held: the command's tag is still marked busy
+ * @stage: enum rdmx_srvq_stage, changed by rdmx_srvq_req_move() alone, by
+ *	whoever owns the context: the thread that took it from the free
+ *	list, then each completion that hands it on
  */
 struct rdmx_srvq_req {
 	struct rdmx_srvq *q;
@@ -152,14 +155,15 @@ struct rdmx_srvq_req {
 	u64 rsp_dma;
 	u32 status;
 	bool tag_held;
+	enum rdmx_srvq_stage stage;
 };
 
-/* rdmx_srvq.flags */
-#define RDMX_SRVQ_TORN		0	/* teardown started */
-#define RDMX_SRVQ_FAILED	1	/* a protocol error: disconnect */
-#define RDMX_SRVQ_FENCED	2	/* a newer incarnation of its map opened */
-#define RDMX_SRVQ_LIVE		3	/* accepted: rdmx_srvq_watch() looks at it */
-#define RDMX_SRVQ_PROBING	4	/* a keepalive event is in flight */
+/*
+ * rdmx_srvq.flags: conditions a queue in any state may be in besides its
+ * state (enum rdmx_srvq_state).
+ */
+#define RDMX_SRVQ_FENCED	0	/* a newer incarnation of its map opened */
+#define RDMX_SRVQ_PROBING	1	/* a keepalive event is in flight */
 
 /**
  * struct rdmx_srvq - a server queue: one client hardware queue's connection
@@ -198,9 +202,10 @@ struct rdmx_srvq_req {
  * @ka_at: when it saw it change, or last sent a keepalive
  * @probe_at: when it sent the keepalive in flight (RDMX_SRVQ_PROBING), or
  *	last saw @alive_seq change since
- * @lock: @dead, posting, @free and @backlog; taken with interrupts off, as
- *	a READ's bio completion answers it (see rdmx_srvq_read_done())
- * @dead: nothing more is posted
+ * @lock: @state, posting, @free and @backlog; taken with interrupts off,
+ *	as a READ's bio completion answers it (see rdmx_srvq_read_done())
+ * @state: enum rdmx_srvq_state, changed by rdmx_srvq_move() alone; read
+ *	without @lock through READ_ONCE()
  * @busy: tags in use: from a command's arrival until its response is
  *	posted (the client may reuse the tag as soon as it has the response)
  * @active: contexts in use
@@ -211,7 +216,7 @@ struct rdmx_srvq_req {
  * @free: unused contexts
  * @backlog: commands received while no context was free, in order
  * @rbufs: @depth of them
- * @flags: RDMX_SRVQ_*
+ * @flags: RDMX_SRVQ_FENCED, RDMX_SRVQ_PROBING
  * @release_work: tears the queue down
  * @disconnect_work: disconnects a failed queue once its port is usable
  */
@@ -243,8 +248,8 @@ struct rdmx_srvq {
 	unsigned int ka_rx;
 	unsigned long ka_at;
 	unsigned long probe_at;
-	spinlock_t lock;	/* dead, posting; irqsave */
-	bool dead;
+	spinlock_t lock;	/* state, posting; irqsave */
+	enum rdmx_srvq_state state;
 	unsigned long *busy;
 	atomic_t active;
 	wait_queue_head_t wait;

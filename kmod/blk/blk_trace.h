@@ -42,6 +42,68 @@ TRACE_EVENT(rdmx_disk_state,
 		      rdmx_show_bdev_state(__entry->to))
 );
 
+TRACE_DEFINE_ENUM(RDMX_SRVQ_ACCEPTING);
+TRACE_DEFINE_ENUM(RDMX_SRVQ_LIVE);
+TRACE_DEFINE_ENUM(RDMX_SRVQ_FAILING);
+TRACE_DEFINE_ENUM(RDMX_SRVQ_TORN);
+
+#define rdmx_show_srvq_state(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_SRVQ_ACCEPTING, "accepting" },	\
+			 { RDMX_SRVQ_LIVE, "live" },		\
+			 { RDMX_SRVQ_FAILING, "failing" },	\
+			 { RDMX_SRVQ_TORN, "torn" })
+
+/* A server queue changes state (rdmx_srvq_move()): its map and index. */
+TRACE_EVENT(rdmx_srvq_state,
+	    TP_PROTO(const uuid_t *map, u16 queue, int from, int to),
+	    TP_ARGS(map, queue, from, to),
+	    TP_STRUCT__entry(__array(u8, map, UUID_SIZE)
+			     __field(u16, queue)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(memcpy(__entry->map, map, UUID_SIZE);
+			   __entry->queue = queue;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("map=%pUb queue=%u %s -> %s", __entry->map,
+		      __entry->queue, rdmx_show_srvq_state(__entry->from),
+		      rdmx_show_srvq_state(__entry->to))
+);
+
+TRACE_DEFINE_ENUM(RDMX_STAGE_IDLE);
+TRACE_DEFINE_ENUM(RDMX_STAGE_RUNNING);
+TRACE_DEFINE_ENUM(RDMX_STAGE_FETCHING);
+TRACE_DEFINE_ENUM(RDMX_STAGE_WRITING);
+TRACE_DEFINE_ENUM(RDMX_STAGE_READING);
+TRACE_DEFINE_ENUM(RDMX_STAGE_RESPONDING);
+
+#define rdmx_show_srvq_stage(s)					\
+	__print_symbolic(s,					\
+			 { RDMX_STAGE_IDLE, "idle" },		\
+			 { RDMX_STAGE_RUNNING, "running" },	\
+			 { RDMX_STAGE_FETCHING, "fetching" },	\
+			 { RDMX_STAGE_WRITING, "writing" },	\
+			 { RDMX_STAGE_READING, "reading" },	\
+			 { RDMX_STAGE_RESPONDING, "responding" })
+
+/* A server queue's command context moves on (rdmx_srvq_req_move()). */
+TRACE_EVENT(rdmx_srvq_stage,
+	    TP_PROTO(u16 queue, u32 tag, int from, int to),
+	    TP_ARGS(queue, tag, from, to),
+	    TP_STRUCT__entry(__field(u16, queue)
+			     __field(u32, tag)
+			     __field(int, from)
+			     __field(int, to)),
+	    TP_fast_assign(__entry->queue = queue;
+			   __entry->tag = tag;
+			   __entry->from = from;
+			   __entry->to = to;),
+	    TP_printk("queue=%u tag=%u %s -> %s", __entry->queue, __entry->tag,
+		      rdmx_show_srvq_stage(__entry->from),
+		      rdmx_show_srvq_stage(__entry->to))
+);
+
 #define rdmx_show_blk_op(op)					\
 	__print_symbolic(op,					\
 			 { 1, "open" }, { 2, "read" }, { 3, "write" },	\

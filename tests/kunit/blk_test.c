@@ -288,6 +288,35 @@ static void rdmx_blk_map_state_test(struct kunit *test)
 		       ARRAY_SIZE(rdmx_disk_legal));
 }
 
+static const char *const rdmx_srvq_legal[] = {
+	"accepting>live", "accepting>failing", "accepting>torn",
+	"live>failing", "live>torn",
+	"failing>torn",
+};
+
+/* A server queue's states: the table, against the list above. */
+static void rdmx_blk_srvq_state_test(struct kunit *test)
+{
+	rdmx_fsm_check(test, &rdmx_srvq_fsm, rdmx_srvq_legal,
+		       ARRAY_SIZE(rdmx_srvq_legal));
+}
+
+static const char *const rdmx_srvq_stage_legal[] = {
+	"idle>running", "idle>responding",
+	"running>fetching", "running>reading", "running>responding",
+	"running>idle",
+	"fetching>writing", "fetching>idle",
+	"writing>responding", "reading>responding",
+	"responding>idle",
+};
+
+/* A server command's stages: the table, against the list above. */
+static void rdmx_blk_srvq_stage_test(struct kunit *test)
+{
+	rdmx_fsm_check(test, &rdmx_srvq_stage_fsm, rdmx_srvq_stage_legal,
+		       ARRAY_SIZE(rdmx_srvq_stage_legal));
+}
+
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
@@ -297,6 +326,8 @@ static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_timeout_wait_test),
 	KUNIT_CASE(rdmx_blk_requeue_ok_test),
 	KUNIT_CASE(rdmx_blk_map_state_test),
+	KUNIT_CASE(rdmx_blk_srvq_state_test),
+	KUNIT_CASE(rdmx_blk_srvq_stage_test),
 	{}
 };
 
