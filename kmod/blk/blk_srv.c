@@ -42,28 +42,20 @@
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
  * Commands run on rdmx_blk_wq, except a READ of a block device export,
  * which the CQ's work runs itself (it sleeps no longer than submit_bio()
- * may). A bio's completion (rdmx_srvq_read_end_io()) runs in any context,
+ * may). A bio's completion (io_bdev.c) runs in any context,
  * interrupts included, so what it calls neither sleeps nor allocates: it
  * posts the response and, if that fails, ends the command
  * (rdmx_srvq_req_end()) and fails the queue (rdmx_srvq_fail()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bvec.h>
 #include <linux/delay.h>
-#include <linux/falloc.h>
-#include <linux/file.h>
-#include <linux/fs.h>
 #include <linux/inet.h>
-#include <linux/jhash.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/scatterlist.h>
-#include <linux/shmem_fs.h>
 #include <linux/slab.h>
-#include <linux/uio.h>
-#include <linux/utsname.h>
 #include <linux/blkdev.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -690,58 +682,26 @@ static void rdmx_srvq_change_end(struct rdmx_export *exp)
 	percpu_up_read(&exp->fence);
 }
 
-static ssize_t rdmx_srvq_file_io(struct rdmx_export *exp, struct bio_vec *bv,
-				 unsigned int nr, u32 len, u64 off, bool write,
-				 bool fua)
+/*
+ * A WRITE's data (@sgl, @nents), a DISCARD or a WRITE_ZEROES, to the
+ * backing store, inside the fence; -ESTALE for a fenced queue.
+ */
+static int rdmx_srvq_change(struct rdmx_srvq_req *req, struct rdmx_export *exp,
+			    struct scatterlist *sgl, unsigned int nents)
 {
-	struct iov_iter iter;
-	loff_t pos = off;
-	ssize_t ret;
+	const struct rdmx_blk_io *io = &req->io;
+	bool fua = io->flags & RDMX_BLK_CMD_FUA;
+	int ret;
 
-	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nr, len);
-	if (write)
-		ret = vfs_iter_write(exp->file, &iter, &pos, fua ? RWF_DSYNC : 0);
+	if (!rdmx_srvq_change_begin(req->q, exp))
+		return -ESTALE;
+	if (io->op == RDMX_BLK_OP_WRITE)
+		ret = exp->ops->write(exp, sgl, nents, io->length, io->offset,
+				      fua);
 	else
-		ret = vfs_iter_read(exp->file, &iter, &pos, 0);
-	if (ret >= 0 && ret != len)
-		ret = -EIO;
-	return ret < 0 ? ret : 0;
-}
-
-static int rdmx_srvq_sgl_io(struct rdmx_srvq_req *req, bool write)
-{
-	struct rdmx_export *exp = req->q->exp;
-	struct scatterlist *sg;
-	struct bio_vec *bv;
-	unsigned int i;
-	int ret;
-
-	bv = kvmalloc_array(req->nents, sizeof(*bv), GFP_KERNEL);
-	if (!bv)
-		return -ENOMEM;
-	for_each_sg(req->sgl, sg, req->nents, i)
-		bvec_set_page(&bv[i], sg_page(sg), sg->length, sg->offset);
-	ret = rdmx_srvq_file_io(exp, bv, req->nents, req->io.length,
-				req->io.offset, write,
-				req->io.flags & RDMX_BLK_CMD_FUA);
-	kvfree(bv);
-	return ret;
-}
-
-static int rdmx_srvq_zero(struct rdmx_srvq_req *req, bool discard)
-{
-	struct rdmx_export *exp = req->q->exp;
-	int mode = FALLOC_FL_KEEP_SIZE;
-	int ret;
-
-	/* shmem punches holes only; a hole reads back as zeroes there. */
-	mode |= discard || exp->ram ? FALLOC_FL_PUNCH_HOLE : FALLOC_FL_ZERO_RANGE;
-	ret = vfs_fallocate(exp->file, mode, req->io.offset, req->io.length);
-	if (ret == -EOPNOTSUPP && discard)
-		return 0;	/* discard is a hint */
-	if (!ret && (req->io.flags & RDMX_BLK_CMD_FUA))
-		ret = vfs_fsync_range(exp->file, req->io.offset,
-				      req->io.offset + req->io.length - 1, 1);
+		ret = exp->ops->zero(exp, io->offset, io->length,
+				     io->op == RDMX_BLK_OP_DISCARD, fua);
+	rdmx_srvq_change_end(exp);
 	return ret;
 }
 
@@ -770,11 +730,15 @@ static int rdmx_srvq_read_map(struct rdmx_srvq_req *req)
 	return 0;
 }
 
-/*
- * A READ has its data, or failed with @err: answer it. From the command's
- * work, or from its bio's completion (any context).
+/**
+ * rdmx_srvq_read_done() - a backend's READ has its data, or failed: answer
+ * @req: the command
+ * @err: 0 or a negative errno
+ *
+ * Context: any context, interrupts included (a bio's completion): nothing
+ * here sleeps or allocates.
  */
-static void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
+void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
 {
 	struct rdmx_srvq *q = req->q;
 	struct rdmx_export *exp = q->exp;
@@ -794,40 +758,15 @@ static void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
 	rdmx_srvq_respond(req);
 }
 
-static void rdmx_srvq_read_end_io(struct bio *bio)
-{
-	struct rdmx_srvq_req *req = bio->bi_private;
-	int err = blk_status_to_errno(bio->bi_status);
-
-	bio_put(bio);
-	rdmx_srvq_read_done(req, err);
-}
-
-/*
- * A READ of a block device export: a bio straight to the device, answered
- * from its completion, as nvmet's bdev backend does; no thread waits.
+/**
+ * rdmx_srvq_read_submitted() - a backend's READ is in flight
+ * @req: the command; rdmx_srvq_read_done() answers it from the completion
+ *
+ * Context: the command's work, before it submits the I/O.
  */
-static void rdmx_srvq_read_bio(struct rdmx_srvq_req *req)
+void rdmx_srvq_read_submitted(struct rdmx_srvq_req *req)
 {
-	struct block_device *bdev = req->q->exp->bdev;
-	struct scatterlist *sg;
-	struct bio *bio;
-	unsigned int i;
-
-	bio = bio_alloc(bdev, req->nents, REQ_OP_READ, GFP_KERNEL);
-	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
-	bio->bi_private = req;
-	bio->bi_end_io = rdmx_srvq_read_end_io;
-	for_each_sg(req->sgl, sg, req->nents, i) {
-		if (bio_add_page(bio, sg_page(sg), sg->length,
-				 sg->offset) != sg->length) {
-			bio_put(bio);
-			rdmx_srvq_read_done(req, -EIO);
-			return;
-		}
-	}
 	rdmx_srvq_req_move(req, RDMX_STAGE_READING);
-	submit_bio(bio);
 }
 
 static u32 rdmx_errno_wire(int err)
@@ -1013,8 +952,8 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	struct rdmx_srvq *q = req->q;
 	struct rdmx_blk_limits lim;
 	struct rdmx_export *exp;
+	struct scatterlist sg;
 	unsigned long flags;
-	struct bio_vec bv;
 	int ret = 0;
 
 	if (req->io.op == RDMX_BLK_OP_OPEN) {
@@ -1033,11 +972,7 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	exp = rdmx_srvq_exp(q);
 	if (req->stage == RDMX_STAGE_WRITING) {
 		/* The client's data is here (rdmx_srvq_rw_done()). */
-		ret = -ESTALE;
-		if (rdmx_srvq_change_begin(q, exp)) {
-			ret = rdmx_srvq_sgl_io(req, true);
-			rdmx_srvq_change_end(exp);
-		}
+		ret = rdmx_srvq_change(req, exp, req->sgl, req->nents);
 		goto done;
 	}
 	if (!exp) {
@@ -1073,24 +1008,13 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		ret = rdmx_srvq_read_map(req);
 		if (ret)
 			break;
-		if (exp->bdev && req->nents <= BIO_MAX_VECS) {
-			rdmx_srvq_read_bio(req);
-			return;		/* answered from its completion */
-		}
-		rdmx_srvq_read_done(req, rdmx_srvq_sgl_io(req, false));
-		return;
+		exp->ops->read(req);
+		return;		/* answered by rdmx_srvq_read_done() */
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
-			bvec_set_page(&bv, req->rb->rx.data, req->io.length, 0);
-			ret = -ESTALE;
-			if (rdmx_srvq_change_begin(q, exp)) {
-				ret = rdmx_srvq_file_io(exp, &bv, 1,
-							req->io.length,
-							req->io.offset, true,
-							req->io.flags &
-							RDMX_BLK_CMD_FUA);
-				rdmx_srvq_change_end(exp);
-			}
+			sg_init_table(&sg, 1);
+			sg_set_page(&sg, req->rb->rx.data, req->io.length, 0);
+			ret = rdmx_srvq_change(req, exp, &sg, 1);
 			rdmx_srvq_repost(req);
 			goto done;
 		}
@@ -1109,18 +1033,12 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		return;		/* on from rdmx_srvq_rw_done() */
 	case RDMX_BLK_OP_FLUSH:
 		rdmx_srvq_repost(req);
-		if (!exp->ram)
-			ret = vfs_fsync(exp->file, 0);
+		ret = exp->ops->flush(exp);
 		break;
 	case RDMX_BLK_OP_DISCARD:
 	case RDMX_BLK_OP_WRITE_ZEROES:
 		rdmx_srvq_repost(req);
-		ret = -ESTALE;
-		if (rdmx_srvq_change_begin(q, exp)) {
-			ret = rdmx_srvq_zero(req,
-					     req->io.op == RDMX_BLK_OP_DISCARD);
-			rdmx_srvq_change_end(exp);
-		}
+		ret = rdmx_srvq_change(req, exp, NULL, 0);
 		break;
 	}
 	goto respond;

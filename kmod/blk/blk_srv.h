@@ -36,10 +36,11 @@
  * @node: on rdmx_exports
  * @name: the name
  * @path: what was exported, for sysfs ("ram:BYTES" for RAM)
+ * @ops: its backend: rdmx_backend_file, _bdev or _ram
  * @file: the backing file (a block device's, a regular file, or shmem)
- * @ram: @file is a RAM region
- * @bdev: the block device when @file is one (opened O_DIRECT): READs go to
- *	it as bios, answered from their completion
+ * @bdev: the block device, set by the bdev backend when @file is one
+ *	opened O_DIRECT: READs go to it as bios, answered from their
+ *	completion (so the completion's work runs them itself)
  * @size: bytes; only grows (RDMX_IOC_EXPORT_RESIZE, under
  *	rdmx_exports_mutex), read locklessly by the queues
  * @lbs: logical block size
@@ -71,8 +72,8 @@ struct rdmx_export {
 	struct list_head node;
 	char name[RDMX_EXPORT_NAME_LEN];
 	char *path;
+	const struct rdmx_backend *ops;
 	struct file *file;
-	bool ram;
 	struct block_device *bdev;
 	u64 size;
 	u32 lbs;
@@ -96,6 +97,62 @@ struct rdmx_export {
 };
 
 struct rdmx_srvq;
+struct rdmx_srvq_req;
+struct scatterlist;
+
+/**
+ * struct rdmx_backend - a kind of backing store (io_file.c, io_bdev.c,
+ *	io_ram.c), as nvmet divides io-cmd-file.c and io-cmd-bdev.c
+ * @kind: "file", "bdev" or "ram"
+ * @setup: fill in @exp->size, @exp->flags and the store's own logical
+ *	block size (*@lbs) for RDMX_IOC_EXPORT_ADD. A file or a block
+ *	device is open already (@exp->file); RAM makes its own. export.c
+ *	checks the geometry after it.
+ * @uuid: mix what identifies the storage into @w (seeded from the
+ *	export's name) and set @exp->uuid_src; NULL: a new random uuid, for
+ *	storage that does not outlive its export
+ * @size: the size the store has now, which RDMX_IOC_EXPORT_RESIZE takes;
+ *	NULL for a store sized by the administrator
+ * @grow: resize a store sized by the administrator (NULL for the others)
+ * @read: read the command's extent into its pages (req->sgl) and answer
+ *	it through rdmx_srvq_read_done(), at once or from a completion
+ * @write: write @len bytes of @sgl at @off; with @fua, stable on return
+ * @zero: discard (a hint) or write zeroes over a range
+ * @flush: make what was written stable
+ *
+ * All but @read return 0 or a negative errno and may sleep; they run
+ * from a command's work, @write and @zero inside the export's fence.
+ */
+struct rdmx_backend {
+	const char *kind;
+	int (*setup)(struct rdmx_export *exp, const struct rdmx_export_add *ea,
+		     u32 *lbs);
+	void (*uuid)(struct rdmx_export *exp, u32 w[4]);
+	u64 (*size)(struct rdmx_export *exp);
+	int (*grow)(struct rdmx_export *exp, u64 size);
+	void (*read)(struct rdmx_srvq_req *req);
+	int (*write)(struct rdmx_export *exp, struct scatterlist *sgl,
+		     unsigned int nents, u32 len, u64 off, bool fua);
+	int (*zero)(struct rdmx_export *exp, u64 off, u32 len, bool discard,
+		    bool fua);
+	int (*flush)(struct rdmx_export *exp);
+};
+
+extern const struct rdmx_backend rdmx_backend_file;
+extern const struct rdmx_backend rdmx_backend_bdev;
+extern const struct rdmx_backend rdmx_backend_ram;
+
+/* io_file.c: the file backend's helpers, which the others share */
+int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
+		    unsigned int nents, u32 len, u64 off, bool write, bool fua);
+int rdmx_io_file_write(struct rdmx_export *exp, struct scatterlist *sgl,
+		       unsigned int nents, u32 len, u64 off, bool fua);
+void rdmx_io_file_read(struct rdmx_srvq_req *req);
+int rdmx_io_file_fallocate(struct rdmx_export *exp, int mode, u64 off,
+			   u32 len, bool discard, bool fua);
+int rdmx_io_file_zero(struct rdmx_export *exp, u64 off, u32 len,
+		      bool discard, bool fua);
+int rdmx_io_file_flush(struct rdmx_export *exp);
 
 /**
  * struct rdmx_srvq_rbuf - a posted receive: a command header and inline data
@@ -278,6 +335,8 @@ extern struct wait_queue_head rdmx_export_idle_wait;
 bool rdmx_srvq_same_map(const struct rdmx_srvq *a, const struct rdmx_srvq *b);
 void rdmx_srvq_disconnect(struct rdmx_srvq *q);
 void rdmx_srvq_notify_size(struct rdmx_srvq *q);
+void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err);
+void rdmx_srvq_read_submitted(struct rdmx_srvq_req *req);
 extern struct workqueue_struct *rdmx_blk_wq;
 
 #endif /* _RDMX_BLK_SRV_H */

@@ -3,7 +3,8 @@
  * rdmx block service: the export table and its control plane.
  *
  * An export (struct rdmx_export) is a block device, a regular file or a RAM
- * region (a shmem file) under a name, in /sys/kernel/rdmx/exports/NAME,
+ * region (a shmem file), each served by its backend (io_bdev.c, io_file.c,
+ * io_ram.c), under a name, in /sys/kernel/rdmx/exports/NAME,
  * added, removed and grown by RDMX_IOC_EXPORT_ADD, _DEL and _RESIZE. The
  * server queues (blk_srv.c) find exports here when a client's OPEN names
  * one, and bind to them under rdmx_exports_mutex.
@@ -16,9 +17,7 @@
 #include <linux/inet.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
-#include <linux/shmem_fs.h>
 #include <linux/slab.h>
-#include <linux/utsname.h>
 #include <linux/blkdev.h>
 #include <net/ipv6.h>
 
@@ -281,19 +280,13 @@ static int rdmx_export_check_allow(const struct rdmx_export_allow *a)
  * An identity, what a reconnecting client checks (see the uapi header):
  * the operator's (RDMX_EXPORT_UUID); for RAM, new each time, since its data
  * dies with the export: a client that reconnects to a RAM export added
- * again must not take its zeroes for its disk; for a regular file, its
- * filesystem's uuid (or, for one without, such as tmpfs, its device
- * number), inode number and generation, so that it survives a server
- * restart and a path that changed, and a file put in its place does not
- * inherit it; for a block device, the host, name and path (rdmxctl derives
- * a better one from the device's WWN, serial or uuid and passes it).
+ * again must not take its zeroes for its disk; for the others, a hash of
+ * the export's name and what the backend says identifies the storage
+ * (io_file.c, io_bdev.c).
  */
 static void rdmx_export_make_uuid(struct rdmx_export *exp,
 				  const struct rdmx_export_add *ea)
 {
-	const char *host = init_utsname()->nodename;
-	struct inode *inode;
-	bool blk;
 	u32 w[4];
 	int i;
 
@@ -302,69 +295,37 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp,
 		exp->uuid_src = "given";
 		return;
 	}
-	if (exp->ram) {
+	if (!exp->ops->uuid) {
 		uuid_gen(&exp->uuid);
 		exp->uuid_src = "new";
 		return;
 	}
-	inode = file_inode(exp->file);
-	blk = S_ISBLK(inode->i_mode);
-	exp->uuid_src = blk ? "path" : "file";
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++)
 		w[i] = jhash(exp->name, strlen(exp->name), i);
-		if (blk) {
-			w[i] = jhash(host, strlen(host), w[i]);
-			w[i] = jhash(exp->path, strlen(exp->path), w[i]);
-			continue;
-		}
-		if (uuid_is_null(&inode->i_sb->s_uuid))
-			w[i] = jhash_1word(inode->i_sb->s_dev, w[i]);
-		else
-			w[i] = jhash(&inode->i_sb->s_uuid,
-				     sizeof(inode->i_sb->s_uuid), w[i]);
-		w[i] = jhash_3words(lower_32_bits(inode->i_ino),
-				    upper_32_bits(inode->i_ino),
-				    inode->i_generation, w[i]);
-	}
+	exp->ops->uuid(exp, w);
 	memcpy(exp->uuid.b, w, sizeof(exp->uuid.b));
 	exp->uuid.b[6] = (exp->uuid.b[6] & 0x0f) | 0x80;	/* version 8 */
 	exp->uuid.b[8] = (exp->uuid.b[8] & 0x3f) | 0x80;	/* RFC 9562 */
 }
 
-/* The size a block device's or a file's export has now (not RAM). */
-static u64 rdmx_export_backing_size(struct rdmx_export *exp)
-{
-	struct inode *inode = file_inode(exp->file);
-
-	if (S_ISBLK(inode->i_mode))
-		return bdev_nr_bytes(I_BDEV(exp->file->f_mapping->host));
-	return i_size_read(inode);
-}
-
-/* Open the backing store of an export and fill in its geometry. */
+/*
+ * Open the backing store of an export, choose its backend and fill in its
+ * geometry.
+ */
 static int rdmx_export_open(struct rdmx_export *exp,
 			    const struct rdmx_export_add *ea)
 {
 	bool ro = ea->flags & RDMX_EXPORT_RO;
 	struct file *file;
-	struct inode *inode;
+	umode_t mode;
 	char *path;
-	int flags;
+	int flags, ret;
 	u32 lbs;
 
 	if (ea->flags & RDMX_EXPORT_RAM) {
-		file = rdmx_shmem_file_setup("rdmx-ram", ea->ram_size);
-		if (IS_ERR(file))
-			return PTR_ERR(file);
-		exp->file = file;
-		exp->ram = true;
-		exp->size = ea->ram_size;
-		exp->lbs = ea->logical_block_size ?: 512;
-		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
-		exp->path = kasprintf(GFP_KERNEL, "ram:%llu", ea->ram_size);
-		return exp->path ? 0 : -ENOMEM;
+		exp->ops = &rdmx_backend_ram;
+		goto setup;
 	}
-
 	/* Exactly @path_len bytes: no NUL needed, none allowed inside. */
 	path = memdup_user_nul(u64_to_user_ptr(ea->path), ea->path_len);
 	if (IS_ERR(path))
@@ -386,32 +347,19 @@ static int rdmx_export_open(struct rdmx_export *exp,
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	exp->file = file;
-	inode = file_inode(file);
-	if (S_ISBLK(inode->i_mode)) {
-		struct block_device *bdev = I_BDEV(file->f_mapping->host);
-
-		lbs = bdev_logical_block_size(bdev);
-		if (file->f_flags & O_DIRECT)
-			exp->bdev = bdev;
-		exp->flags = RDMX_BLK_EXP_DISCARD | RDMX_BLK_EXP_WZEROES;
-		/*
-		 * Without direct I/O, writes land in the page cache: a
-		 * volatile cache the client must flush, whatever the disk's.
-		 */
-		if (bdev_write_cache(bdev) || !exp->bdev)
-			exp->flags |= RDMX_BLK_EXP_FLUSH;
-		if (!bdev_max_discard_sectors(bdev))
-			exp->flags &= ~RDMX_BLK_EXP_DISCARD;
-	} else if (S_ISREG(inode->i_mode)) {
-		lbs = 512;
-		exp->flags = RDMX_BLK_EXP_FLUSH | RDMX_BLK_EXP_DISCARD |
-			     RDMX_BLK_EXP_WZEROES;
-	} else {
+	mode = file_inode(file)->i_mode;
+	if (S_ISBLK(mode))
+		exp->ops = &rdmx_backend_bdev;
+	else if (S_ISREG(mode))
+		exp->ops = &rdmx_backend_file;
+	else
 		return -EINVAL;
-	}
+setup:
+	ret = exp->ops->setup(exp, ea, &lbs);
+	if (ret)
+		return ret;
 	if (ea->logical_block_size && ea->logical_block_size < lbs)
 		return -EINVAL;
-	exp->size = rdmx_export_backing_size(exp);
 	exp->lbs = ea->logical_block_size ?: lbs;
 	if (!exp->size || !IS_ALIGNED(exp->size, exp->lbs))
 		return -EINVAL;
@@ -635,17 +583,18 @@ long rdmx_ioc_export_resize(void __user *uarg)
 		goto out_unlock;
 	}
 	ret = -EINVAL;
-	if (exp->ram != !!er.new_size)
+	if (!exp->ops->grow != !er.new_size)
 		goto out_unlock;	/* a size for RAM, none for the others */
-	size = exp->ram ? er.new_size : rdmx_export_backing_size(exp);
+	size = exp->ops->grow ? er.new_size : exp->ops->size(exp);
 	if (size < exp->size || !IS_ALIGNED(size, exp->lbs) ||
-	    (exp->ram && (!IS_ALIGNED(size, SZ_4K) || size > MAX_LFS_FILESIZE))) {
+	    (exp->ops->grow &&
+	     (!IS_ALIGNED(size, SZ_4K) || size > MAX_LFS_FILESIZE))) {
 		pr_warn_ratelimited("export %s: cannot resize from %llu to %llu bytes: exports only grow, in whole blocks\n",
 				    exp->name, exp->size, size);
 		goto out_unlock;
 	}
-	if (exp->ram && size != exp->size) {
-		ret = vfs_truncate(&exp->file->f_path, size);
+	if (exp->ops->grow && size != exp->size) {
+		ret = exp->ops->grow(exp, size);
 		if (ret)
 			goto out_unlock;
 	}
