@@ -96,7 +96,8 @@ extern const struct rdmx_fsm rdmx_disk_fsm;
  * @RDMX_SRVQ_LIVE: accepted: it serves commands, and rdmx_srvq_watch()
  *	looks after it
  * @RDMX_SRVQ_FAILING: dropped for a protocol error, a failed work request
- *	or a timeout: its QP is in error, its DREQ follows
+ *	or a timeout, or by its export's removal or the module's exit: its
+ *	QP is in error, its DREQ follows
  * @RDMX_SRVQ_TORN: its teardown is under way: nothing more is posted
  * @RDMX_SRVQ_NR_STATES: number of states
  */

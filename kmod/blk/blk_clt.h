@@ -19,6 +19,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
+#include "core/rdmx.h"
 #include "blk.h"
 
 struct rdmx_disk;

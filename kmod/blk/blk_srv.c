@@ -332,6 +332,7 @@ void rdmx_srvq_disconnect(struct rdmx_srvq *q)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
 
+	rdmx_srvq_set_state(q, RDMX_SRVQ_SERVING, RDMX_SRVQ_FAILING);
 	if (q->qp)
 		ib_modify_qp(q->qp, &attr, IB_QP_STATE);
 	rdma_disconnect(q->cm_id);
@@ -393,14 +394,15 @@ static struct rdmx_export *rdmx_srvq_exp(struct rdmx_srvq *q)
 
 /*
  * Whether a command runs in its receive's completion rather than from the
- * work queue: a READ of a block device export, which only submits a bio
- * (as nvmet does); the others wait on the backing store.
+ * work queue: a READ that its backend only submits (a bio to a block
+ * device, as nvmet does); the others wait on the backing store.
  */
 static bool rdmx_srvq_runs_here(struct rdmx_srvq *q, const struct rdmx_blk_io *io)
 {
 	struct rdmx_export *exp = rdmx_srvq_exp(q);
 
-	return io->op == RDMX_BLK_OP_READ && exp && exp->bdev;
+	return io->op == RDMX_BLK_OP_READ && exp && exp->ops->read_nowait &&
+	       exp->ops->read_nowait(exp);
 }
 
 /* A command is over: free what it used and give its context back. */
@@ -943,7 +945,8 @@ out:
 
 /*
  * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
- * of a block device): stage one, or stage two of a write.
+ * its backend only submits): from RUNNING, or a WRITE's data from WRITING
+ * once it has been fetched.
  */
 static void rdmx_srvq_req_work(struct work_struct *work)
 {

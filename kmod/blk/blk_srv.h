@@ -103,7 +103,6 @@ struct scatterlist;
 /**
  * struct rdmx_backend - a kind of backing store (io_file.c, io_bdev.c,
  *	io_ram.c), as nvmet divides io-cmd-file.c and io-cmd-bdev.c
- * @kind: "file", "bdev" or "ram"
  * @setup: fill in @exp->size, @exp->flags and the store's own logical
  *	block size (*@lbs) for RDMX_IOC_EXPORT_ADD. A file or a block
  *	device is open already (@exp->file); RAM makes its own. export.c
@@ -116,21 +115,24 @@ struct scatterlist;
  * @grow: resize a store sized by the administrator (NULL for the others)
  * @read: read the command's extent into its pages (req->sgl) and answer
  *	it through rdmx_srvq_read_done(), at once or from a completion
+ * @read_nowait: whether @read only submits I/O for @exp, never sleeping,
+ *	so that a READ may run in its receive's completion (NULL: never)
  * @write: write @len bytes of @sgl at @off; with @fua, stable on return
  * @zero: discard (a hint) or write zeroes over a range
  * @flush: make what was written stable
  *
- * All but @read return 0 or a negative errno and may sleep; they run
- * from a command's work, @write and @zero inside the export's fence.
+ * All but @read and @read_nowait return 0 or a negative errno and may
+ * sleep; they run from a command's work, @write and @zero inside the
+ * export's fence.
  */
 struct rdmx_backend {
-	const char *kind;
 	int (*setup)(struct rdmx_export *exp, const struct rdmx_export_add *ea,
 		     u32 *lbs);
 	void (*uuid)(struct rdmx_export *exp, u32 w[4]);
 	u64 (*size)(struct rdmx_export *exp);
 	int (*grow)(struct rdmx_export *exp, u64 size);
 	void (*read)(struct rdmx_srvq_req *req);
+	bool (*read_nowait)(const struct rdmx_export *exp);
 	int (*write)(struct rdmx_export *exp, struct scatterlist *sgl,
 		     unsigned int nents, u32 len, u64 off, bool fua);
 	int (*zero)(struct rdmx_export *exp, u64 off, u32 len, bool discard,
@@ -143,8 +145,6 @@ extern const struct rdmx_backend rdmx_backend_bdev;
 extern const struct rdmx_backend rdmx_backend_ram;
 
 /* io_file.c: the file backend's helpers, which the others share */
-int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
-		    unsigned int nents, u32 len, u64 off, bool write, bool fua);
 int rdmx_io_file_write(struct rdmx_export *exp, struct scatterlist *sgl,
 		       unsigned int nents, u32 len, u64 off, bool fua);
 void rdmx_io_file_read(struct rdmx_srvq_req *req);

@@ -57,6 +57,12 @@ static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 	submit_bio(bio);
 }
 
+/* A READ goes to the device as a bio when the export has direct access. */
+static bool rdmx_io_bdev_read_nowait(const struct rdmx_export *exp)
+{
+	return exp->bdev;
+}
+
 static int rdmx_io_bdev_setup(struct rdmx_export *exp,
 			      const struct rdmx_export_add *ea, u32 *lbs)
 {
@@ -100,11 +106,11 @@ static void rdmx_io_bdev_uuid(struct rdmx_export *exp, u32 w[4])
 }
 
 const struct rdmx_backend rdmx_backend_bdev = {
-	.kind = "bdev",
 	.setup = rdmx_io_bdev_setup,
 	.uuid = rdmx_io_bdev_uuid,
 	.size = rdmx_io_bdev_size,
 	.read = rdmx_io_bdev_read,
+	.read_nowait = rdmx_io_bdev_read_nowait,
 	.write = rdmx_io_file_write,
 	.zero = rdmx_io_file_zero,
 	.flush = rdmx_io_file_flush,

@@ -18,32 +18,30 @@
 
 #include "blk_srv.h"
 
-/**
- * rdmx_io_file_rw() - read or write an export's file from a scatterlist
- * @exp: the export
- * @sgl: the pages
- * @nents: entries of @sgl
- * @len: bytes, all of @sgl's
- * @off: byte offset in the file
- * @write: write (else read)
- * @fua: a write reaches stable storage before this returns
- *
- * Context: process context; sleeps.
- * Return: 0, -EIO for a short transfer, or a negative errno.
+/* Pieces a transfer describes on the stack before it allocates an array. */
+#define RDMX_IO_FILE_INLINE_BVEC	8
+
+/*
+ * Read or write an export's file from a scatterlist: -EIO for a short
+ * transfer. Process context; sleeps.
  */
-int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
-		    unsigned int nents, u32 len, u64 off, bool write, bool fua)
+static int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
+			   unsigned int nents, u32 len, u64 off, bool write,
+			   bool fua)
 {
+	struct bio_vec inline_bv[RDMX_IO_FILE_INLINE_BVEC];
+	struct bio_vec *bv = inline_bv;
 	struct scatterlist *sg;
 	struct iov_iter iter;
-	struct bio_vec *bv;
 	loff_t pos = off;
 	unsigned int i;
 	ssize_t ret;
 
-	bv = kvmalloc_array(nents, sizeof(*bv), GFP_KERNEL);
-	if (!bv)
-		return -ENOMEM;
+	if (nents > ARRAY_SIZE(inline_bv)) {
+		bv = kvmalloc_array(nents, sizeof(*bv), GFP_KERNEL);
+		if (!bv)
+			return -ENOMEM;
+	}
 	for_each_sg(sgl, sg, nents, i)
 		bvec_set_page(&bv[i], sg_page(sg), sg->length, sg->offset);
 	iov_iter_bvec(&iter, write ? ITER_SOURCE : ITER_DEST, bv, nents, len);
@@ -51,7 +49,8 @@ int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
 		ret = vfs_iter_write(exp->file, &iter, &pos, fua ? RWF_DSYNC : 0);
 	else
 		ret = vfs_iter_read(exp->file, &iter, &pos, 0);
-	kvfree(bv);
+	if (bv != inline_bv)
+		kvfree(bv);
 	if (ret >= 0 && ret != len)
 		ret = -EIO;
 	return ret < 0 ? ret : 0;
@@ -67,7 +66,7 @@ int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
  * @fua: stable before this returns
  *
  * Context: process context; sleeps.
- * Return: as rdmx_io_file_rw().
+ * Return: 0, -EIO for a short write, or a negative errno.
  */
 int rdmx_io_file_write(struct rdmx_export *exp, struct scatterlist *sgl,
 		       unsigned int nents, u32 len, u64 off, bool fua)
@@ -185,7 +184,6 @@ static void rdmx_io_file_uuid(struct rdmx_export *exp, u32 w[4])
 }
 
 const struct rdmx_backend rdmx_backend_file = {
-	.kind = "file",
 	.setup = rdmx_io_file_setup,
 	.uuid = rdmx_io_file_uuid,
 	.size = rdmx_io_file_size,

@@ -49,7 +49,6 @@ static int rdmx_io_ram_grow(struct rdmx_export *exp, u64 size)
 }
 
 const struct rdmx_backend rdmx_backend_ram = {
-	.kind = "ram",
 	.setup = rdmx_io_ram_setup,
 	.grow = rdmx_io_ram_grow,
 	.read = rdmx_io_file_read,

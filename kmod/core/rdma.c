@@ -70,7 +70,11 @@ int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
 		return -EINVAL;
 	rb->hdr_len = hdr_len;
 	rb->data_len = data_len;
-	/* Its own allocation: no cache line shared with what the CPU writes */
+	/*
+	 * Its own allocation, so that what the CPU writes beside it shares
+	 * no cache line with it (kmalloc()'s DMA alignment, or the bounce
+	 * buffer the DMA API gives a smaller one).
+	 */
 	rb->hdr = kmalloc(hdr_len, GFP_KERNEL);
 	if (!rb->hdr)
 		return -ENOMEM;
