@@ -19,6 +19,11 @@
  *                     not held while a new map connects (that map has no
  *                     disk yet, which unmap takes for "not mapped")
  *   bd->mutex         a map's connections: connect, teardown, reconnect
+ *   q->cm_mutex       a queue's connection attempt against its CM handler,
+ *                     which builds the queue's QP and reads the server's
+ *                     answer under it (inside the CM's own handler lock);
+ *                     an attempt given up marks the queue abandoned under
+ *                     it, after which no handler touches the queue
  *   disk->open_mutex  (the block layer's) opening against unmapping
  *   bd->lock          (spinlock) bd->state
  * Completions run in softirq context (IB_POLL_SOFTIRQ) and take no lock of
@@ -695,18 +700,20 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	return 0;
 }
 
-/* Undo rdmx_dq_create_ib() and the cm_id; the QP is drained already. */
+/*
+ * Undo rdmx_dq_create_ib(), then the cm_id; the QP is drained already, and
+ * no CM handler builds on the queue any more (the attempt ended, or was
+ * abandoned). The id goes last: a device's removal waits for the ids on it
+ * (DEVICE_REMOVAL), then frees the device's CQ pool, so nothing of the
+ * queue may outlive its id.
+ */
 static void rdmx_dq_destroy(struct rdmx_dq *q)
 {
 	unsigned int i;
 
-	/* No CM event runs after this; the QP is ours to destroy. */
-	if (q->cm_id)
-		rdma_destroy_id(q->cm_id);
-	q->cm_id = NULL;
 	if (q->qp) {
 		ib_mr_pool_destroy(q->qp, &q->qp->rdma_mrs);
-		ib_destroy_qp(q->qp);
+		rdma_destroy_qp(q->cm_id);
 		q->qp = NULL;
 	}
 	for (i = 0; q->rbufs && i < q->nr_rbufs; i++)
@@ -719,6 +726,9 @@ static void rdmx_dq_destroy(struct rdmx_dq *q)
 	if (q->pd)
 		ib_dealloc_pd(q->pd);
 	q->pd = NULL;
+	if (q->cm_id)
+		rdma_destroy_id(q->cm_id);
+	q->cm_id = NULL;
 }
 
 static int rdmx_dq_route_resolved(struct rdmx_dq *q)
@@ -729,6 +739,7 @@ static int rdmx_dq_route_resolved(struct rdmx_dq *q)
 	struct rdmx_conn_req req;
 	int ret;
 
+	lockdep_assert_held(&q->cm_mutex);
 	q->ibdev = q->cm_id->device;
 	ret = rdmx_dq_create_ib(q);
 	if (ret)
@@ -764,6 +775,7 @@ static int rdmx_dq_established(struct rdmx_dq *q,
 	};
 	struct rdmx_conn_params rep;
 
+	lockdep_assert_held(&q->cm_mutex);
 	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &sent, &rep) ||
 	    rep.max_msg_size < SZ_4K)
@@ -793,12 +805,16 @@ static int rdmx_dq_cm_handler(struct rdma_cm_id *cm_id,
 			break;
 		return 0;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		err = rdmx_dq_route_resolved(q);
+		mutex_lock(&q->cm_mutex);
+		err = q->cm_abandoned ? -ETIMEDOUT : rdmx_dq_route_resolved(q);
+		mutex_unlock(&q->cm_mutex);
 		if (err)
 			break;
 		return 0;
 	case RDMA_CM_EVENT_ESTABLISHED:
-		err = rdmx_dq_established(q, ev);
+		mutex_lock(&q->cm_mutex);
+		err = q->cm_abandoned ? -ETIMEDOUT : rdmx_dq_established(q, ev);
+		mutex_unlock(&q->cm_mutex);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		err = rdmx_cm_event_errno(cm_id, ev, &reason);
@@ -981,6 +997,7 @@ static int rdmx_dq_connect(struct rdmx_dq *q, unsigned long deadline)
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
 	clear_bit(RDMX_DQ_REMOVED, &q->flags);
+	q->cm_abandoned = false;
 	q->cm_id = cm_id;
 	q->cm_error = -ETIMEDOUT;
 	reinit_completion(&q->cm_done);
@@ -994,9 +1011,13 @@ static int rdmx_dq_connect(struct rdmx_dq *q, unsigned long deadline)
 	left = wait_for_completion_killable_timeout(&q->cm_done,
 						    max_t(long, deadline - jiffies, 1));
 	if (left <= 0) {
-		/* Stop the CM before the caller frees what its handler made. */
-		rdma_destroy_id(cm_id);
-		q->cm_id = NULL;
+		/*
+		 * Keep the CM's handler off the queue while the caller frees
+		 * what it built; the id goes after that (rdmx_dq_destroy()).
+		 */
+		mutex_lock(&q->cm_mutex);
+		q->cm_abandoned = true;
+		mutex_unlock(&q->cm_mutex);
 		return left ? left : -ETIMEDOUT;
 	}
 	if (q->cm_error)
@@ -1496,6 +1517,7 @@ long rdmx_ioc_map(void __user *uarg)
 	for (i = 0; i < bd->nr_queues; i++) {
 		bd->queues[i].bd = bd;
 		bd->queues[i].idx = i;
+		mutex_init(&bd->queues[i].cm_mutex);
 		init_completion(&bd->queues[i].cm_done);
 		init_completion(&bd->queues[i].open_done);
 	}

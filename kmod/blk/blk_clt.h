@@ -88,6 +88,9 @@ struct rdmx_dq_rbuf {
  * @rbufs: the responses' receive buffers
  * @nr_rbufs: how many
  * @flags: RDMX_DQ_*
+ * @cm_mutex: the connection attempt against its CM handler (see the
+ *	locking rules in blk_clt.c)
+ * @cm_abandoned: the attempt's caller gave up waiting; under @cm_mutex
  * @cm_error: the connection attempt's result
  * @cm_done: completed when the attempt ends
  * @open_cmd: the OPEN command
@@ -115,6 +118,8 @@ struct rdmx_dq {
 	struct rdmx_dq_rbuf *rbufs;
 	unsigned int nr_rbufs;
 	unsigned long flags;
+	struct mutex cm_mutex;	/* the attempt against its CM handler */
+	bool cm_abandoned;
 	int cm_error;
 	struct completion cm_done;
 	struct rdmx_blk_cmd open_cmd;
