@@ -349,6 +349,25 @@ if [ "$any_block" = 1 ]; then
 	fi
 fi
 
+# RDS over RDMA, on every node: qperf's rds_lat and rds_bw. rds_rdma serves
+# InfiniBand and RoCE devices only (soft-RoCE, not soft-iWARP), and binds to
+# an address of one. Its largest message, 1 MiB, needs socket buffers past
+# the default limits.
+rds_why=""
+setup_rds() {
+	case "$RDMX_RDMA" in
+	rxe) ;;
+	*) echo "RDS over RDMA serves InfiniBand and RoCE devices, not $RDMX_RDMA"; return 1 ;;
+	esac
+	modprobe rds_rdma || return 1
+	echo "$rds_buf" >/proc/sys/net/core/wmem_max &&
+		echo "$rds_buf" >/proc/sys/net/core/rmem_max
+}
+rds_buf=$((4 << 20))
+if selected msg/qperf-rds_lat || selected msg/qperf-rds_bw; then
+	r=$(try rds setup_rds) || rds_why="RDS: $r"
+fi
+
 # Persistent servers: qperf, the rdmx echo listener, rdmxctl bench.
 rbench=1
 rdmxctl bench --help >/dev/null 2>&1 || rbench=0
@@ -503,10 +522,15 @@ for rep in $(seq "$reps"); do
 		# shellcheck disable=SC2086
 		client_case "$id" "$rep" "$kind" rdmxctl bench $opts "$peer"
 	done
-	for q in "tcp_lat|-m 64" "tcp_bw|-m 65536"; do
+	for q in "tcp_lat|-m 64" "tcp_bw|-m 65536" "rds_lat|-m 64" \
+		 "rds_bw|-m $((1 << 20)) -sb $rds_buf"; do
 		IFS='|' read -r test opts <<<"$q"
 		id=msg/qperf-$test
 		selected "$id" || continue
+		if [ "${test#rds_}" != "$test" ] && [ -n "$rds_why" ]; then
+			record "$id" "$rep" qperf unavailable "$rds_why"
+			continue
+		fi
 		log "$rep $id"
 		# shellcheck disable=SC2086
 		client_case "$id" "$rep" qperf qperf $opts -t "$qt" "$peer" "$test"
