@@ -11,6 +11,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
 import report  # noqa: E402
 
 LAT = """ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
@@ -172,7 +173,30 @@ def main():
         "128 KiB seq read bandwidth >= 1.1 x nvme-rdma": (None, why),
         "4 KiB randread QD1 p50 <= 0.8 x nvme-rdma": (None, why),
     })
+    bad += compare_check()
     return 1 if bad else 0
+
+
+def compare_check():
+    """compare.py: within and past the tolerance, and measures in one run
+    only left out of the verdict."""
+    a = {("block/rdmx/randread-4k-qd32", "iops"): 2000.0, ("msg/rdmx-ping-64", "typical_us"): 300.0,
+         ("raw/ib_send_bw-4m", "bw_mibs"): 7.0}
+    b = {("block/rdmx/randread-4k-qd32", "iops"): 2010.0, ("msg/rdmx-ping-64", "typical_us"): 300.0}
+    bad = 0
+    rows, ok = compare.compare(a, b, 1.0)
+    if not ok or len(rows) != 2:
+        print("not ok - compare: 0.5 %% apart is within 1 %% (%r, %r)" % (rows, ok))
+        bad = 1
+    rows, ok = compare.compare(a, b, 0.25)
+    if ok or [r[5] for r in rows] != [False, True]:
+        print("not ok - compare: 0.5 %% apart is past 0.25 %% (%r, %r)" % (rows, ok))
+        bad = 1
+    if compare.compare(a, {}, 1.0)[1]:
+        print("not ok - compare: runs sharing no measure are not repeatable")
+        bad = 1
+    print("%s - compare: tolerance, and measures in one run only" % ("not ok" if bad else "ok"))
+    return bad
 
 
 if __name__ == "__main__":
