@@ -45,6 +45,13 @@ full)  reps=3 lat_n=1000 bw_n=500 bw4m_n=40 ramp=2 rt=10 qt=10 msgs=32 dev_mb=51
 quick) reps=1 lat_n=100 bw_n=100 bw4m_n=16 ramp=1 rt=3 qt=3 msgs=8 dev_mb=256 ;;
 tiny)  reps=1 lat_n=10 bw_n=20 bw4m_n=5 ramp=0 rt=1 qt=1 msgs=2 dev_mb=64 ;;
 esac
+# Message sizes of the throughput sweep (sweep/...): rdmx, ib_send_bw and
+# RDS at each (RDS up to its largest message, 1 MiB).
+case "$mode" in
+full)  sweep_sizes="64 1024 16384 262144 1048576 4194304" ;;
+quick) sweep_sizes="64 65536 1048576" ;;
+tiny)  sweep_sizes="" ;;
+esac
 reps=${repeats:-$reps}
 
 loopback=0
@@ -364,9 +371,15 @@ setup_rds() {
 		echo "$rds_buf" >/proc/sys/net/core/rmem_max
 }
 rds_buf=$((4 << 20))
-if selected msg/qperf-rds_lat || selected msg/qperf-rds_bw; then
+rds_ids="msg/qperf-rds_lat msg/qperf-rds_bw"
+for size in $sweep_sizes; do
+	[ "$size" -le $((1 << 20)) ] && rds_ids+=" sweep/qperf-rds_bw-$size"
+done
+for id in $rds_ids; do
+	selected "$id" || continue
 	r=$(try rds setup_rds) || rds_why="RDS: $r"
-fi
+	break
+done
 
 # Persistent servers: qperf, the rdmx echo listener, rdmxctl bench.
 rbench=1
@@ -493,8 +506,14 @@ for rep in $(seq "$reps"); do
 			done
 		done
 	fi
-	# Raw transport (perftest), then rdmx against it and TCP.
-	for pc in "${perftest_cases[@]}"; do
+	# Raw transport (perftest), then rdmx against it, TCP and RDS.
+	sweep_raw=()
+	for size in $sweep_sizes; do
+		n=$bw_n
+		[ "$size" -ge $((1 << 20)) ] && n=$bw4m_n
+		sweep_raw+=("sweep/ib_send_bw-$size|ib_send_bw|-s $size -n $n")
+	done
+	for pc in "${perftest_cases[@]}" "${sweep_raw[@]}"; do
 		IFS='|' read -r id tool opts <<<"$pc"
 		selected "$id" || continue
 		[ "$is_client" = 1 ] && log "$rep $id"
@@ -511,7 +530,13 @@ for rep in $(seq "$reps"); do
 		log "$rep $id"
 		client_case "$id" "$rep" msg-send msg_send
 	fi
-	for bc in "${rbench_cases[@]}"; do
+	sweep_cases=()
+	for size in $sweep_sizes; do
+		n=$bw_n
+		[ "$size" -ge $((1 << 20)) ] && n=$bw4m_n
+		sweep_cases+=("sweep/rdmx-bench-send-bw-$size|perftest-bw|-t send -m bw -s $size -n $n")
+	done
+	for bc in "${rbench_cases[@]}" "${sweep_cases[@]}"; do
 		IFS='|' read -r id kind opts <<<"$bc"
 		selected "$id" || continue
 		if [ "$rbench" = 0 ]; then
@@ -522,10 +547,14 @@ for rep in $(seq "$reps"); do
 		# shellcheck disable=SC2086
 		client_case "$id" "$rep" "$kind" rdmxctl bench $opts "$peer"
 	done
+	rds_sweep=()
+	for size in $sweep_sizes; do
+		[ "$size" -le $((1 << 20)) ] && rds_sweep+=("rds_bw|-m $size -sb $rds_buf|sweep/qperf-rds_bw-$size")
+	done
 	for q in "tcp_lat|-m 64" "tcp_bw|-m 65536" "rds_lat|-m 64" \
-		 "rds_bw|-m $((1 << 20)) -sb $rds_buf"; do
-		IFS='|' read -r test opts <<<"$q"
-		id=msg/qperf-$test
+		 "rds_bw|-m $((1 << 20)) -sb $rds_buf" "${rds_sweep[@]}"; do
+		IFS='|' read -r test opts id <<<"$q"
+		[ -n "$id" ] || id=msg/qperf-$test
 		selected "$id" || continue
 		if [ "${test#rds_}" != "$test" ] && [ -n "$rds_why" ]; then
 			record "$id" "$rep" qperf unavailable "$rds_why"

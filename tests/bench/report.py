@@ -473,6 +473,8 @@ def report(rundir):
     doc.append(("h", "Messages and one-sided access"))
     doc += metric_table(cases, MSG_METRICS, meta, js["metrics"])
 
+    doc += sweep_section(cases, js)
+
     doc.append(("h", "Ratios"))
     doc.append(("p", "Block: rdmx / each peer and rdmx / the raw transport (throughput: "
                 "higher is better; latency: lower is better). rdmx-rw is rdmx with "
@@ -535,7 +537,48 @@ def report(rundir):
         json.dump(js, f, indent=1, sort_keys=True)
         f.write("\n")
     chart(rundir, js, meta)
+    sweep_chart(rundir, js)
     return js
+
+
+# The message throughput sweep: contender, case id prefix (the size in
+# bytes follows).
+SWEEP = [("rdmx", "sweep/rdmx-bench-send-bw-"), ("ib_send_bw", "sweep/ib_send_bw-"),
+         ("RDS", "sweep/qperf-rds_bw-")]
+
+
+def sweep_section(cases, js):
+    """Message throughput by size: a table (MiB/s, and rdmx over each peer)
+    and js["sweep"], one entry a size, for sweep.svg."""
+    sizes = sorted({int(cid.rsplit("-", 1)[1]) for cid in cases
+                    if any(cid.startswith(p) for _, p in SWEEP)})
+    if not sizes:
+        return []
+    rows = []
+    for size in sizes:
+        ent = {"size": size}
+        for name, prefix in SWEEP:
+            c = cases.get(prefix + str(size))
+            s = summary(c["samples"].get("bw_mibs", [])) if c else None
+            ent[name] = s["median"] if s else None
+        js.setdefault("sweep", []).append(ent)
+        cells = [fmt(ent[n]) if ent[n] is not None else "-" for n, _ in SWEEP]
+        for peer in ("ib_send_bw", "RDS"):
+            ok = ent["rdmx"] is not None and ent[peer]
+            cells.append(fmt_ratio(ent["rdmx"] / ent[peer]) if ok else "-")
+        rows.append([size_name(size)] + cells)
+    return [("h", "Message throughput by size (MiB/s)"),
+            ("p", "rdmxctl bench -t send -m bw, ib_send_bw and qperf rds_bw at each message "
+             "size (RDS up to its largest message, 1 MiB); chart: sweep.svg."),
+            ("table", ["size"] + [n for n, _ in SWEEP] + ["rdmx / ib_send_bw", "rdmx / RDS"],
+             rows)]
+
+
+def size_name(size):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return "%d %s" % (size >> shift, unit)
+    return "%d B" % size
 
 
 def md_table(header, rows):
@@ -619,6 +662,39 @@ plot "%s" using 1:3:xtic(2) with boxes lc rgb "steelblue" title "measured (n/a: 
     r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
     if r.returncode:
         print("report: gnuplot failed: %s" % r.stderr.strip(), file=sys.stderr)
+
+
+def sweep_chart(rundir, js):
+    """sweep.svg: message throughput against message size, log-log, a line
+    a contender; nothing when the run had no sweep."""
+    if not js.get("sweep"):
+        return
+    dat = os.path.join(rundir, "sweep.dat")
+    with open(dat, "w") as f:
+        f.write("# size " + " ".join(n for n, _ in SWEEP) + "\n")
+        for e in js["sweep"]:
+            f.write("%d %s\n" % (e["size"], " ".join(
+                "%g" % e[n] if e[n] is not None else "NaN" for n, _ in SWEEP)))
+    gp = os.path.join(rundir, "sweep.gp")
+    plots = ", ".join('"%s" using 1:%d with linespoints title "%s"' % (dat, i + 2, n)
+                      for i, (n, _) in enumerate(SWEEP))
+    with open(gp, "w") as f:
+        f.write("""set terminal svg size 800,500 dynamic font "sans,11" noenhanced
+set output "%s"
+set title "message throughput by size"
+set datafile missing "NaN"
+set logscale xy
+set xlabel "message size (bytes)"
+set ylabel "MiB/s"
+set grid
+set key top left
+plot %s
+""" % (os.path.join(rundir, "sweep.svg"), plots))
+    if not shutil.which("gnuplot"):
+        return
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode:
+        print("report: gnuplot failed on the sweep: %s" % r.stderr.strip(), file=sys.stderr)
 
 
 def main(argv):

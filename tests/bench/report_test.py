@@ -174,6 +174,28 @@ def main():
         "4 KiB randread QD1 p50 <= 0.8 x nvme-rdma": (None, why),
     })
     bad += compare_check()
+    bad += sweep_check()
+    return 1 if bad else 0
+
+
+def sweep_check():
+    """The sweep table: a row a size, rdmx over each peer, RDS absent past
+    1 MiB."""
+    def case(v):
+        return {"samples": {"bw_mibs": [v]}}
+    cases = {"sweep/rdmx-bench-send-bw-64": case(2.0), "sweep/ib_send_bw-64": case(1.0),
+             "sweep/qperf-rds_bw-64": case(4.0),
+             "sweep/rdmx-bench-send-bw-4194304": case(9.0),
+             "sweep/ib_send_bw-4194304": case(10.0), "block/rdmx/randread-4k-qd1": case(1.0)}
+    js = {}
+    doc = report.sweep_section(cases, js)
+    table = [b for b in doc if b[0] == "table"]
+    want = [["64 B", "2.00", "1.00", "4.00", "2.00 x", "0.50 x"],
+            ["4 MiB", "9.00", "10.0", "-", "0.90 x", "-"]]
+    bad = not table or table[0][2] != want or [e["size"] for e in js["sweep"]] != [64, 4194304]
+    if bad:
+        print("# got %r" % (table[0][2] if table else doc))
+    print("%s - sweep: a row a size, ratios, RDS only up to 1 MiB" % ("not ok" if bad else "ok"))
     return 1 if bad else 0
 
 
