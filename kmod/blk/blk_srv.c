@@ -761,6 +761,36 @@ void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
 }
 
 /**
+ * rdmx_srvq_read_again() - a backend's READ found its device busy: submit
+ * it again from the work queue, where it may wait
+ * @req: the command, in stage READING
+ *
+ * A READ that runs in its receive's completion must not wait for the
+ * device (a slow device would hold up every queue sharing the CQ), so the
+ * backend submits it without waiting first; when the device had no room,
+ * it calls this, and its @read runs again from the command's work, with
+ * rdmx_srvq_read_retried() true.
+ *
+ * Context: any context.
+ */
+void rdmx_srvq_read_again(struct rdmx_srvq_req *req)
+{
+	queue_work(rdmx_blk_wq, &req->work);
+}
+
+/**
+ * rdmx_srvq_read_retried() - whether a backend's READ runs again after
+ * rdmx_srvq_read_again(), from the command's work
+ * @req: the command
+ *
+ * Return: true when the READ may wait for its device now.
+ */
+bool rdmx_srvq_read_retried(const struct rdmx_srvq_req *req)
+{
+	return req->stage == RDMX_STAGE_READING;
+}
+
+/**
  * rdmx_srvq_read_submitted() - a backend's READ is in flight
  * @req: the command; rdmx_srvq_read_done() answers it from the completion
  *
@@ -945,8 +975,9 @@ out:
 
 /*
  * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
- * its backend only submits): from RUNNING, or a WRITE's data from WRITING
- * once it has been fetched.
+ * its backend only submits): from RUNNING, a WRITE's data from WRITING
+ * once it has been fetched, or a READ its device had no room for from
+ * READING.
  */
 static void rdmx_srvq_req_work(struct work_struct *work)
 {
@@ -977,6 +1008,11 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		/* The client's data is here (rdmx_srvq_rw_done()). */
 		ret = rdmx_srvq_change(req, exp, req->sgl, req->nents);
 		goto done;
+	}
+	if (req->stage == RDMX_STAGE_READING) {
+		/* Its device was busy: now it may wait (rdmx_srvq_read_again()). */
+		exp->ops->read(req);
+		return;
 	}
 	if (!exp) {
 		rdmx_srvq_repost(req);

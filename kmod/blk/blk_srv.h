@@ -114,9 +114,13 @@ struct scatterlist;
  *	NULL for a store sized by the administrator
  * @grow: resize a store sized by the administrator (NULL for the others)
  * @read: read the command's extent into its pages (req->sgl) and answer
- *	it through rdmx_srvq_read_done(), at once or from a completion
- * @read_nowait: whether @read only submits I/O for @exp, never sleeping,
- *	so that a READ may run in its receive's completion (NULL: never)
+ *	it through rdmx_srvq_read_done(), at once or from a completion; or,
+ *	when it would have to wait for the device and may not
+ *	(rdmx_srvq_read_retried() false), hand it back through
+ *	rdmx_srvq_read_again()
+ * @read_nowait: whether @read only submits I/O for @exp, never waiting
+ *	for the device, so that a READ may run in its receive's completion
+ *	(NULL: never)
  * @write: write @len bytes of @sgl at @off; with @fua, stable on return
  * @zero: discard (a hint) or write zeroes over a range
  * @flush: make what was written stable
@@ -337,6 +341,8 @@ void rdmx_srvq_disconnect(struct rdmx_srvq *q);
 void rdmx_srvq_notify_size(struct rdmx_srvq *q);
 void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err);
 void rdmx_srvq_read_submitted(struct rdmx_srvq_req *req);
+void rdmx_srvq_read_again(struct rdmx_srvq_req *req);
+bool rdmx_srvq_read_retried(const struct rdmx_srvq_req *req);
 extern struct workqueue_struct *rdmx_blk_wq;
 
 #endif /* _RDMX_BLK_SRV_H */

@@ -3,8 +3,12 @@
  * rdmx block service, server side: the block device backend, as nvmet's
  * io-cmd-bdev.c is for reads: opened with direct I/O where the device
  * allows, a READ goes to the device as a bio and is answered from the
- * bio's completion; no thread waits for it. Writes, zeroing and flushes go
- * through the device's file, as the file backend's do.
+ * bio's completion; no thread waits for it. It is submitted from the
+ * receive's completion with REQ_NOWAIT, so that a busy device (no free
+ * tag) never holds up the CQ that other queues share: such a READ is
+ * submitted again from the command's work, which may wait. Writes,
+ * zeroing and flushes go through the device's file, as the file backend's
+ * do.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,10 +24,16 @@
 static void rdmx_io_bdev_end_io(struct bio *bio)
 {
 	struct rdmx_srvq_req *req = bio->bi_private;
-	int err = blk_status_to_errno(bio->bi_status);
+	blk_status_t status = bio->bi_status;
+	bool nowait = bio->bi_opf & REQ_NOWAIT;
 
 	bio_put(bio);
-	rdmx_srvq_read_done(req, err);
+	/* No room without waiting (maybe inside submit_bio()): again, later. */
+	if (status == BLK_STS_AGAIN && nowait) {
+		rdmx_srvq_read_again(req);
+		return;
+	}
+	rdmx_srvq_read_done(req, blk_status_to_errno(status));
 }
 
 /*
@@ -33,15 +43,25 @@ static void rdmx_io_bdev_end_io(struct bio *bio)
 static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 {
 	struct block_device *bdev = req->q->exp->bdev;
+	bool retried = rdmx_srvq_read_retried(req);
+	blk_opf_t opf = REQ_OP_READ;
 	struct scatterlist *sg;
 	struct bio *bio;
 	unsigned int i;
 
 	if (!bdev || req->nents > BIO_MAX_VECS) {
+		/* The file waits: not in a receive's completion. */
+		if (bdev && !retried) {
+			rdmx_srvq_read_submitted(req);
+			rdmx_srvq_read_again(req);
+			return;
+		}
 		rdmx_io_file_read(req);
 		return;
 	}
-	bio = bio_alloc(bdev, req->nents, REQ_OP_READ, GFP_KERNEL);
+	if (!retried && bdev_nowait(bdev))
+		opf |= REQ_NOWAIT;
+	bio = bio_alloc(bdev, req->nents, opf, GFP_KERNEL);
 	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
 	bio->bi_private = req;
 	bio->bi_end_io = rdmx_io_bdev_end_io;
@@ -53,14 +73,18 @@ static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 			return;
 		}
 	}
-	rdmx_srvq_read_submitted(req);
+	if (!retried)
+		rdmx_srvq_read_submitted(req);
 	submit_bio(bio);
 }
 
-/* A READ goes to the device as a bio when the export has direct access. */
+/*
+ * A READ goes to the device as a bio when the export has direct access,
+ * and the device can refuse a bio rather than make it wait (REQ_NOWAIT).
+ */
 static bool rdmx_io_bdev_read_nowait(const struct rdmx_export *exp)
 {
-	return exp->bdev;
+	return exp->bdev && bdev_nowait(exp->bdev);
 }
 
 static int rdmx_io_bdev_setup(struct rdmx_export *exp,
