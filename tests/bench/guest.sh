@@ -115,6 +115,26 @@ rbench_cases=(
 	"rma/rdmx-bench-fadd-lat-8|perftest-lat|-t fadd -m lat -s 8 -n $lat_n"
 )
 
+# qperf cases: test, options, id (default msg/qperf-TEST). RDS takes at
+# most 1 MiB a message, and socket buffers of twice its size.
+rds_max=$((1 << 20))
+rds_buf=$((4 << 20))
+qperf_cases=(
+	"tcp_lat|-m 64|" "tcp_bw|-m 65536|" "rds_lat|-m 64|"
+	"rds_bw|-m $rds_max -sb $rds_buf|"
+)
+
+# The throughput sweep's cases, a size each for ib_send_bw, rdmxctl bench
+# and (up to its largest message) RDS.
+for size in $sweep_sizes; do
+	n=$bw_n
+	[ "$size" -ge $((1 << 20)) ] && n=$bw4m_n
+	perftest_cases+=("sweep/ib_send_bw-$size|ib_send_bw|-s $size -n $n")
+	rbench_cases+=("sweep/rdmx-bench-send-bw-$size|perftest-bw|-t send -m bw -s $size -n $n")
+	[ "$size" -le "$rds_max" ] &&
+		qperf_cases+=("rds_bw|-m $size -sb $rds_buf|sweep/qperf-rds_bw-$size")
+done
+
 # ---------------------------------------------------------------- setup
 
 # Block contenders: why each cannot run, once set up (empty: it can).
@@ -370,13 +390,10 @@ setup_rds() {
 	echo "$rds_buf" >/proc/sys/net/core/wmem_max &&
 		echo "$rds_buf" >/proc/sys/net/core/rmem_max
 }
-rds_buf=$((4 << 20))
-rds_ids="msg/qperf-rds_lat msg/qperf-rds_bw"
-for size in $sweep_sizes; do
-	[ "$size" -le $((1 << 20)) ] && rds_ids+=" sweep/qperf-rds_bw-$size"
-done
-for id in $rds_ids; do
-	selected "$id" || continue
+for q in "${qperf_cases[@]}"; do
+	IFS='|' read -r test _ id <<<"$q"
+	case "$test" in rds_*) ;; *) continue ;; esac
+	selected "${id:-msg/qperf-$test}" || continue
 	r=$(try rds setup_rds) || rds_why="RDS: $r"
 	break
 done
@@ -507,13 +524,7 @@ for rep in $(seq "$reps"); do
 		done
 	fi
 	# Raw transport (perftest), then rdmx against it, TCP and RDS.
-	sweep_raw=()
-	for size in $sweep_sizes; do
-		n=$bw_n
-		[ "$size" -ge $((1 << 20)) ] && n=$bw4m_n
-		sweep_raw+=("sweep/ib_send_bw-$size|ib_send_bw|-s $size -n $n")
-	done
-	for pc in "${perftest_cases[@]}" "${sweep_raw[@]}"; do
+	for pc in "${perftest_cases[@]}"; do
 		IFS='|' read -r id tool opts <<<"$pc"
 		selected "$id" || continue
 		[ "$is_client" = 1 ] && log "$rep $id"
@@ -530,13 +541,7 @@ for rep in $(seq "$reps"); do
 		log "$rep $id"
 		client_case "$id" "$rep" msg-send msg_send
 	fi
-	sweep_cases=()
-	for size in $sweep_sizes; do
-		n=$bw_n
-		[ "$size" -ge $((1 << 20)) ] && n=$bw4m_n
-		sweep_cases+=("sweep/rdmx-bench-send-bw-$size|perftest-bw|-t send -m bw -s $size -n $n")
-	done
-	for bc in "${rbench_cases[@]}" "${sweep_cases[@]}"; do
+	for bc in "${rbench_cases[@]}"; do
 		IFS='|' read -r id kind opts <<<"$bc"
 		selected "$id" || continue
 		if [ "$rbench" = 0 ]; then
@@ -547,14 +552,9 @@ for rep in $(seq "$reps"); do
 		# shellcheck disable=SC2086
 		client_case "$id" "$rep" "$kind" rdmxctl bench $opts "$peer"
 	done
-	rds_sweep=()
-	for size in $sweep_sizes; do
-		[ "$size" -le $((1 << 20)) ] && rds_sweep+=("rds_bw|-m $size -sb $rds_buf|sweep/qperf-rds_bw-$size")
-	done
-	for q in "tcp_lat|-m 64" "tcp_bw|-m 65536" "rds_lat|-m 64" \
-		 "rds_bw|-m $((1 << 20)) -sb $rds_buf" "${rds_sweep[@]}"; do
+	for q in "${qperf_cases[@]}"; do
 		IFS='|' read -r test opts id <<<"$q"
-		[ -n "$id" ] || id=msg/qperf-$test
+		id=${id:-msg/qperf-$test}
 		selected "$id" || continue
 		if [ "${test#rds_}" != "$test" ] && [ -n "$rds_why" ]; then
 			record "$id" "$rep" qperf unavailable "$rds_why"

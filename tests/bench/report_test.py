@@ -187,12 +187,16 @@ def sweep_check():
              "sweep/qperf-rds_bw-64": case(4.0),
              "sweep/rdmx-bench-send-bw-4194304": case(9.0),
              "sweep/ib_send_bw-4194304": case(10.0), "block/rdmx/randread-4k-qd1": case(1.0)}
-    js = {}
+    js = {"metrics": []}
     doc = report.sweep_section(cases, js)
     table = [b for b in doc if b[0] == "table"]
     want = [["64 B", "2.00", "1.00", "4.00", "2.00 x", "0.50 x"],
             ["4 MiB", "9.00", "10.0", "-", "0.90 x", "-"]]
-    bad = not table or table[0][2] != want or [e["size"] for e in js["sweep"]] != [64, 4194304]
+    bad = (not table or table[0][2] != want or
+           [e["size"] for e in js["sweep"]] != [64, 4194304] or
+           # Each value is a metric too, which compare.py sets side by side.
+           sorted(m["case"] for m in js["metrics"]) != sorted(
+               c for c in cases if c.startswith("sweep/")))
     if bad:
         print("# got %r" % (table[0][2] if table else doc))
     print("%s - sweep: a row a size, ratios, RDS only up to 1 MiB" % ("not ok" if bad else "ok"))
