@@ -37,21 +37,32 @@ static void rdmx_io_bdev_end_io(struct bio *bio)
 }
 
 /*
+ * A READ goes to the device as a bio when the export has direct access,
+ * and the device can refuse a bio rather than make it wait (REQ_NOWAIT).
+ */
+static bool rdmx_io_bdev_read_nowait(const struct rdmx_export *exp)
+{
+	return exp->bdev && bdev_nowait(exp->bdev);
+}
+
+/*
  * A READ: a bio straight to the device when the export has direct access
  * (exp->bdev) and the pages fit one bio; else through the file.
  */
 static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 {
-	struct block_device *bdev = req->q->exp->bdev;
+	struct rdmx_export *exp = req->q->exp;
+	struct block_device *bdev = exp->bdev;
 	bool retried = rdmx_srvq_read_retried(req);
-	blk_opf_t opf = REQ_OP_READ;
+	/* Run from the receive's completion (rdmx_srvq_runs_here()): no wait. */
+	bool nowait = !retried && rdmx_io_bdev_read_nowait(exp);
 	struct scatterlist *sg;
 	struct bio *bio;
 	unsigned int i;
 
 	if (!bdev || req->nents > BIO_MAX_VECS) {
 		/* The file waits: not in a receive's completion. */
-		if (bdev && !retried) {
+		if (nowait) {
 			rdmx_srvq_read_submitted(req);
 			rdmx_srvq_read_again(req);
 			return;
@@ -59,9 +70,8 @@ static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 		rdmx_io_file_read(req);
 		return;
 	}
-	if (!retried && bdev_nowait(bdev))
-		opf |= REQ_NOWAIT;
-	bio = bio_alloc(bdev, req->nents, opf, GFP_KERNEL);
+	bio = bio_alloc(bdev, req->nents,
+			REQ_OP_READ | (nowait ? REQ_NOWAIT : 0), GFP_KERNEL);
 	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
 	bio->bi_private = req;
 	bio->bi_end_io = rdmx_io_bdev_end_io;
@@ -76,15 +86,6 @@ static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
 	if (!retried)
 		rdmx_srvq_read_submitted(req);
 	submit_bio(bio);
-}
-
-/*
- * A READ goes to the device as a bio when the export has direct access,
- * and the device can refuse a bio rather than make it wait (REQ_NOWAIT).
- */
-static bool rdmx_io_bdev_read_nowait(const struct rdmx_export *exp)
-{
-	return exp->bdev && bdev_nowait(exp->bdev);
 }
 
 static int rdmx_io_bdev_setup(struct rdmx_export *exp,
