@@ -4,7 +4,7 @@
 # The guest half of `make bench` (tests/bench/run starts it through
 # tests/vm/run on the perf kernel):
 #
-#   guest.sh [--quick|--tiny] [--repeats N] [--only REGEX]
+#   guest.sh [--quick|--tiny] [--repeats N] [--only REGEX] [--profile]
 #
 # With two guests node 1 serves (null_blk, the block targets, perftest,
 # qperf and rdmx servers) and node 2 measures; with one guest (loopback)
@@ -20,15 +20,20 @@
 # status; FILE holds the output) or unavailable (the reason, when a
 # contender cannot run at all). The script exits 0 unless the harness
 # itself breaks: a contender failing is a result, not an error.
+#
+# --profile (one guest only): after the repetitions, the cases of the
+# instruction breakdown run once more under the kernel's function profiler
+# (see "profile" below), one line each in $RDMX_OUT/bench/profile.tsv.
 
 # shellcheck disable=SC2317  # setup steps are called through try
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$RDMX_REPO/tests/vm/lib.sh"
 
-mode=full repeats="" only=.
+mode=full repeats="" only=. profile=0
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--profile) profile=1; shift ;;
 	--quick) mode=quick; shift ;;
 	--tiny) mode=tiny; shift ;;
 	--repeats) repeats=$2; shift 2 ;;
@@ -565,6 +570,99 @@ for rep in $(seq "$reps"); do
 		client_case "$id" "$rep" qperf qperf $opts -t "$qt" "$peer" "$test"
 	done
 done
+
+# ---------------------------------------------------------------- profile
+#
+# The instruction breakdown: each case below once more, under the function
+# profiler (ftrace's function_profile_enabled, built on the function graph
+# tracer, with sleep-time and graph-time off: each function's own time,
+# without its callees' and without the time its task slept). Under -icount
+# with sleep=off time is instructions, so a function's time is what it
+# executed. The whole kernel is profiled: in loopback that is both sides of
+# every contender. Written to raw/prof-CASE.stat (the per-CPU trace_stat
+# files, concatenated) and raw/prof-CASE.out (the command's output); one
+# line a case in profile.tsv:
+#   CASE <TAB> KIND <TAB> EXIT STATUS <TAB> NS <TAB> CPUS <TAB> FILE-PREFIX
+# KIND says how report.py counts the operations in the output: fio (its
+# I/Os), ping or perftest-lat (round trips), qperf (messages received).
+# "local" is fio on the null_blk device itself: the backing device's own
+# cost, part of every contender's.
+profile_block="rdmx nvme-rdma local"
+profile_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32"
+T=/sys/kernel/tracing
+ptsv=$B/profile.tsv
+
+# prof_run ID KIND CMD...: CMD under the profiler.
+prof_run() {
+	local id=$1 kind=$2 f t0 t1 rc=0 st
+	shift 2
+	f=$B/raw/prof-$(echo "$id" | tr '/' '_')
+	echo 0 >"$T/function_profile_enabled"
+	echo 0 >"$T/options/sleep-time"
+	echo 0 >"$T/options/graph-time"
+	# Enabling resets the counts.
+	echo 1 >"$T/function_profile_enabled"
+	t0=$(date +%s%N)
+	timeout 900 "$@" >"$f.out" 2>&1 || rc=$?
+	t1=$(date +%s%N)
+	echo 0 >"$T/function_profile_enabled"
+	for st in "$T"/trace_stat/function[0-9]*; do
+		cat "$st"
+	done >"$f.stat"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$kind" "$rc" "$((t1 - t0))" \
+		"$(nproc)" "$f" >>"$ptsv"
+}
+
+prof_fio() { # CONTENDER JOB: the job without a ramp (every I/O is counted)
+	local c=$1 j=$2 dev=${bdev[$1]:-}
+
+	[ "$c" = local ] && dev=$nullb
+	# shellcheck disable=SC2046 # fio_args gives words
+	prof_run "block/$c/$j" fio fio --name="${c}_$j" --filename="$dev" \
+		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs=1 \
+		--time_based --runtime="$rt" --output-format=json
+}
+
+if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
+	: >"$ptsv"
+	if [ ! -e "$T/function_profile_enabled" ] || [ ! -e "$T/options/graph-time" ]; then
+		log "profile: no function profiler with graph time in this kernel (CONFIG_FUNCTION_PROFILER, CONFIG_FUNCTION_GRAPH_TRACER)"
+		printf 'profile\tnone\t1\t0\t0\tno function profiler in this kernel\n' >"$ptsv"
+	else
+		for j in $profile_jobs; do
+			for c in $profile_block; do
+				selected "block/$c/$j" || continue
+				[ "$c" = local ] || [ -z "${why[$c]:-}" ] || continue
+				[ "$c" != local ] || [ -n "$nullb" ] || continue
+				log "profile block/$c/$j"
+				prof_fio "$c" "$j"
+			done
+		done
+		if selected msg/rdmx-ping-64; then
+			log "profile msg/rdmx-ping-64"
+			prof_run msg/rdmx-ping-64 ping rdmxctl ping -c "$lat_n" -s 64 "$peer"
+		fi
+		if selected msg/qperf-rds_lat && [ -z "$rds_why" ]; then
+			log "profile msg/qperf-rds_lat"
+			prof_run msg/qperf-rds_lat qperf qperf -m 64 -t "$qt" -vvs "$peer" rds_lat
+		fi
+		if selected raw/ib_send_lat-64; then
+			log "profile raw/ib_send_lat-64"
+			timeout 900 ib_send_lat -R -F -d "$dev" -s 64 -n "$lat_n" \
+				>"$B/raw/prof-ib_send_lat-server.txt" 2>&1 &
+			srv=$!
+			rdmx_wait_cm_listen 18515
+			prof_run raw/ib_send_lat-64 perftest-lat ib_send_lat -R -F -d "$dev" \
+				-s 64 -n "$lat_n" "$peer"
+			wait "$srv"
+		fi
+	fi
+	# Which module each function is in (the report maps the rest through
+	# the kernel's own objects).
+	grep ' \[' /proc/kallsyms >"$B/raw/kallsyms-modules.txt"
+elif [ "$profile" = 1 ]; then
+	log "profile: only in loopback (one guest), where one kernel runs both sides"
+fi
 sync_point bench-done
 
 # Undo the block setup (the guest powers off anyway; this keeps the kernel

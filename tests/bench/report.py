@@ -20,6 +20,9 @@ import statistics
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+import breakdown  # noqa: E402
+
 MIB = 1048576.0
 
 # ----------------------------------------------------------------- parsers
@@ -469,6 +472,7 @@ def report(rundir):
     doc += metric_table(cases, MSG_METRICS, meta, js["metrics"])
 
     doc += sweep_section(cases, js)
+    doc += breakdown.breakdown_section(rundir, meta, js)
 
     doc.append(("h", "Ratios"))
     doc.append(("p", "Block: rdmx / each peer and rdmx / the raw transport (throughput: "

@@ -21,7 +21,7 @@ python3 "$repo/tests/bench/report_test.py" || fails=1
 
 only='^(raw/ib_send_lat-64|msg/rdmx-ping-64|msg/qperf-tcp_lat|msg/qperf-rds_lat|block/(rdmx|rdmx-rw|nvme-rdma)/randread-4k-qd1|msg/rdmx-bench-send-lat-64)$'
 t0=$(date +%s)
-"$repo/tests/bench/run" --tiny --loopback --kernel debug --only "$only" --out "$out" \
+"$repo/tests/bench/run" --tiny --loopback --profile --kernel debug --only "$only" --out "$out" \
 	>"$out/run.log" 2>&1
 rc=$?
 echo "# tiny benchmark: $(($(date +%s) - t0)) s, status $rc"
@@ -95,6 +95,15 @@ check "bench: a case left out says so" reason raw/ib_write_bw-128k bw_mibs "not 
 # The debug kernel has no RDS: its rows say why.
 check "bench: RDS absent from the debug kernel, shown with its reason" \
 	reason msg/qperf-rds_lat lat_us "RDS:"
+# --profile: the debug kernel has no function profiler; the breakdown's
+# section says so, after the symbol map was made.
+check "bench: --profile without a function profiler says why" \
+	grep -q 'n/a: no function profiler in this kernel' "$out/results.md"
+mapped() {
+	grep -qP '^blk_mq_submit_bio\tblock/blk-mq\.o$' "$out/symbols.tsv" &&
+		grep -qP '\tkmod/blk/blk_clt\.o$' "$out/symbols.tsv"
+}
+check "bench: --profile mapped the kernel's and rdmx's functions to objects" mapped
 ntargets=$(cd "$repo/tests/bench" && python3 -c 'import report; print(len(report.TARGETS))')
 all_targets() {
 	[ "$(grep -Ec '^\| (messages|one-sided|block) \|' "$out/results.md")" = "$ntargets" ]

@@ -1,0 +1,335 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The instruction breakdown of a `make bench --loopback --profile` run.
+
+tests/bench/guest.sh --profile runs some cases once more under the kernel's
+function profiler (each function's own time, callees and sleep excluded)
+and lists them in bench/profile.tsv; tests/bench/run writes symbols.tsv,
+each function of the kernel's built-in objects and of rdmx's with the
+object that defines it. Here each function's time goes to a layer (the
+module it is in, else its object's directory), user space gets what the
+kernel did not use of the case's CPU time, and everything is divided by
+the operations the case did. Under QEMU -icount with sleep=off a
+nanosecond of guest time is a fixed number of instructions (2^shift ns
+each), so the figures are instructions per operation.
+"""
+
+import json
+import os
+import re
+
+# Module -> layer. Modules not named here are "other kernel".
+MODULE_LAYERS = {
+    "rdma_rxe": "soft-RoCE (rdma_rxe)",
+    "siw": "soft-iWARP (siw)",
+    "ib_core": "RDMA core (ib_core, rdma_cm)",
+    "rdma_cm": "RDMA core (ib_core, rdma_cm)",
+    "ib_cm": "RDMA core (ib_core, rdma_cm)",
+    "iw_cm": "RDMA core (ib_core, rdma_cm)",
+    "ib_uverbs": "RDMA user verbs (ib_uverbs, rdma_ucm)",
+    "rdma_ucm": "RDMA user verbs (ib_uverbs, rdma_ucm)",
+    "nvme_rdma": "nvme-rdma host",
+    "nvme_fabrics": "nvme-rdma host",
+    "nvme_core": "nvme-rdma host",
+    "nvme_keyring": "nvme-rdma host",
+    "nvmet": "nvmet target",
+    "nvmet_rdma": "nvmet target",
+    "null_blk": "backing device (null_blk)",
+    "rds": "RDS",
+    "rds_rdma": "RDS",
+}
+
+# rdmx's objects -> layer (the first matching prefix).
+RDMX_LAYERS = [
+    ("kmod/blk/blk_clt", "rdmx block client"),
+    ("kmod/blk/disk_sysfs", "rdmx block client"),
+    ("kmod/blk/", "rdmx block server"),
+    ("kmod/msg/", "rdmx messages"),
+    ("kmod/", "rdmx core"),
+]
+
+# Built-in objects -> layer (the first matching prefix).
+BUILTIN_LAYERS = [
+    ("block/", "block layer"),
+    ("fs/", "system calls, VFS, aio"),
+    ("io_uring/", "system calls, VFS, aio"),
+    ("arch/x86/entry/", "system calls, VFS, aio"),
+    ("kernel/entry/", "system calls, VFS, aio"),
+    ("crypto/", "checksums (crc32: soft-RoCE's ICRC)"),
+    ("lib/crc", "checksums (crc32: soft-RoCE's ICRC)"),
+    ("arch/x86/crypto/", "checksums (crc32: soft-RoCE's ICRC)"),
+    ("arch/x86/lib/crc", "checksums (crc32: soft-RoCE's ICRC)"),
+    ("net/", "network stack"),
+    ("drivers/net/", "network stack"),
+    ("mm/", "memory management"),
+    ("kernel/sched/", "scheduler"),
+    ("kernel/irq/", "interrupts, softirqs, timers"),
+    ("kernel/softirq", "interrupts, softirqs, timers"),
+    ("kernel/time/", "interrupts, softirqs, timers"),
+    ("arch/x86/kernel/apic/", "interrupts, softirqs, timers"),
+    ("kernel/workqueue", "scheduler"),
+    ("kernel/locking/", "locking"),
+]
+
+IDLE = {"default_idle", "arch_cpu_idle", "default_idle_call", "do_idle", "cpu_startup_entry",
+        "cpuidle_idle_call", "mwait_idle", "cpu_idle_poll", "pv_native_safe_halt"}
+
+USER = "user space (fio, qperf, perftest, rdmxctl)"
+OTHER = "other kernel"
+IDLE_LAYER = "idle"
+
+# The order of the rows: a request's way down and back.
+ORDER = [USER, "system calls, VFS, aio", "block layer", "rdmx block client",
+         "nvme-rdma host", "rdmx messages", "RDS", "rdmx core",
+         "RDMA user verbs (ib_uverbs, rdma_ucm)", "RDMA core (ib_core, rdma_cm)",
+         "soft-RoCE (rdma_rxe)", "soft-iWARP (siw)", "checksums (crc32: soft-RoCE's ICRC)",
+         "network stack", "rdmx block server", "nvmet target", "backing device (null_blk)",
+         "memory management", "scheduler", "interrupts, softirqs, timers", "locking",
+         OTHER, IDLE_LAYER]
+
+# The cases, in the order of the table: (case id, column label).
+CASES = [
+    ("block/rdmx/randread-4k-qd1", "rdmx randread QD1"),
+    ("block/nvme-rdma/randread-4k-qd1", "nvme-rdma randread QD1"),
+    ("block/local/randread-4k-qd1", "null_blk randread QD1"),
+    ("block/rdmx/randwrite-4k-qd1", "rdmx randwrite QD1"),
+    ("block/nvme-rdma/randwrite-4k-qd1", "nvme-rdma randwrite QD1"),
+    ("block/local/randwrite-4k-qd1", "null_blk randwrite QD1"),
+    ("block/rdmx/randread-4k-qd32", "rdmx randread QD32"),
+    ("block/nvme-rdma/randread-4k-qd32", "nvme-rdma randread QD32"),
+    ("block/local/randread-4k-qd32", "null_blk randread QD32"),
+    ("block/rdmx/randwrite-4k-qd32", "rdmx randwrite QD32"),
+    ("block/nvme-rdma/randwrite-4k-qd32", "nvme-rdma randwrite QD32"),
+    ("block/local/randwrite-4k-qd32", "null_blk randwrite QD32"),
+    ("msg/rdmx-ping-64", "rdmx ping 64 B"),
+    ("msg/qperf-rds_lat", "RDS rds_lat 64 B"),
+    ("raw/ib_send_lat-64", "ib_send_lat 64 B"),
+]
+
+STAT_LINE = re.compile(r"^\s*(\S+)\s+(\d+)\s+([\d.]+)\s*(ns|us|ms)\b")
+UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+
+
+def parse_stat(text):
+    """trace_stat/functionN files (concatenated): {function: own ns}."""
+    out = {}
+    for line in text.splitlines():
+        m = STAT_LINE.match(line)
+        if not m:
+            continue
+        ns = float(m.group(3)) * UNIT_NS[m.group(4)]
+        out[m.group(1)] = out.get(m.group(1), 0.0) + ns
+    return out
+
+
+def parse_ops(kind, text):
+    """The operations a profiled case did, from its output."""
+    if kind == "fio":
+        j = json.loads(text[text.index("{"):])
+        job = j["jobs"][0]
+        return job["read"]["total_ios"] + job["write"]["total_ios"]
+    if kind in ("ping", "perftest-lat"):
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if "#iterations" in line:
+                cols = line.split()
+                idx = cols.index("#iterations")
+                for nxt in lines[i + 1:]:
+                    vals = nxt.split()
+                    if len(vals) == len(cols) and vals[idx].isdigit():
+                        return int(vals[idx])
+        raise ValueError("no #iterations column")
+    if kind == "qperf":
+        m = re.search(r"loc_recv_msgs\s*=\s*([\d,]+)", text)
+        if m:
+            return int(m.group(1).replace(",", ""))
+        raise ValueError("no loc_recv_msgs (qperf -vvs)")
+    raise ValueError("unknown kind %s" % kind)
+
+
+def base_name(fn):
+    """A compiler-made clone's name (foo.isra.0, foo.cold) is its origin's."""
+    return fn.split(".", 1)[0]
+
+
+def load_symbols(rundir):
+    """symbols.tsv: {function: object path}; the first definition wins."""
+    syms = {}
+    try:
+        with open(os.path.join(rundir, "symbols.tsv")) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 2:
+                    syms.setdefault(parts[0], parts[1])
+    except OSError:
+        pass
+    return syms
+
+
+def load_modules(path):
+    """/proc/kallsyms lines of modules: {function: module}."""
+    mods = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"^\S+\s+[tTwW]\s+(\S+)\s+\[(\S+)\]", line)
+                if m:
+                    mods.setdefault(m.group(1), m.group(2))
+    except OSError:
+        pass
+    return mods
+
+
+def prefix_layer(path, table):
+    for prefix, layer in table:
+        if path.startswith(prefix):
+            return layer
+    return None
+
+
+def layer_of(fn, mods, syms):
+    name = base_name(fn)
+    if name in IDLE:
+        return IDLE_LAYER
+    mod = mods.get(fn) or mods.get(name)
+    if mod == "rdmx":
+        return prefix_layer(syms.get(name, ""), RDMX_LAYERS) or "rdmx core"
+    if mod:
+        return MODULE_LAYERS.get(mod, OTHER)
+    path = syms.get(name, "")
+    if path.startswith("kmod/"):
+        return OTHER  # an rdmx name that is not loaded: a kernel function of the same name
+    return prefix_layer(path, BUILTIN_LAYERS) or OTHER
+
+
+def ns_per_instruction(meta):
+    """2^shift ns per instruction under -icount (None without it)."""
+    m = re.search(r"shift=(\d+)", meta.get("icount") or "")
+    return float(1 << int(m.group(1))) if m else None
+
+
+def load_profiles(rundir):
+    """Each profiled case: {case: {"layers": {layer: ns/op}, "ops", ...}} and
+    the reasons of those that could not be read."""
+    vm = os.path.join(rundir, "vm")
+    syms = load_symbols(rundir)
+    out, why = {}, {}
+    nodes = sorted(d for d in os.listdir(vm) if d.startswith("node")) if os.path.isdir(vm) else []
+    for node in nodes:
+        base = os.path.join(vm, node)
+        tsv = os.path.join(base, "bench", "profile.tsv")
+        if not os.path.exists(tsv):
+            continue
+        mods = load_modules(os.path.join(base, "bench", "raw", "kallsyms-modules.txt"))
+        with open(tsv) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) != 6:
+                    continue
+                cid, kind, rc, ns, cpus, ref = parts
+                if kind == "none":
+                    why["*"] = ref
+                    continue
+                prefix = ref.replace("/rdmx/out/", base + "/", 1)
+                try:
+                    with open(prefix + ".out", errors="replace") as rf:
+                        text = rf.read()
+                    if rc != "0":
+                        raise ValueError("exit status %s" % rc)
+                    ops = parse_ops(kind, text)
+                    with open(prefix + ".stat", errors="replace") as sf:
+                        stat = parse_stat(sf.read())
+                except (OSError, ValueError, KeyError, IndexError) as e:
+                    why[cid] = str(e)
+                    continue
+                if ops <= 0 or not stat:
+                    why[cid] = "no operations" if ops <= 0 else "empty profile"
+                    continue
+                layers = {}
+                for fn, fns in stat.items():
+                    lay = layer_of(fn, mods, syms)
+                    layers[lay] = layers.get(lay, 0.0) + fns
+                kernel = sum(layers.values())
+                total = float(ns) * int(cpus)
+                layers[USER] = max(total - kernel, 0.0)
+                out[cid] = {"layers": {k: v / ops for k, v in layers.items()},
+                            "ops": ops, "total": max(total, kernel) / ops,
+                            "functions": len(stat)}
+    return out, why
+
+
+def fmt_count(v):
+    if v >= 100:
+        return "{:,.0f}".format(v)
+    return "%.1f" % v
+
+
+def breakdown_section(rundir, meta, js):
+    """The report's section, [] when the run profiled nothing."""
+    profiles, why = load_profiles(rundir)
+    if not profiles and not why:
+        return []
+    unit = ns_per_instruction(meta)
+    scale = 1.0 / unit if unit else 1.0
+    what = "instructions" if unit else "ns (no -icount: time, not instructions)"
+    doc = [("h", "Where the instructions go (function profiler)")]
+    if "*" in why:
+        doc.append(("p", "n/a: %s." % why["*"]))
+        return doc
+    cols = [(cid, label) for cid, label in CASES if cid in profiles]
+    layers = [lay for lay in ORDER
+              if any(profiles[c]["layers"].get(lay, 0) > 0 for c, _ in cols)]
+    rows = []
+    for lay in layers:
+        cells = []
+        for cid, _ in cols:
+            p = profiles[cid]
+            v = p["layers"].get(lay, 0.0)
+            cells.append("%s (%.0f %%)" % (fmt_count(v * scale), 100.0 * v / p["total"])
+                         if v > 0 else "-")
+        rows.append([lay] + cells)
+    rows.append(["total"] + [fmt_count(profiles[c]["total"] * scale) for c, _ in cols])
+    rows.append(["operations profiled"] + [str(profiles[c]["ops"]) for c, _ in cols])
+    doc.append(("p", "%s per operation by layer, each case run once more with ftrace's "
+                "function profiler on (the whole kernel: in loopback, both sides). A "
+                "function's own time counts, without its callees' and without sleep; "
+                "user space is the rest of the case's CPU time. The profiler's own cost "
+                "inflates every figure, layers with many small calls most: read the "
+                "shares and the differences between contenders, not the totals." % what))
+    doc.append(("table", ["layer"] + [label for _, label in cols], rows))
+    js["breakdown"] = {cid: dict(profiles[cid], unit=what,
+                                 layers={k: v * scale for k, v in profiles[cid]["layers"].items()},
+                                 total=profiles[cid]["total"] * scale)
+                       for cid, _ in cols}
+    limit = limit_rows(profiles, scale)
+    if limit:
+        doc.append(("p", "The floor under a 4 KiB I/O: null_blk's own cost (fio on the "
+                    "device itself) plus the kernel's part of one 64 B round trip of the raw "
+                    "transport (ib_send_lat: a SEND each way, the fewest work requests a "
+                    "design could use; its user space is left out, as perftest busy-polls), "
+                    "in %s per operation:" % what))
+        doc.append(("table", ["job", "null_blk", "+ ib_send_lat round trip", "floor",
+                              "rdmx", "nvme-rdma"], limit))
+    for cid, reason in sorted(why.items()):
+        doc.append(("p", "n/a: %s: %s." % (cid, reason)))
+    return doc
+
+
+def limit_rows(profiles, scale):
+    raw = profiles.get("raw/ib_send_lat-64")
+    if not raw:
+        return []
+    # The kernel's part: in loopback perftest's two processes busy-poll,
+    # so its user space time is mostly each waiting for the other.
+    rt = raw["total"] - raw["layers"].get(USER, 0.0) - raw["layers"].get(IDLE_LAYER, 0.0)
+    rows = []
+    for job in ("randread-4k-qd1", "randwrite-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd32"):
+        local = profiles.get("block/local/" + job)
+        if not local:
+            continue
+        cells = [job, fmt_count(local["total"] * scale), fmt_count(rt * scale),
+                 fmt_count((local["total"] + rt) * scale)]
+        for c in ("rdmx", "nvme-rdma"):
+            p = profiles.get("block/%s/%s" % (c, job))
+            cells.append(fmt_count(p["total"] * scale) if p else "-")
+        rows.append(cells)
+    return rows
