@@ -58,6 +58,14 @@ quick) sweep_sizes="64 65536 1048576" ;;
 tiny)  sweep_sizes="" ;;
 esac
 reps=${repeats:-$reps}
+# The cost cases: idle sessions held at once (each to a port of its own:
+# a session is a peer address and port), and the maps of the memory one.
+case "$mode" in
+full)  cost_sessions=100 ;;
+quick) cost_sessions=100 ;;
+tiny)  cost_sessions=4 ;;
+esac
+cost_port=7600
 
 loopback=0
 [ "$RDMX_NODES" = 1 ] && loopback=1
@@ -93,14 +101,21 @@ block_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 
 # fio_args JOB: fio's job options for one block job.
 fio_args() {
 	case "$1" in
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1" ;;
-	randwrite-4k-qd1) echo "--rw=randwrite --bs=4k --iodepth=1" ;;
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32" ;;
-	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32" ;;
+	randread-4k-qd*) echo "--rw=randread --bs=4k --iodepth=${1##*-qd}" ;;
+	randwrite-4k-qd*) echo "--rw=randwrite --bs=4k --iodepth=${1##*-qd}" ;;
 	read-128k) echo "--rw=read --bs=128k --iodepth=8" ;;
 	write-128k) echo "--rw=write --bs=128k --iodepth=8" ;;
 	esac
 }
+
+# How IOPS grow with the queue depth: 4 KiB random reads at each depth,
+# rdmx and nvme-rdma (case ids scale/CONTENDER/randread-4k-qdN).
+case "$mode" in
+full)  scale_depths="1 2 4 8 16 32 64 128" ;;
+quick) scale_depths="1 8 32 128" ;;
+tiny)  scale_depths="" ;;
+esac
+scale_contenders="rdmx nvme-rdma"
 
 # perftest cases: id, tool, options.
 perftest_cases=(
@@ -151,6 +166,11 @@ declare -A want
 for c in $block_contenders; do
 	for j in $block_jobs; do
 		selected "block/$c/$j" && any_block=1 want[$c]=1
+	done
+	[ "$c" = rdmx ] && selected 'cost/(maps|requests)' && any_block=1 want[$c]=1
+	for d in $scale_depths; do
+		[[ " $scale_contenders " == *" $c "* ]] || continue
+		selected "scale/$c/randread-4k-qd$d" && any_block=1 want[$c]=1
 	done
 	[ -n "${want[$c]:-}" ] || why[$c]="not selected"
 done
@@ -487,8 +507,8 @@ client_case() {
 	fi
 }
 
-run_fio() { # CONTENDER JOB REP
-	local c=$1 j=$2 rep=$3 id=block/$1/$2
+run_fio() { # CONTENDER JOB REP [ID-PREFIX, default block]
+	local c=$1 j=$2 rep=$3 id=${4:-block}/$1/$2
 	if [ -n "${why[$c]:-}" ]; then
 		record "$id" "$rep" fio unavailable "${why[$c]}"
 		return
@@ -525,6 +545,13 @@ for rep in $(seq "$reps"); do
 				selected "block/$c/$j" || continue
 				log "$rep block/$c/$j"
 				run_fio "$c" "$j" "$rep"
+			done
+		done
+		for d in $scale_depths; do
+			for c in $scale_contenders; do
+				selected "scale/$c/randread-4k-qd$d" || continue
+				log "$rep scale/$c/randread-4k-qd$d"
+				run_fio "$c" "randread-4k-qd$d" "$rep" scale
 			done
 		done
 	fi
@@ -570,6 +597,119 @@ for rep in $(seq "$reps"); do
 		client_case "$id" "$rep" qperf qperf $opts -t "$qt" "$peer" "$test"
 	done
 done
+
+# ---------------------------------------------------------------- cost
+#
+# How memory grows, on the measuring node (in loopback, both ends): free
+# memory (MemFree, after dropping the caches) before and while COUNT
+# things are held. Each case's raw file has "key value" lines that
+# report.py divides out:
+#   cost/sessions   idle sessions (rdmx-msgtest hold, a channel each to
+#                   the echo service on its own port): sessions, kib_before,
+#                   kib_held, seconds (to open them all: the connect rate)
+#   cost/maps       maps of the bench export (one queue of 128 each): maps,
+#                   kib_before, kib_held
+#   cost/requests   one map of one queue at depth 32, then at 1024:
+#                   depth_lo, depth_hi, kib_lo, kib_hi (a request's share)
+mem_free() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^MemFree:/ { print $2 }' /proc/meminfo
+}
+
+cost_sessions_run() {
+	local before held t hold_out=/tmp/cost-hold.txt pid
+
+	before=$(mem_free)
+	"$RDMX_REPO/tests/integration/rdmx-msgtest" hold -S rdmx.echo -n "$cost_sessions" -p "$cost_port" \
+		--ports "$cost_sessions" --linger 30 "$peer" >"$hold_out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -q 'channels open' "$hold_out" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	held=$(mem_free)
+	cat "$hold_out"
+	echo "session_list_lines $(rdmxctl session list | wc -l)"
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	t=$(sed -n 's/.* channels open in \([0-9.]*\) s.*/\1/p' "$hold_out")
+	grep -q "$cost_sessions of $cost_sessions channels open" "$hold_out" || return 1
+	echo "sessions $cost_sessions"
+	echo "kib_before $before"
+	echo "kib_held $held"
+	echo "seconds $t"
+}
+
+# cost_map_set N DEPTH: N maps of one queue of DEPTH; prints the free KiB
+# while they are held, then unmaps them.
+cost_map_set() {
+	local n=$1 depth=$2 d maps=() held rc=0
+
+	for _ in $(seq "$n"); do
+		d=$(rdmxctl map -p "$RDMX_BLK_PORT" "$peer" "$RDMX_BLK_EXPORT" \
+			--queues 1 --depth "$depth") || { rc=1; break; }
+		maps+=("$d")
+	done
+	held=$(mem_free)
+	for d in "${maps[@]}"; do
+		rdmxctl unmap "$d" >&2 || rc=1
+	done
+	[ "$rc" = 0 ] && echo "$held"
+}
+
+cost_maps_run() {
+	local before held n=4
+
+	before=$(mem_free)
+	held=$(cost_map_set "$n" 128) || return 1
+	echo "maps $n"
+	echo "kib_before $before"
+	echo "kib_held $held"
+}
+
+cost_requests_run() {
+	local lo hi
+
+	lo=$(cost_map_set 1 32) || return 1
+	hi=$(cost_map_set 1 1024) || return 1
+	echo "depth_lo 32"
+	echo "depth_hi 1024"
+	echo "kib_lo $lo"
+	echo "kib_hi $hi"
+}
+
+# The sessions' listeners, a port each, and room for them all from one
+# host: only for this case, so that the measured cases ran without them.
+if [ "$is_server" = 1 ] && selected cost/sessions; then
+	echo $((2 * cost_sessions + 64)) >/sys/kernel/rdmx/max_sessions_per_host
+	for p in $(seq "$cost_port" $((cost_port + cost_sessions - 1))); do
+		rdmxctl listen add -p "$p" || break
+	done >"$B/raw/cost-listen.txt" 2>&1
+fi
+sync_point cost-listen
+if [ "$is_client" = 1 ]; then
+	if selected cost/sessions; then
+		log "cost/sessions"
+		client_case cost/sessions 1 cost cost_sessions_run
+	fi
+	for c in maps requests; do
+		selected "cost/$c" || continue
+		if [ -n "${why[rdmx]:-}" ] || [ -z "${bdev[rdmx]:-}" ]; then
+			record "cost/$c" 1 cost unavailable "${why[rdmx]:-rdmx block not set up}"
+			continue
+		fi
+		log "cost/$c"
+		client_case "cost/$c" 1 cost "cost_${c}_run"
+	done
+fi
+sync_point cost-done
+if [ "$is_server" = 1 ] && selected cost/sessions; then
+	for p in $(seq "$cost_port" $((cost_port + cost_sessions - 1))); do
+		rdmxctl listen del -p "$p"
+	done >>"$B/raw/cost-listen.txt" 2>&1
+fi
 
 # ---------------------------------------------------------------- profile
 #

@@ -117,6 +117,24 @@ def parse_msg_send(text):
     return {"bw_mibs": n * size / MIB / (ns / 1e9)}
 
 
+def parse_cost(text):
+    """The cost cases' "key value" lines (tests/bench/guest.sh), divided out."""
+    kv = dict(re.findall(r"^(\w+) (%s)$" % NUM, text, re.M))
+    try:
+        v = {k: float(x) for k, x in kv.items()}
+        if "sessions" in v:
+            return {"kib_per_session": (v["kib_before"] - v["kib_held"]) / v["sessions"],
+                    "sessions_per_s": v["sessions"] / v["seconds"]}
+        if "maps" in v:
+            return {"kib_per_map": (v["kib_before"] - v["kib_held"]) / v["maps"]}
+        if "depth_lo" in v:
+            return {"bytes_per_request": (v["kib_lo"] - v["kib_hi"]) * 1024.0 /
+                    (v["depth_hi"] - v["depth_lo"])}
+    except (KeyError, ZeroDivisionError) as e:
+        raise ValueError("incomplete cost output (%s)" % e) from None
+    raise ValueError("no cost figures")
+
+
 PARSERS = {
     "fio": parse_fio,
     "perftest-lat": parse_perftest_lat,
@@ -124,7 +142,17 @@ PARSERS = {
     "perftest-bw": parse_perftest_bw,
     "qperf": parse_qperf,
     "msg-send": parse_msg_send,
+    "cost": parse_cost,
 }
+
+# The cost cases: case, metric, label, unit.
+COST_METRICS = [
+    ("cost/sessions", "kib_per_session", "memory per idle session", "KiB"),
+    ("cost/sessions", "sessions_per_s", "session connect rate", "sessions/s"),
+    ("cost/maps", "kib_per_map", "memory per map (one queue of 128)", "KiB"),
+    ("cost/requests", "bytes_per_request", "memory per outstanding request (queue depth)",
+     "bytes"),
+]
 
 # ----------------------------------------------------------------- what is reported
 
@@ -472,6 +500,7 @@ def report(rundir):
     doc += metric_table(cases, MSG_METRICS, meta, js["metrics"])
 
     doc += sweep_section(cases, js)
+    doc += growth_section(cases, js)
     doc += breakdown.breakdown_section(rundir, meta, js)
 
     doc.append(("h", "Ratios"))
@@ -537,6 +566,7 @@ def report(rundir):
         f.write("\n")
     chart(rundir, js, meta)
     sweep_chart(rundir, js)
+    depth_chart(rundir, js)
     return js
 
 
@@ -576,6 +606,57 @@ def sweep_section(cases, js):
              "size (RDS up to its largest message, 1 MiB); chart: sweep.svg."),
             ("table", ["size"] + [n for n, _ in SWEEP] + ["rdmx / ib_send_bw", "rdmx / RDS"],
              rows)]
+
+
+SCALE_CONTENDERS = ["rdmx", "nvme-rdma"]
+
+
+def growth_section(cases, js):
+    """How cost grows: IOPS by queue depth (js["depth"], for depth.svg), and
+    memory per session, map and request with the session connect rate."""
+    doc = []
+    depths = sorted({int(cid.rsplit("qd", 1)[1]) for cid in cases if cid.startswith("scale/")})
+    if depths:
+        rows = []
+        for d in depths:
+            ent = {"depth": d}
+            for c in SCALE_CONTENDERS:
+                cid = "scale/%s/randread-4k-qd%d" % (c, d)
+                k = cases.get(cid)
+                s = summary(k["samples"].get("iops", [])) if k else None
+                ent[c] = s["median"] if s else None
+                if s:
+                    js["metrics"].append(dict(s, case=cid, metric="iops",
+                                              label="%s 4 KiB randread QD%d" % (c, d),
+                                              unit="IO/s", higher_is_better=True,
+                                              samples=k["samples"]["iops"]))
+            js.setdefault("depth", []).append(ent)
+            ok = ent["rdmx"] is not None and ent["nvme-rdma"]
+            rows.append([str(d)] + [fmt(ent[c]) if ent[c] is not None else "-"
+                                    for c in SCALE_CONTENDERS] +
+                        [fmt_ratio(ent["rdmx"] / ent["nvme-rdma"]) if ok else "-"])
+        doc += [("h", "How cost grows"),
+                ("p", "4 KiB random read IOPS by queue depth (fio --iodepth=N, one job); "
+                 "chart: depth.svg."),
+                ("table", ["queue depth"] + SCALE_CONTENDERS + ["rdmx / nvme-rdma"], rows)]
+    rows = []
+    for cid, metric, label, unit in COST_METRICS:
+        c = cases.get(cid)
+        s = summary(c["samples"].get(metric, [])) if c else None
+        if s:
+            js["metrics"].append(dict(s, case=cid, metric=metric, label=label, unit=unit,
+                                      higher_is_better=metric == "sessions_per_s",
+                                      samples=c["samples"][metric]))
+            rows.append([label, fmt(s["median"]), unit])
+        elif c:
+            rows.append([label, "n/a: " + case_reason(cases, cid, {}), ""])
+    if rows:
+        if not depths:
+            doc.append(("h", "How cost grows"))
+        doc += [("p", "rdmx's memory (free memory before and while they are held, caches "
+                 "dropped; in loopback both ends count) and how fast sessions connect:"),
+                ("table", ["measure", "value", "unit"], rows)]
+    return doc
 
 
 def size_name(size):
@@ -674,33 +755,51 @@ def gnuplot(gp, what):
         print("report: gnuplot failed on %s: %s" % (what, r.stderr.strip()), file=sys.stderr)
 
 
+def line_chart(rundir, name, title, axes, names, rows):
+    """NAME.svg: a line a contender over rows of (x, [value or None a
+    contender]); axes = (xlabel, ylabel, "set logscale ..." or "")."""
+    dat = os.path.join(rundir, name + ".dat")
+    with open(dat, "w") as f:
+        f.write("# x " + " ".join(n.replace(" ", "_") for n in names) + "\n")
+        for x, vals in rows:
+            f.write("%g %s\n" % (x, " ".join("%g" % v if v is not None else "NaN"
+                                            for v in vals)))
+    gp = os.path.join(rundir, name + ".gp")
+    plots = ", ".join('"%s" using 1:%d with linespoints title "%s"' % (dat, i + 2, n)
+                      for i, n in enumerate(names))
+    with open(gp, "w") as f:
+        f.write("""set terminal svg size 800,500 dynamic font "sans,11" noenhanced
+set output "%s"
+set title "%s"
+set datafile missing "NaN"
+%s
+set xlabel "%s"
+set ylabel "%s"
+set grid
+set key top left
+plot %s
+""" % (os.path.join(rundir, name + ".svg"), title, axes[2], axes[0], axes[1], plots))
+    gnuplot(gp, name + ".svg")
+
+
 def sweep_chart(rundir, js):
     """sweep.svg: message throughput against message size, log-log, a line
     a contender; nothing when the run had no sweep."""
     if not js.get("sweep"):
         return
-    dat = os.path.join(rundir, "sweep.dat")
-    with open(dat, "w") as f:
-        f.write("# size " + " ".join(n for n, _ in SWEEP) + "\n")
-        for e in js["sweep"]:
-            f.write("%d %s\n" % (e["size"], " ".join(
-                "%g" % e[n] if e[n] is not None else "NaN" for n, _ in SWEEP)))
-    gp = os.path.join(rundir, "sweep.gp")
-    plots = ", ".join('"%s" using 1:%d with linespoints title "%s"' % (dat, i + 2, n)
-                      for i, (n, _) in enumerate(SWEEP))
-    with open(gp, "w") as f:
-        f.write("""set terminal svg size 800,500 dynamic font "sans,11" noenhanced
-set output "%s"
-set title "message throughput by size"
-set datafile missing "NaN"
-set logscale xy
-set xlabel "message size (bytes)"
-set ylabel "MiB/s"
-set grid
-set key top left
-plot %s
-""" % (os.path.join(rundir, "sweep.svg"), plots))
-    gnuplot(gp, "sweep.svg")
+    line_chart(rundir, "sweep", "message throughput by size",
+               ("message size (bytes)", "MiB/s", "set logscale xy"),
+               [n for n, _ in SWEEP],
+               [(e["size"], [e[n] for n, _ in SWEEP]) for e in js["sweep"]])
+
+
+def depth_chart(rundir, js):
+    """depth.svg: 4 KiB random read IOPS against the queue depth."""
+    if not js.get("depth"):
+        return
+    line_chart(rundir, "depth", "4 KiB random read IOPS by queue depth",
+               ("queue depth", "IOPS", "set logscale x 2"), SCALE_CONTENDERS,
+               [(e["depth"], [e[c] for c in SCALE_CONTENDERS]) for e in js["depth"]])
 
 
 def main(argv):

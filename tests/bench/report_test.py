@@ -177,6 +177,7 @@ def main():
     bad += compare_check()
     bad += sweep_check()
     bad += breakdown_check()
+    bad += growth_check()
     return 1 if bad else 0
 
 
@@ -202,6 +203,34 @@ def sweep_check():
     if bad:
         print("# got %r" % (table[0][2] if table else doc))
     print("%s - sweep: a row a size, ratios, RDS only up to 1 MiB" % ("not ok" if bad else "ok"))
+    return 1 if bad else 0
+
+
+def growth_check():
+    """How cost grows: IOPS by depth in order with the ratio, the cost
+    cases divided out, a failed one with its reason."""
+    def case(metric, v):
+        return {"samples": {metric: [v]}, "failures": [], "unavailable": None}
+    cases = {"scale/rdmx/randread-4k-qd32": case("iops", 3000.0),
+             "scale/nvme-rdma/randread-4k-qd32": case("iops", 2000.0),
+             "scale/rdmx/randread-4k-qd1": case("iops", 1000.0),
+             "cost/sessions": report.PARSERS["cost"]("sessions 100\nkib_before 500000\n"
+                                                     "kib_held 400000\nseconds 4\n"),
+             "cost/maps": {"samples": {}, "failures": ["rep 1: exit status 1"],
+                           "unavailable": None}}
+    cases["cost/sessions"] = {"samples": {k: [v] for k, v in cases["cost/sessions"].items()},
+                              "failures": [], "unavailable": None}
+    js = {"metrics": []}
+    doc = report.growth_section(cases, js)
+    tables = [b[2] for b in doc if b[0] == "table"]
+    want_depth = [["1", "1,000", "-", "-"], ["32", "3,000", "2,000", "1.50 x"]]
+    want_cost = [["memory per idle session", "1,000", "KiB"],
+                 ["session connect rate", "25.0", "sessions/s"],
+                 ["memory per map (one queue of 128)", "n/a: failed: rep 1: exit status 1", ""]]
+    bad = tables != [want_depth, want_cost] or [e["depth"] for e in js["depth"]] != [1, 32]
+    if bad:
+        print("# got %r" % tables)
+    print("%s - growth: IOPS by depth, memory and connect rate" % ("not ok" if bad else "ok"))
     return 1 if bad else 0
 
 

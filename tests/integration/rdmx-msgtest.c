@@ -6,7 +6,8 @@
  *   rdmx-msgtest recv [-a ADDR] [-p PORT] -S SERVICE -n COUNT [options]
  *   rdmx-msgtest send [-p PORT] -S SERVICE -n COUNT [options] HOST
  *   rdmx-msgtest stream [-p PORT] -S SERVICE [options] HOST
- *   rdmx-msgtest hold [-p PORT] -S SERVICE -n COUNT HOST
+ *   rdmx-msgtest hold [-p PORT] -S SERVICE -n COUNT [--ports N]
+ *                     [--linger SEC] HOST
  *
  * The sender's message i (0-based) has a length and content that follow
  * from (seed, i) alone, so the receiver regenerates what message k must be
@@ -22,8 +23,11 @@
  * dead-peer detection sends SIGUSR1 when it kills the peer.
  *
  * "hold" opens COUNT channels at once, one descriptor each, and reports
- * how many it got and why the first that failed did (a test of how many
- * channels one user may hold).
+ * how many it got, how long they took and why the first that failed did (a
+ * test of how many channels one user may hold). With --ports N the channels
+ * go round N ports from PORT on, one session each (a session is a peer
+ * address and port); with --linger SEC they stay open SEC seconds once all
+ * are (the benchmark reads the memory they hold meanwhile).
  *
  * Exit status: 0 all good, 1 failure, 2 bad arguments.
  */
@@ -107,6 +111,8 @@ struct opts {
 	double wait;			/* seconds to retry CONNECT */
 	bool poll;
 	bool nonblock;
+	unsigned int ports;		/* hold: ports from port on */
+	double linger;			/* hold: seconds to keep them open */
 };
 
 struct result {
@@ -1166,7 +1172,8 @@ static void print_usage(FILE *f)
 		"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST\n"
 		"       " PROG " stream [-p PORT] -S SERVICE [--pace-us US] [--wait SEC]\n"
 		"                    [--json FILE] [--dev PATH] HOST\n"
-		"       " PROG " hold [-p PORT] -S SERVICE -n COUNT [--dev PATH] HOST\n"
+		"       " PROG " hold [-p PORT] -S SERVICE -n COUNT [--ports N] [--linger SEC]\n"
+		"                    [--dev PATH] HOST\n"
 		"\n"
 		"Checks that the rdmx message service delivers reliably, in order and\n"
 		"exactly once. Message i has a length and content that follow from the seed\n"
@@ -1182,8 +1189,8 @@ static void print_usage(FILE *f)
 		"            since the last success or SIGUSR1, whichever is later; exit 0\n"
 		"            only for ETIMEDOUT or ECONNRESET\n"
 		"  hold      CONNECT COUNT channels to HOST, all held at once; print how\n"
-		"            many were opened and the errno of the first that was not;\n"
-		"            exit 0 only when all were\n"
+		"            many were opened, in how long, and the errno of the first\n"
+		"            that was not; exit 0 only when all were\n"
 		"\n"
 		"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
 		"                         '::' for any IPv6)\n"
@@ -1203,6 +1210,9 @@ static void print_usage(FILE *f)
 		"      --idle-timeout SEC recv, send: fail after SEC s without progress\n"
 		"                         (default 60, 0 = never)\n"
 		"      --wait SEC         send, stream: retry a failing CONNECT for SEC s\n"
+		"      --ports N          hold: go round N ports from PORT on (a session\n"
+		"                         each; default 1)\n"
+		"      --linger SEC       hold: keep the channels open SEC s once all are\n"
 		"      --json FILE        also write the result as a JSON object to FILE\n"
 		"      --dev PATH         device node (default /dev/rdmx)\n"
 		"  -h, --help             this text\n"
@@ -1284,6 +1294,7 @@ static bool parse_seconds(const char *s, double *out)
 enum {
 	OPT_SEED = 256, OPT_MAX_SIZE, OPT_BUF_SIZE, OPT_BATCH, OPT_PACE,
 	OPT_JSON, OPT_IDLE, OPT_POLL, OPT_NONBLOCK, OPT_WAIT, OPT_DEV,
+	OPT_PORTS, OPT_LINGER,
 };
 
 static const struct option long_opts[] = {
@@ -1302,6 +1313,8 @@ static const struct option long_opts[] = {
 	{ "nonblock", no_argument, NULL, OPT_NONBLOCK },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "ports", required_argument, NULL, OPT_PORTS },
+	{ "linger", required_argument, NULL, OPT_LINGER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -1323,6 +1336,8 @@ static unsigned int opt_modes(int c)
 		return M_SEND | M_STREAM;
 	case OPT_JSON:
 		return M_RECV | M_SEND | M_STREAM;
+	case OPT_PORTS: case OPT_LINGER:
+		return M_HOLD;
 	}
 	return M_RECV | M_SEND | M_STREAM | M_HOLD;
 }
@@ -1349,6 +1364,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->max_size = RDMX_MSG_MAX;
 	o->batch = 16;
 	o->idle_timeout = 60;
+	o->ports = 1;
 
 	if (argc < 2)
 		return bad_arg("missing mode: recv, send, stream or hold");
@@ -1465,6 +1481,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case OPT_DEV:
 			o->dev = optarg;
 			break;
+		case OPT_PORTS:
+			if (!parse_u64(optarg, false, 1, 4096, &v))
+				return bad_arg("bad --ports '%s' (1-4096)", optarg);
+			o->ports = v;
+			break;
+		case OPT_LINGER:
+			if (!parse_seconds(optarg, &o->linger))
+				return bad_arg("bad --linger '%s'", optarg);
+			break;
 		}
 	}
 	if (!o->have_service)
@@ -1485,28 +1510,47 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	}
 	if (o->mode == M_STREAM && !o->have_pace)
 		o->pace_us = 1000;
+	if (o->mode == M_HOLD && (o->port ? o->port : RDMX_DEFAULT_PORT) +
+	    o->ports - 1 > 65535)
+		return bad_arg("--ports %u from port %u passes 65535", o->ports,
+			       o->port ? o->port : RDMX_DEFAULT_PORT);
 	return -1;
 }
 
-/* hold: COUNT channels open at once. */
+/* hold: COUNT channels open at once, round --ports ports. */
 static int run_hold(const struct opts *o, struct result *r)
 {
 	int *fds = calloc(o->count ? o->count : 1, sizeof(*fds));
+	unsigned int base = o->port ? o->port : RDMX_DEFAULT_PORT;
+	struct opts one = *o;
 	__u64 i, n = 0;
+	__s64 t0;
 
 	if (!fds) {
 		fail(r, ENOMEM, "out of memory");
 		return 1;
 	}
+	t0 = now_ns();
 	for (i = 0; i < o->count; i++) {
-		fds[n] = connect_ep(o, r);
+		one.port = base + i % o->ports;
+		fds[n] = connect_ep(&one, r);
 		if (fds[n] < 0)
 			break;
 		n++;
 	}
-	printf("%s: %llu of %llu channels open%s%s\n", PROG,
+	printf("%s: %llu of %llu channels open in %.3f s%s%s\n", PROG,
 	       (unsigned long long)n, (unsigned long long)o->count,
+	       (double)(now_ns() - t0) / NSEC,
 	       r->err ? "; the next: " : "", r->err ? strerror(r->err) : "");
+	if (i == o->count && o->linger > 0) {
+		struct timespec ts = {
+			.tv_sec = (time_t)o->linger,
+			.tv_nsec = (long)((o->linger - (time_t)o->linger) * NSEC),
+		};
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	while (n)
 		close(fds[--n]);
 	free(fds);
