@@ -8,8 +8,8 @@
  * RDMX_PROTO_F_BLOCK; the listener hands it here, and it becomes a server
  * queue (struct rdmx_srvq) with its own QP, CQ and PD. Its first command binds
  * it to an export (OPEN); then each command is checked, run by a work item
- * (backing I/O sleeps), and answered. A READ of a block device export is a
- * bio instead, answered from its completion. Data moves with rdma_rw: RDMA
+ * (backing I/O sleeps), and answered. A READ or WRITE of a block device
+ * export is a bio instead, answered from its completion. Data moves with rdma_rw: RDMA
  * READ of the client's buffer for a write, RDMA WRITE into it for a read,
  * chained before the response, a SEND with invalidate of the client's key;
  * or inline in the command (small writes) or after the response (small
@@ -25,11 +25,12 @@
  *                        queue's binding to its export
  *   q->lock              (spinlock, irqsave) a queue's state and its
  *                        posting: nothing is posted once it is torn
- *   exp->fence           (percpu rwsem) read-held by command work around
- *                        each change of the backing store; taken for
- *                        write by an OPEN that fenced older queues of its
- *                        map, after it dropped rdmx_exports_mutex: never
- *                        held together with that mutex
+ *   exp->fence           (SRCU, read with srcu_down_read()) held from
+ *                        the start of each change of the backing store
+ *                        to its end (a bio's completion, for a WRITE);
+ *                        an OPEN that fenced older queues of its map
+ *                        waits for its grace period after it dropped
+ *                        rdmx_exports_mutex
  * rdmx_srvq_watch() (every second while queues exist, on rdmx_blk_wq) looks
  * at every queue under rdmx_exports_mutex, and drops one only through
  * rdmx_srvq_expire(), under q->lock while it is not torn.
@@ -40,9 +41,10 @@
  * the CM handler and a failed accept claims the teardown. Fencing
  * (RDMX_SRVQ_FENCED) is no state: a queue in any state may be fenced.
  * Completions run from the CQ pool's workqueue (IB_POLL_WORKQUEUE).
- * Commands run on rdmx_blk_wq, except a READ of a block device export,
- * which the CQ's work runs itself (it sleeps no longer than submit_bio()
- * may). A bio's completion (io_bdev.c) runs in any context,
+ * Commands run on rdmx_blk_wq, except a READ or WRITE of a block device
+ * export, which the CQ's work runs itself (it sleeps no longer than
+ * submit_bio() may; a device with no room refuses the bio, REQ_NOWAIT, and
+ * the command goes on from its work). A bio's completion (io_bdev.c) runs in any context,
  * interrupts included, so what it calls neither sleeps nor allocates: it
  * posts the response and, if that fails, ends the command
  * (rdmx_srvq_req_end()) and fails the queue (rdmx_srvq_fail()).
@@ -53,7 +55,6 @@
 #include <linux/inet.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
-#include <linux/percpu-rwsem.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/blkdev.h>
@@ -158,8 +159,8 @@ static bool rdmx_srvq_torn(const struct rdmx_srvq *q)
 /* A command context's moves: rdmx_srvq_req_move() takes only these. */
 static const u32 rdmx_srvq_stage_next[RDMX_STAGE_NR] = {
 	[RDMX_STAGE_IDLE] = TO(RUNNING) | TO(RESPONDING),
-	[RDMX_STAGE_RUNNING] = TO(FETCHING) | TO(READING) | TO(RESPONDING) |
-			       TO(IDLE),
+	[RDMX_STAGE_RUNNING] = TO(FETCHING) | TO(READING) | TO(WRITING) |
+			       TO(RESPONDING) | TO(IDLE),
 	[RDMX_STAGE_FETCHING] = TO(WRITING) | TO(IDLE),
 	[RDMX_STAGE_WRITING] = TO(RESPONDING),
 	[RDMX_STAGE_READING] = TO(RESPONDING),
@@ -368,6 +369,8 @@ static void rdmx_srvq_req_prep(struct rdmx_srvq_req *req,
 	req->rb = rb;
 	req->status = 0;
 	req->tag_held = true;
+	req->again = false;
+	req->fence_held = false;
 	memset(req->rsp, 0, sizeof(*req->rsp));
 }
 
@@ -392,17 +395,21 @@ static struct rdmx_export *rdmx_srvq_exp(struct rdmx_srvq *q)
 	return smp_load_acquire(&q->exp);
 }
 
+/* Whether @exp's backend only submits READs and WRITEs, never waiting. */
+static bool rdmx_export_nowait(const struct rdmx_export *exp)
+{
+	return exp && exp->ops->nowait && exp->ops->nowait(exp);
+}
+
 /*
  * Whether a command runs in its receive's completion rather than from the
- * work queue: a READ that its backend only submits (a bio to a block
- * device, as nvmet does); the others wait on the backing store.
+ * work queue: a READ or a WRITE that its backend only submits (a bio to a
+ * block device, as nvmet does); the others wait on the backing store.
  */
 static bool rdmx_srvq_runs_here(struct rdmx_srvq *q, const struct rdmx_blk_io *io)
 {
-	struct rdmx_export *exp = rdmx_srvq_exp(q);
-
-	return io->op == RDMX_BLK_OP_READ && exp && exp->ops->read_nowait &&
-	       exp->ops->read_nowait(exp);
+	return (io->op == RDMX_BLK_OP_READ || io->op == RDMX_BLK_OP_WRITE) &&
+	       rdmx_export_nowait(rdmx_srvq_exp(q));
 }
 
 /* A command is over: free what it used and give its context back. */
@@ -661,50 +668,83 @@ static int rdmx_srvq_alloc_data(struct rdmx_srvq_req *req,
 
 /*
  * Whatever changes the backing store (a write, zeroing, a discard) runs
- * inside the export's fence: a queue that a newer incarnation of its map
- * fenced changes nothing more, and the OPEN that fenced it is answered only
- * once the changes already under way have ended (rdmx_srvq_fence()). A
- * write delayed on a dead connection therefore never lands over one the
- * client made, and saw acknowledged, after it reconnected.
+ * inside the export's fence, from its start to its end: a queue that a
+ * newer incarnation of its map fenced changes nothing more, and the OPEN
+ * that fenced it is answered only once the changes already under way have
+ * ended (rdmx_srvq_fence(), a grace period of the fence's SRCU). A write
+ * delayed on a dead connection therefore never lands over one the client
+ * made, and saw acknowledged, after it reconnected. The fence is SRCU read
+ * through srcu_down_read(), as a WRITE's bio ends it from its completion.
+ * Return: false for a fenced queue (nothing is held then).
  */
-static bool rdmx_srvq_change_begin(struct rdmx_srvq *q, struct rdmx_export *exp)
+static bool rdmx_srvq_change_begin(struct rdmx_srvq_req *req,
+				   struct rdmx_export *exp)
 {
+	struct rdmx_srvq *q = req->q;
+
 	lockdep_assert_not_held(&rdmx_exports_mutex);
-	percpu_down_read(&exp->fence);
-	if (!test_bit(RDMX_SRVQ_FENCED, &q->flags))
+	req->fence_idx = srcu_down_read(&exp->fence);
+	/* After the lock: an OPEN that fenced @q waits for this change. */
+	if (!test_bit(RDMX_SRVQ_FENCED, &q->flags)) {
+		req->fence_held = true;
+		/* Held on in @req, past this function: sparse is told so. */
+		__release(&exp->fence);
 		return true;
-	percpu_up_read(&exp->fence);
+	}
+	srcu_up_read(&exp->fence, req->fence_idx);
 	pr_warn_ratelimited("export %s: a write from %pISc's replaced connection (queue %u) is dropped\n",
 			    exp->name, &q->peer, q->idx);
 	return false;
 }
 
-static void rdmx_srvq_change_end(struct rdmx_export *exp)
+/* Any context: a WRITE's bio completion ends its change. */
+static void rdmx_srvq_change_end(struct rdmx_srvq_req *req,
+				 struct rdmx_export *exp)
 {
-	percpu_up_read(&exp->fence);
+	if (req->fence_held) {
+		req->fence_held = false;
+		__acquire(&exp->fence);	/* rdmx_srvq_change_begin() took it */
+		srcu_up_read(&exp->fence, req->fence_idx);
+	}
 }
 
 /*
- * A WRITE's data (@sgl, @nents), a DISCARD or a WRITE_ZEROES, to the
- * backing store, inside the fence; -ESTALE for a fenced queue.
+ * A DISCARD or a WRITE_ZEROES, to the backing store, inside the fence;
+ * -ESTALE for a fenced queue. Process context.
  */
-static int rdmx_srvq_change(struct rdmx_srvq_req *req, struct rdmx_export *exp,
-			    struct scatterlist *sgl, unsigned int nents)
+static int rdmx_srvq_zero(struct rdmx_srvq_req *req, struct rdmx_export *exp)
 {
 	const struct rdmx_blk_io *io = &req->io;
-	bool fua = io->flags & RDMX_BLK_CMD_FUA;
 	int ret;
 
-	if (!rdmx_srvq_change_begin(req->q, exp))
+	if (!rdmx_srvq_change_begin(req, exp))
 		return -ESTALE;
-	if (io->op == RDMX_BLK_OP_WRITE)
-		ret = exp->ops->write(exp, sgl, nents, io->length, io->offset,
-				      fua);
-	else
-		ret = exp->ops->zero(exp, io->offset, io->length,
-				     io->op == RDMX_BLK_OP_DISCARD, fua);
-	rdmx_srvq_change_end(exp);
+	ret = exp->ops->zero(exp, io->offset, io->length,
+			     io->op == RDMX_BLK_OP_DISCARD,
+			     io->flags & RDMX_BLK_CMD_FUA);
+	rdmx_srvq_change_end(req, exp);
 	return ret;
+}
+
+/*
+ * A WRITE whose data is here, in its receive (inline) or fetched into its
+ * pages: on to the backend inside the fence (answered through
+ * rdmx_srvq_write_done()), or answered -ESTALE for a fenced queue. From
+ * the command's work, or from a completion's when rdmx_export_nowait().
+ */
+static void rdmx_srvq_write_start(struct rdmx_srvq_req *req,
+				  struct rdmx_export *exp)
+{
+	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+		sg_init_table(&req->inline_sg, 1);
+		sg_set_page(&req->inline_sg, req->rb->rx.data, req->io.length, 0);
+	}
+	rdmx_srvq_req_move(req, RDMX_STAGE_WRITING);
+	if (!rdmx_srvq_change_begin(req, exp)) {
+		rdmx_srvq_write_done(req, -ESTALE);
+		return;
+	}
+	exp->ops->write(req);
 }
 
 static u32 rdmx_errno_wire(int err);
@@ -761,33 +801,82 @@ void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
 }
 
 /**
- * rdmx_srvq_read_again() - a backend's READ found its device busy: submit
- * it again from the work queue, where it may wait
- * @req: the command, in stage READING
+ * rdmx_srvq_write_data() - the data of a WRITE that a backend writes
+ * @req: the command, in stage WRITING
+ * @nents: set to the entries of the scatterlist
  *
- * A READ that runs in its receive's completion must not wait for the
- * device (a slow device would hold up every queue sharing the CQ), so the
- * backend submits it without waiting first; when the device had no room,
- * it calls this, and its @read runs again from the command's work, with
- * rdmx_srvq_read_retried() true.
+ * Context: any context.
+ * Return: its scatterlist: the page of its receive for inline data, else
+ * the pages its data was fetched into.
+ */
+struct scatterlist *rdmx_srvq_write_data(struct rdmx_srvq_req *req,
+					 unsigned int *nents)
+{
+	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+		*nents = 1;
+		return &req->inline_sg;
+	}
+	*nents = req->nents;
+	return req->sgl;
+}
+
+/**
+ * rdmx_srvq_write_done() - a backend's WRITE is stable (as its FUA asked)
+ * or failed: end its change and answer it
+ * @req: the command, in stage WRITING
+ * @err: 0 or a negative errno
+ *
+ * Context: any context, interrupts included (a bio's completion): nothing
+ * here sleeps or allocates.
+ */
+void rdmx_srvq_write_done(struct rdmx_srvq_req *req, int err)
+{
+	struct rdmx_export *exp = req->q->exp;
+
+	rdmx_srvq_change_end(req, exp);
+	if (!err) {
+		atomic64_inc(&exp->writes);
+		atomic64_add(req->io.length, &exp->write_bytes);
+	} else {
+		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
+			 req->io.offset, req->io.length, err);
+	}
+	/* Inline data lived in the receive: it may take the next command. */
+	rdmx_srvq_repost(req);
+	req->status = rdmx_errno_wire(err);
+	rdmx_srvq_respond(req);
+}
+
+/**
+ * rdmx_srvq_io_again() - a backend's READ or WRITE found its device busy:
+ * submit it again from the work queue, where it may wait
+ * @req: the command, in stage READING or WRITING
+ *
+ * A command that runs in a completion must not wait for the device (a
+ * slow device would hold up every queue sharing the CQ), so the backend
+ * submits it without waiting first; when the device had no room, it calls
+ * this, and its @read or @write runs again from the command's work, with
+ * rdmx_srvq_io_retried() true. A WRITE stays inside the fence.
  *
  * Context: any context.
  */
-void rdmx_srvq_read_again(struct rdmx_srvq_req *req)
+void rdmx_srvq_io_again(struct rdmx_srvq_req *req)
 {
+	req->again = true;
 	queue_work(rdmx_blk_wq, &req->work);
 }
 
 /**
- * rdmx_srvq_read_retried() - whether a backend's READ runs again after
- * rdmx_srvq_read_again(), from the command's work
+ * rdmx_srvq_io_retried() - whether a backend's READ or WRITE runs again
+ * after rdmx_srvq_io_again(), from the command's work
  * @req: the command
  *
- * Return: true when the READ may wait for its device now.
+ * Context: any context.
+ * Return: true when it may wait for its device now.
  */
-bool rdmx_srvq_read_retried(const struct rdmx_srvq_req *req)
+bool rdmx_srvq_io_retried(const struct rdmx_srvq_req *req)
 {
-	return req->stage == RDMX_STAGE_READING;
+	return req->again;
 }
 
 /**
@@ -967,17 +1056,16 @@ out:
 		 * is answered; @q's binding holds @exp.
 		 */
 		lockdep_assert_not_held(&rdmx_exports_mutex);
-		percpu_down_write(&exp->fence);
-		percpu_up_write(&exp->fence);
+		synchronize_srcu(&exp->fence);
 	}
 	return ret;
 }
 
 /*
  * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
- * its backend only submits): from RUNNING, a WRITE's data from WRITING
- * once it has been fetched, or a READ its device had no room for from
- * READING.
+ * or WRITE its backend only submits): from RUNNING, a WRITE whose data was
+ * fetched from FETCHING, or a READ or WRITE its device had no room for
+ * from READING or WRITING (rdmx_srvq_io_again()).
  */
 static void rdmx_srvq_req_work(struct work_struct *work)
 {
@@ -986,7 +1074,6 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	struct rdmx_srvq *q = req->q;
 	struct rdmx_blk_limits lim;
 	struct rdmx_export *exp;
-	struct scatterlist sg;
 	unsigned long flags;
 	int ret = 0;
 
@@ -1004,14 +1091,18 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		goto respond;
 	}
 	exp = rdmx_srvq_exp(q);
-	if (req->stage == RDMX_STAGE_WRITING) {
+	if (req->stage == RDMX_STAGE_FETCHING) {
 		/* The client's data is here (rdmx_srvq_rw_done()). */
-		ret = rdmx_srvq_change(req, exp, req->sgl, req->nents);
-		goto done;
+		rdmx_srvq_write_start(req, exp);
+		return;
 	}
+	/* Its device was busy: now it may wait (rdmx_srvq_io_again()). */
 	if (req->stage == RDMX_STAGE_READING) {
-		/* Its device was busy: now it may wait (rdmx_srvq_read_again()). */
 		exp->ops->read(req);
+		return;
+	}
+	if (req->stage == RDMX_STAGE_WRITING) {
+		exp->ops->write(req);
 		return;
 	}
 	if (!exp) {
@@ -1051,11 +1142,9 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		return;		/* answered by rdmx_srvq_read_done() */
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
-			sg_init_table(&sg, 1);
-			sg_set_page(&sg, req->rb->rx.data, req->io.length, 0);
-			ret = rdmx_srvq_change(req, exp, &sg, 1);
-			rdmx_srvq_repost(req);
-			goto done;
+			/* Its receive is reposted once the data is written. */
+			rdmx_srvq_write_start(req, exp);
+			return;
 		}
 		rdmx_srvq_repost(req);
 		ret = rdmx_srvq_alloc_data(req, DMA_FROM_DEVICE);
@@ -1077,16 +1166,14 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	case RDMX_BLK_OP_DISCARD:
 	case RDMX_BLK_OP_WRITE_ZEROES:
 		rdmx_srvq_repost(req);
-		ret = rdmx_srvq_change(req, exp, NULL, 0);
+		ret = rdmx_srvq_zero(req, exp);
+		if (!ret) {
+			atomic64_inc(&exp->writes);
+			atomic64_add(req->io.length, &exp->write_bytes);
+		}
 		break;
 	}
-	goto respond;
 
-done:
-	if (!ret) {
-		atomic64_inc(&exp->writes);
-		atomic64_add(req->io.length, &exp->write_bytes);
-	}
 respond:
 	if (ret)
 		pr_debug("command %u [%llu, +%u): %d\n", req->io.op,
@@ -1157,16 +1244,28 @@ static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_srvq_req *req = container_of(wc->wr_cqe,
 						 struct rdmx_srvq_req, rw_cqe);
+	struct rdmx_srvq *q = req->q;
+	struct rdmx_export *exp = rdmx_srvq_exp(q);
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rdmx_srvq_fail(req->q, "RDMA READ of a write's data failed");
+			rdmx_srvq_fail(q, "RDMA READ of a write's data failed");
 		rdmx_srvq_req_end(req);
 		return;
 	}
-	WRITE_ONCE(req->q->alive_seq, req->q->alive_seq + 1);
-	rdmx_srvq_req_move(req, RDMX_STAGE_WRITING);
-	queue_work(rdmx_blk_wq, &req->work);
+	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
+	/*
+	 * Unmapped before the data is written, as nvmet does: a bounce
+	 * buffer's bytes reach the pages then.
+	 */
+	rdma_rw_ctx_destroy(&req->rw, q->qp, q->port, req->sgl, req->nents,
+			    req->rw_dir);
+	req->rw_dir = DMA_NONE;
+	/* A backend that only submits writes it from here (nvmet's way). */
+	if (rdmx_export_nowait(exp))
+		rdmx_srvq_write_start(req, exp);
+	else
+		queue_work(rdmx_blk_wq, &req->work);
 }
 
 static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)

@@ -9,7 +9,8 @@
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
-#include <linux/percpu-rwsem.h>
+#include <linux/scatterlist.h>
+#include <linux/srcu.h>
 #include <linux/socket.h>
 #include <linux/uuid.h>
 #include <linux/wait.h>
@@ -39,8 +40,8 @@
  * @ops: its backend: rdmx_backend_file, _bdev or _ram
  * @file: the backing file (a block device's, a regular file, or shmem)
  * @bdev: the block device, set by the bdev backend when @file is one
- *	opened O_DIRECT: READs go to it as bios, answered from their
- *	completion (so the completion's work runs them itself)
+ *	opened O_DIRECT: READs and WRITEs go to it as bios, answered from
+ *	their completion (so the completion's work runs them itself)
  * @size: bytes; only grows (RDMX_IOC_EXPORT_RESIZE, under
  *	rdmx_exports_mutex), read locklessly by the queues
  * @lbs: logical block size
@@ -57,9 +58,11 @@
  * @allow: the allow-list
  * @queues: bound server queues (struct rdmx_srvq)
  * @nr_queues: on @queues
- * @fence: read-held around each write, zeroing or discard of the backing
- *	store; an OPEN that fences a map's older queues takes it for write
- *	once, to wait for those already under way (rdmx_srvq_fence())
+ * @fence: SRCU read-held (srcu_down_read()) from the start of each write,
+ *	zeroing or discard of the backing store to its end, which may come
+ *	in a bio's completion; an OPEN that fences a map's older queues
+ *	waits for a grace period, for those already under way
+ *	(rdmx_srvq_fence())
  * @added: in sysfs
  * @reads: counters
  * @writes: counters
@@ -87,7 +90,7 @@ struct rdmx_export {
 	struct rdmx_export_allow allow[RDMX_EXPORT_ALLOW_MAX];
 	struct list_head queues;
 	unsigned int nr_queues;
-	struct percpu_rw_semaphore fence;
+	struct srcu_struct fence;
 	bool added;
 	atomic64_t reads;
 	atomic64_t writes;
@@ -116,18 +119,23 @@ struct scatterlist;
  * @read: read the command's extent into its pages (req->sgl) and answer
  *	it through rdmx_srvq_read_done(), at once or from a completion; or,
  *	when it would have to wait for the device and may not
- *	(rdmx_srvq_read_retried() false), hand it back through
- *	rdmx_srvq_read_again()
- * @read_nowait: whether @read only submits I/O for @exp, never waiting
- *	for the device, so that a READ may run in its receive's completion
- *	(NULL: never)
- * @write: write @len bytes of @sgl at @off; with @fua, stable on return
+ *	(rdmx_srvq_io_retried() false), hand it back through
+ *	rdmx_srvq_io_again()
+ * @write: write the command's data (rdmx_srvq_write_data()) at its
+ *	offset, stable first with RDMX_BLK_CMD_FUA, and answer it through
+ *	rdmx_srvq_write_done(), at once or from a completion; or hand it
+ *	back as @read does. Inside the export's fence, which
+ *	rdmx_srvq_write_done() ends.
+ * @nowait: whether @read and @write only submit I/O for @exp, never
+ *	waiting for the device, so that a READ or WRITE may run in its
+ *	receive's (or its data's) completion (NULL: never)
  * @zero: discard (a hint) or write zeroes over a range
  * @flush: make what was written stable
  *
- * All but @read and @read_nowait return 0 or a negative errno and may
- * sleep; they run from a command's work, @write and @zero inside the
- * export's fence.
+ * All but @read, @write and @nowait return 0 or a negative errno and may
+ * sleep; they run from a command's work, @zero inside the export's fence.
+ * @read and @write run from a command's work, or from a completion's
+ * when @nowait says so.
  */
 struct rdmx_backend {
 	int (*setup)(struct rdmx_export *exp, const struct rdmx_export_add *ea,
@@ -136,9 +144,8 @@ struct rdmx_backend {
 	u64 (*size)(struct rdmx_export *exp);
 	int (*grow)(struct rdmx_export *exp, u64 size);
 	void (*read)(struct rdmx_srvq_req *req);
-	bool (*read_nowait)(const struct rdmx_export *exp);
-	int (*write)(struct rdmx_export *exp, struct scatterlist *sgl,
-		     unsigned int nents, u32 len, u64 off, bool fua);
+	void (*write)(struct rdmx_srvq_req *req);
+	bool (*nowait)(const struct rdmx_export *exp);
 	int (*zero)(struct rdmx_export *exp, u64 off, u32 len, bool discard,
 		    bool fua);
 	int (*flush)(struct rdmx_export *exp);
@@ -149,8 +156,7 @@ extern const struct rdmx_backend rdmx_backend_bdev;
 extern const struct rdmx_backend rdmx_backend_ram;
 
 /* io_file.c: the file backend's helpers, which the others share */
-int rdmx_io_file_write(struct rdmx_export *exp, struct scatterlist *sgl,
-		       unsigned int nents, u32 len, u64 off, bool fua);
+void rdmx_io_file_write(struct rdmx_srvq_req *req);
 void rdmx_io_file_read(struct rdmx_srvq_req *req);
 int rdmx_io_file_fallocate(struct rdmx_export *exp, int mode, u64 off,
 			   u32 len, bool discard, bool fua);
@@ -190,6 +196,12 @@ struct rdmx_srvq_rbuf {
  * @rw: rdma_rw context over @sgl
  * @rw_dir: its direction; DMA_NONE when there is none
  * @inline_mapped: @sgl is mapped to go out after the response (inline READ)
+ * @inline_sg: an inline WRITE's data, the page of its receive (@rb)
+ * @again: handed back by its backend to run again from its work, where
+ *	it may wait (rdmx_srvq_io_again())
+ * @fence_held: a change of the backing store is under way, inside the
+ *	export's fence (@fence_idx)
+ * @fence_idx: srcu_down_read()'s index
  * @rsp: the response
  * @rsp_dma: its mapping
  * @status: positive errno for the response
@@ -212,6 +224,10 @@ struct rdmx_srvq_req {
 	struct rdma_rw_ctx rw;
 	enum dma_data_direction rw_dir;
 	bool inline_mapped;
+	struct scatterlist inline_sg;
+	bool again;
+	bool fence_held;
+	int fence_idx;
 	struct rdmx_blk_rsp *rsp;
 	u64 rsp_dma;
 	u32 status;
@@ -341,8 +357,11 @@ void rdmx_srvq_disconnect(struct rdmx_srvq *q);
 void rdmx_srvq_notify_size(struct rdmx_srvq *q);
 void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err);
 void rdmx_srvq_read_submitted(struct rdmx_srvq_req *req);
-void rdmx_srvq_read_again(struct rdmx_srvq_req *req);
-bool rdmx_srvq_read_retried(const struct rdmx_srvq_req *req);
+struct scatterlist *rdmx_srvq_write_data(struct rdmx_srvq_req *req,
+					 unsigned int *nents);
+void rdmx_srvq_write_done(struct rdmx_srvq_req *req, int err);
+void rdmx_srvq_io_again(struct rdmx_srvq_req *req);
+bool rdmx_srvq_io_retried(const struct rdmx_srvq_req *req);
 extern struct workqueue_struct *rdmx_blk_wq;
 
 #endif /* _RDMX_BLK_SRV_H */

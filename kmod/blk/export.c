@@ -42,7 +42,7 @@ static void rdmx_export_release(struct kobject *kobj)
 
 	if (exp->file)
 		fput(exp->file);
-	percpu_free_rwsem(&exp->fence);
+	cleanup_srcu_struct(&exp->fence);
 	kfree(exp->path);
 	kfree(exp);
 }
@@ -425,7 +425,7 @@ long rdmx_ioc_export_add(void __user *uarg)
 	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
 	if (!exp)
 		goto out_free_ea;
-	if (percpu_init_rwsem(&exp->fence)) {
+	if (init_srcu_struct(&exp->fence)) {
 		kfree(exp);
 		goto out_free_ea;
 	}

@@ -26,66 +26,111 @@ static void rdmx_io_bdev_end_io(struct bio *bio)
 	struct rdmx_srvq_req *req = bio->bi_private;
 	blk_status_t status = bio->bi_status;
 	bool nowait = bio->bi_opf & REQ_NOWAIT;
+	bool write = op_is_write(bio_op(bio));
 
 	bio_put(bio);
 	/* No room without waiting (maybe inside submit_bio()): again, later. */
 	if (status == BLK_STS_AGAIN && nowait) {
-		rdmx_srvq_read_again(req);
+		rdmx_srvq_io_again(req);
 		return;
 	}
-	rdmx_srvq_read_done(req, blk_status_to_errno(status));
+	if (write)
+		rdmx_srvq_write_done(req, blk_status_to_errno(status));
+	else
+		rdmx_srvq_read_done(req, blk_status_to_errno(status));
 }
 
 /*
- * A READ goes to the device as a bio when the export has direct access,
- * and the device can refuse a bio rather than make it wait (REQ_NOWAIT).
+ * READs and WRITEs go to the device as bios when the export has direct
+ * access, and the device can refuse a bio rather than make it wait
+ * (REQ_NOWAIT).
  */
-static bool rdmx_io_bdev_read_nowait(const struct rdmx_export *exp)
+static bool rdmx_io_bdev_nowait(const struct rdmx_export *exp)
 {
 	return exp->bdev && bdev_nowait(exp->bdev);
 }
 
 /*
- * A READ: a bio straight to the device when the export has direct access
- * (exp->bdev) and the pages fit one bio; else through the file.
+ * A command's pages as one bio to the device, answered from its
+ * completion: false when there is no direct access or they do not fit one
+ * bio (the caller goes through the file then).
  */
-static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
+static bool rdmx_io_bdev_submit(struct rdmx_srvq_req *req, blk_opf_t opf,
+				struct scatterlist *sgl, unsigned int nents)
 {
-	struct rdmx_export *exp = req->q->exp;
-	struct block_device *bdev = exp->bdev;
-	bool retried = rdmx_srvq_read_retried(req);
-	/* Run from the receive's completion (rdmx_srvq_runs_here()): no wait. */
-	bool nowait = !retried && rdmx_io_bdev_read_nowait(exp);
+	struct block_device *bdev = req->q->exp->bdev;
 	struct scatterlist *sg;
 	struct bio *bio;
 	unsigned int i;
 
-	if (!bdev || req->nents > BIO_MAX_VECS) {
-		/* The file waits: not in a receive's completion. */
-		if (nowait) {
-			rdmx_srvq_read_submitted(req);
-			rdmx_srvq_read_again(req);
-			return;
-		}
-		rdmx_io_file_read(req);
-		return;
-	}
-	bio = bio_alloc(bdev, req->nents,
-			REQ_OP_READ | (nowait ? REQ_NOWAIT : 0), GFP_KERNEL);
+	if (!bdev || nents > BIO_MAX_VECS)
+		return false;
+	bio = bio_alloc(bdev, nents, opf, GFP_KERNEL);
 	bio->bi_iter.bi_sector = req->io.offset >> SECTOR_SHIFT;
 	bio->bi_private = req;
 	bio->bi_end_io = rdmx_io_bdev_end_io;
-	for_each_sg(req->sgl, sg, req->nents, i) {
+	for_each_sg(sgl, sg, nents, i) {
 		if (bio_add_page(bio, sg_page(sg), sg->length,
 				 sg->offset) != sg->length) {
-			bio_put(bio);
-			rdmx_srvq_read_done(req, -EIO);
-			return;
+			/* Answered -EIO, through the completion. */
+			bio->bi_opf &= ~REQ_NOWAIT;
+			bio_io_error(bio);
+			return true;
 		}
 	}
-	if (!retried)
-		rdmx_srvq_read_submitted(req);
 	submit_bio(bio);
+	return true;
+}
+
+/*
+ * Whether a command must not wait for its device: it runs in a completion
+ * (rdmx_srvq_runs_here()) and was not handed back to its work yet.
+ */
+static bool rdmx_io_bdev_must_not_wait(struct rdmx_srvq_req *req)
+{
+	return !rdmx_srvq_io_retried(req) && rdmx_io_bdev_nowait(req->q->exp);
+}
+
+/*
+ * A READ: a bio straight to the device when the export has direct access
+ * (exp->bdev) and the pages fit one bio; else through the file, from the
+ * command's work.
+ */
+static void rdmx_io_bdev_read(struct rdmx_srvq_req *req)
+{
+	bool nowait = rdmx_io_bdev_must_not_wait(req);
+
+	if (!rdmx_srvq_io_retried(req))
+		rdmx_srvq_read_submitted(req);
+	if (rdmx_io_bdev_submit(req, REQ_OP_READ | (nowait ? REQ_NOWAIT : 0),
+				req->sgl, req->nents))
+		return;
+	/* The file waits: not in a completion. */
+	if (nowait)
+		rdmx_srvq_io_again(req);
+	else
+		rdmx_io_file_read(req);
+}
+
+/* A WRITE, as a READ goes (rdmx_io_bdev_read()); inside the fence. */
+static void rdmx_io_bdev_write(struct rdmx_srvq_req *req)
+{
+	bool nowait = rdmx_io_bdev_must_not_wait(req);
+	blk_opf_t opf = REQ_OP_WRITE | REQ_SYNC | REQ_IDLE;
+	struct scatterlist *sgl;
+	unsigned int nents;
+
+	if (nowait)
+		opf |= REQ_NOWAIT;
+	if (req->io.flags & RDMX_BLK_CMD_FUA)
+		opf |= REQ_FUA;
+	sgl = rdmx_srvq_write_data(req, &nents);
+	if (rdmx_io_bdev_submit(req, opf, sgl, nents))
+		return;
+	if (nowait)
+		rdmx_srvq_io_again(req);
+	else
+		rdmx_io_file_write(req);
 }
 
 static int rdmx_io_bdev_setup(struct rdmx_export *exp,
@@ -135,8 +180,8 @@ const struct rdmx_backend rdmx_backend_bdev = {
 	.uuid = rdmx_io_bdev_uuid,
 	.size = rdmx_io_bdev_size,
 	.read = rdmx_io_bdev_read,
-	.read_nowait = rdmx_io_bdev_read_nowait,
-	.write = rdmx_io_file_write,
+	.write = rdmx_io_bdev_write,
+	.nowait = rdmx_io_bdev_nowait,
 	.zero = rdmx_io_file_zero,
 	.flush = rdmx_io_file_flush,
 };

@@ -58,20 +58,20 @@ static int rdmx_io_file_rw(struct rdmx_export *exp, struct scatterlist *sgl,
 
 /**
  * rdmx_io_file_write() - a backend's write: through the export's file
- * @exp: the export
- * @sgl: the data
- * @nents: entries of @sgl
- * @len: bytes
- * @off: byte offset
- * @fua: stable before this returns
+ * @req: the command (rdmx_srvq_write_data()); answered before this returns
  *
  * Context: process context; sleeps.
- * Return: 0, -EIO for a short write, or a negative errno.
  */
-int rdmx_io_file_write(struct rdmx_export *exp, struct scatterlist *sgl,
-		       unsigned int nents, u32 len, u64 off, bool fua)
+void rdmx_io_file_write(struct rdmx_srvq_req *req)
 {
-	return rdmx_io_file_rw(exp, sgl, nents, len, off, true, fua);
+	unsigned int nents;
+	struct scatterlist *sgl = rdmx_srvq_write_data(req, &nents);
+
+	rdmx_srvq_write_done(req, rdmx_io_file_rw(req->q->exp, sgl, nents,
+						  req->io.length,
+						  req->io.offset, true,
+						  req->io.flags &
+						  RDMX_BLK_CMD_FUA));
 }
 
 /**

@@ -20,6 +20,7 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/shmem_fs.h>
+#include <linux/srcu.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -211,6 +212,24 @@ static inline struct file *rdmx_shmem_file_setup(const char *name, loff_t size)
 #ifndef RDMX_HAVE_IMPORT_NS_STRING
 #undef MODULE_IMPORT_NS
 #define MODULE_IMPORT_NS(ns)	MODULE_INFO(import_ns, ns)
+#endif
+
+/*
+ * srcu_down_read() and srcu_up_read() (6.3): an SRCU read side that may end
+ * in another context than it began. Before them, the same counters without
+ * lockdep's tracking of the reader, which would take the end in another
+ * context for a bug.
+ */
+#ifndef RDMX_HAVE_SRCU_DOWN_READ
+static inline int srcu_down_read(struct srcu_struct *ssp)
+{
+	return __srcu_read_lock(ssp);
+}
+
+static inline void srcu_up_read(struct srcu_struct *ssp, int idx)
+{
+	__srcu_read_unlock(ssp, idx);
+}
 #endif
 
 /* KUNIT_CASE_SLOW() (6.6): a plain case before it. */

@@ -303,7 +303,8 @@ static void rdmx_blk_srvq_state_test(struct kunit *test)
 
 static const char *const rdmx_srvq_stage_legal[] = {
 	"idle>running", "idle>responding",
-	"running>fetching", "running>reading", "running>responding",
+	"running>fetching", "running>reading", "running>writing",
+	"running>responding",
 	"running>idle",
 	"fetching>writing", "fetching>idle",
 	"writing>responding", "reading>responding",
