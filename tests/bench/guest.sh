@@ -515,7 +515,7 @@ run_fio() { # CONTENDER JOB REP [ID-PREFIX, default block]
 	fi
 	# shellcheck disable=SC2046 # fio_args gives words
 	client_case "$id" "$rep" fio fio --name="${c}_$j" --filename="${bdev[$c]}" \
-		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs=1 \
+		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs="$(nproc)" --group_reporting \
 		--time_based --runtime="$rt" --ramp_time="$ramp" \
 		--lat_percentiles=1 --percentile_list=50:99:99.9 \
 		--output-format=json
@@ -759,7 +759,7 @@ prof_fio() { # CONTENDER JOB: the job without a ramp (every I/O is counted)
 	[ "$c" = local ] && dev=$nullb
 	# shellcheck disable=SC2046 # fio_args gives words
 	prof_run "block/$c/$j" fio fio --name="${c}_$j" --filename="$dev" \
-		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs=1 \
+		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs="$(nproc)" --group_reporting \
 		--time_based --runtime="$rt" --output-format=json
 }
 

@@ -483,11 +483,12 @@ def report(rundir):
     meta, cases = load(rundir)
     js = {"meta": meta, "metrics": [], "ratios": [], "targets": []}
     doc = [("title", "rdmx benchmark, %s" % meta.get("date", "?"))]
-    doc.append(("p", "%s mode, %s, %s kernel %s, %s, %s repetition(s) per case%s. "
-                "Medians, with the spread over the repetitions; latencies in "
+    doc.append(("p", "%s mode, %s of %d vCPU(s), %s kernel %s, %s, %s repetition(s) per "
+                "case%s. Medians, with the spread over the repetitions; latencies in "
                 "microseconds, bandwidths in MiB/s. rdmx %s, git %s." % (
                     meta.get("mode", "?"),
                     "loopback (one guest)" if meta.get("loopback") else "two guests",
+                    meta.get("cpus", 1),
                     meta.get("kernel", "?"), meta.get("kver", "?"), meta.get("rdma", "?"),
                     meta.get("repeats", "?"),
                     ", QEMU -icount %s" % meta["icount"] if meta.get("icount") else "",

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import breakdown  # noqa: E402
 import compare  # noqa: E402
 import report  # noqa: E402
+import scale  # noqa: E402
 
 LAT = """ #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] 
 Conflicting CPU frequency values detected: 1000.005000 != 1304.752000. CPU Frequency is not max.
@@ -178,6 +179,7 @@ def main():
     bad += sweep_check()
     bad += breakdown_check()
     bad += growth_check()
+    bad += scale_check()
     return 1 if bad else 0
 
 
@@ -232,6 +234,42 @@ def growth_check():
         print("# got %r" % tables)
     print("%s - growth: IOPS by depth, memory and connect rate" % ("not ok" if bad else "ok"))
     return 1 if bad else 0
+
+
+def scale_check():
+    """scale.py: runs ordered by vCPUs, rdmx over nvme-rdma, a missing value."""
+    d = tempfile.mkdtemp()
+    bad = 0
+    try:
+        for cpus, r, n in ((2, 3000.0, 2000.0), (1, 1500.0, None)):
+            rd = os.path.join(d, "run%d" % cpus)
+            os.makedirs(rd)
+            ms = [{"case": "block/rdmx/randread-4k-qd32", "metric": "iops", "median": r}]
+            if n:
+                ms.append({"case": "block/nvme-rdma/randread-4k-qd32", "metric": "iops",
+                           "median": n})
+            with open(os.path.join(rd, "results.json"), "w") as f:
+                json.dump({"meta": {"cpus": cpus}, "metrics": ms}, f)
+        out = os.path.join(d, "out")
+        with open(os.devnull, "w") as null:
+            saved, sys.stdout = sys.stdout, null
+            try:
+                scale.main(["scale.py", out, os.path.join(d, "run2"), os.path.join(d, "run1")])
+            finally:
+                sys.stdout = saved
+        text = open(os.path.join(out, "scale.md")).read()
+        for want in ("| randread-4k-qd32 | 1 | 1,500 | - | - |",
+                     "| randread-4k-qd32 | 2 | 3,000 | 2,000 | 1.50 x |"):
+            if want not in text:
+                print("# no %r in:\n%s" % (want, text))
+                bad = 1
+        if text.index("| randread-4k-qd32 | 1 |") > text.index("| randread-4k-qd32 | 2 |"):
+            print("# runs not ordered by vCPUs")
+            bad = 1
+    finally:
+        shutil.rmtree(d)
+    print("%s - scale: runs by vCPUs, ratio, missing values" % ("not ok" if bad else "ok"))
+    return bad
 
 
 def compare_check():

@@ -40,7 +40,9 @@
 #   9. a process in another network namespace is refused (EOPNOTSUPP);
 #  10. a write of a map's replaced connection, held by a frozen store, is
 #      fenced: the reconnected map's OPEN waits for it, and its own write
-#      of the same block is what stays;
+#      of the same block is what stays; the same for a block device
+#      export, whose writes are bios (a null_blk that completes each
+#      after 10 s holds the write);
 #  11. a RAM export deleted under a mapped disk and added again: the
 #      client's I/O fails, and never reads zeroes as its data;
 #  12. queues the server drops by itself (rdmx-blkcraft -K): one that
@@ -445,6 +447,31 @@ else
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -X "$thaw" "$srv" fence craftro
 	touch "$thaw"
 	rdmx_barrier fence-done 600
+fi
+
+# 10b. The same on a block device export, whose WRITEs are bios submitted
+# from their receive's completion and ended in the bio's: the device holds
+# the write (each request completes after 10 s) rather than a frozen file
+# system, so the tool's thaw changes nothing and its OPEN is answered once
+# the old write is done.
+if [ "$RDMX_NODE" = 1 ]; then
+	if rdmx_nullb 5 16 irqmode=2 completion_nsec=10000000000; then
+		rdmx_check "export fenceb: /dev/nullb5 (every request takes 10 s)" \
+			rdmxctl export add fenceb /dev/nullb5 --insecure
+	else
+		rdmx_fail "a slow null_blk for the block device fence"
+	fi
+	rdmx_barrier fenceb-up 600
+	rdmx_barrier fenceb-done 600
+	rdmx_check "nullb5 holds the reconnected map's block 0" \
+		python3 -c "import os, sys; f = os.open('/dev/nullb5', os.O_RDONLY); b = os.read(f, 512); sys.exit(b != bytes([2]) * 512)"
+	rdmx_check "export del fenceb" rdmx_poll 60 rdmxctl export del fenceb
+else
+	rdmx_barrier fenceb-up 600
+	run_tap blkcraft-fenceb timeout 300 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -X "$RDMX_SYNC/fenceb-thaw" \
+		"$srv" fenceb craftro
+	rdmx_barrier fenceb-done 600
 fi
 
 # 11. A RAM export deleted under a mapped disk and added again under the
