@@ -65,7 +65,7 @@ test_rdmxctl() {
 	local j guid
 
 	rdmx_check "rdmxctl version sees the module" \
-		sh -c 'rdmxctl -j version | python3 -c "import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"module\"] and j[\"module\"][\"abi\"] == 1 else 1)"'
+		sh -c 'rdmxctl -j version | python3 -S -c "import json,sys; j=json.load(sys.stdin); sys.exit(0 if j[\"module\"] and j[\"module\"][\"abi\"] == 1 else 1)"'
 	rdmx_check "rdmxctl dev lists $dev" sh -c "rdmxctl dev | grep -q '$dev'"
 	j=$(devs_json)
 	printf '%s\n' "$j" >"$RDMX_OUT/dev.json"
@@ -86,7 +86,7 @@ test_rdmxctl() {
 	rdmxctl doctor >"$RDMX_OUT/doctor.txt" 2>&1
 	rdmx_check "rdmxctl doctor finds nothing wrong" test $? -eq 0
 	rdmx_check "rdmxctl -j doctor: zero errors" \
-		sh -c 'rdmxctl -j doctor | python3 -c "import json,sys; sys.exit(json.load(sys.stdin)[\"errors\"])"'
+		sh -c 'rdmxctl -j doctor | python3 -S -c "import json,sys; sys.exit(json.load(sys.stdin)[\"errors\"])"'
 	rdmx_check_fails "rdmxctl dev show of an unknown device fails" \
 		rdmxctl dev show no-such-dev
 }
@@ -116,7 +116,7 @@ test_devices_come_and_go() {
 	rdma link add siw0 type siw netdev eth0
 	rdmx_check "siw0 created under a loaded rdmx is tracked" wait_tracked tracked siw0
 	rdmx_check "siw0 shows as iwarp" \
-		sh -c "rdmxctl -j dev show siw0 | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[0][\"transport\"] == \"iwarp\" else 1)'"
+		sh -c "rdmxctl -j dev show siw0 | python3 -S -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[0][\"transport\"] == \"iwarp\" else 1)'"
 	rdma link del siw0
 	rdmx_check "siw0 deleted under a loaded rdmx is dropped" wait_tracked not_tracked siw0
 
@@ -193,7 +193,7 @@ test_load_unload() {
 	rdmx_check "5 load/unload cycles with no RDMA device" test "$ok" = 1
 	insmod "$RDMX_KO"
 	rdmx_check "rdmx with no devices lists none" \
-		sh -c 'rdmxctl -j dev | python3 -c "import json,sys; sys.exit(len(json.load(sys.stdin)))"'
+		sh -c 'rdmxctl -j dev | python3 -S -c "import json,sys; sys.exit(len(json.load(sys.stdin)))"'
 	rdma link add "$dev" type "$RDMX_RDMA" netdev eth0
 	rdmx_check "$dev created after rdmx loaded is tracked" wait_tracked tracked "$dev"
 	rdmx_wait_port "$dev"

@@ -106,7 +106,7 @@ disk_json() {
 
 # export_io NAME: on node 1, the reads and writes export NAME has served.
 export_io() {
-	rdmxctl -j export show "$1" | python3 -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))'
+	rdmxctl -j export show "$1" | python3 -S -c 'import json,sys; e=json.load(sys.stdin)[0]; print((e["reads"] or 0) + (e["writes"] or 0))'
 }
 
 # wait_export_io NAME FROM: on node 1, wait (up to 60 s) until export NAME
@@ -126,7 +126,7 @@ wait_live() {
 
 # disk_reconnects DEV: on node 2, how often disk DEV has reconnected.
 disk_reconnects() {
-	rdmxctl -j map show "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)'
+	rdmxctl -j map show "$1" | python3 -S -c 'import json,sys; print(json.load(sys.stdin)[0]["reconnects"] or 0)'
 }
 
 # export_del_retry NAME: on node 1, export del NAME, tried again for up to
@@ -155,7 +155,7 @@ map_dev() {
 # writes.
 # shellcheck disable=SC2317  # called through rdmx_check
 fio_ok() {
-	python3 - "$1" <<'EOF'
+	python3 -S - "$1" <<'EOF'
 import json, sys
 t = open(sys.argv[1]).read()
 d = json.loads(t[t.index("{"):])	# past warnings fio writes first
@@ -656,7 +656,7 @@ fi
 # export_uuid NAME PATH [OPTION...]: on node 1, export add NAME PATH; prints
 # the uuid it got and where it came from.
 export_uuid() {
-	rdmxctl -j export add "$@" | python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["uuid"], j["identity"])'
+	rdmxctl -j export add "$@" | python3 -S -c 'import json,sys; j=json.load(sys.stdin); print(j["uuid"], j["identity"])'
 }
 
 if [ "$RDMX_NODE" = 1 ]; then
@@ -834,7 +834,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmxctl config apply --server -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply2.txt" 2>&1
 	rdmx_check "config: apply again: exits 0, changes nothing" \
 		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ]"
-	ucfg=$(rdmxctl -j export show cfgfile | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["uuid"])')
+	ucfg=$(rdmxctl -j export show cfgfile | python3 -S -c 'import json,sys; print(json.load(sys.stdin)[0]["uuid"])')
 	udisk=$(cat $sys/exports/cfgdisk/uuid)
 	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
 	cat /tmp/saved.conf
@@ -889,7 +889,7 @@ else
 	rdmx_check "config: 1 MiB written" dd if=/tmp/cfg.bin of="$d" bs=1M oflag=direct status=none
 	rdmxctl config apply --client -f /tmp/rdmx.conf >"$RDMX_OUT/cfg-apply2.txt" 2>&1
 	rdmx_check "config: apply again: exits 0, changes nothing, one disk" \
-		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ] && [ \$(rdmxctl -j map list | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 1 ]"
+		sh -c "[ \$? -eq 0 ] && [ ! -s '$RDMX_OUT/cfg-apply2.txt' ] && [ \$(rdmxctl -j map list | python3 -S -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 1 ]"
 	rdmx_check "config: save" rdmxctl config save -f /tmp/saved.conf
 	cat /tmp/saved.conf
 	rdmx_check "config: saved: the tunable and the map" sh -c \

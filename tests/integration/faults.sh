@@ -258,7 +258,7 @@ else
 			tally map $?
 		fi
 		for id in $(rdmxctl -j session list 2>/dev/null |
-			    python3 -c 'import json,sys; print(" ".join(str(s["id"]) for s in json.load(sys.stdin)))' 2>/dev/null); do
+			    python3 -S -c 'import json,sys; print(" ".join(str(s["id"]) for s in json.load(sys.stdin)))' 2>/dev/null); do
 			run session-close 60 rdmxctl session close "$id"
 		done
 	done

@@ -437,7 +437,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "fsfreeze -u $fz" fsfreeze -u "$fz"
 	rdmx_barrier fence-done 600
 	rdmx_check "the file holds the reconnected map's block 0" \
-		python3 -c "import sys; b = open('$fz/disk.img', 'rb').read(512); sys.exit(b != bytes([2]) * 512)"
+		python3 -S -c "import sys; b = open('$fz/disk.img', 'rb').read(512); sys.exit(b != bytes([2]) * 512)"
 	rdmx_check "export del fence" rdmx_poll 60 rdmxctl export del fence
 	umount "$fz"
 else
@@ -464,7 +464,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_barrier fenceb-up 600
 	rdmx_barrier fenceb-done 600
 	rdmx_check "nullb5 holds the reconnected map's block 0" \
-		python3 -c "import os, sys; f = os.open('/dev/nullb5', os.O_RDONLY); b = os.read(f, 512); sys.exit(b != bytes([2]) * 512)"
+		python3 -S -c "import os, sys; f = os.open('/dev/nullb5', os.O_RDONLY); b = os.read(f, 512); sys.exit(b != bytes([2]) * 512)"
 	rdmx_check "export del fenceb" rdmx_poll 60 rdmxctl export del fenceb
 else
 	rdmx_barrier fenceb-up 600

@@ -40,7 +40,7 @@ fuzz_as() {
 
 fuzz_as root "$seed"
 fuzz_as nobody $((seed + 1)) setpriv --reuid=65534 --regid=65534 --clear-groups --
-python3 -c 'import json,sys
+python3 -S -c 'import json,sys
 n = [json.load(open(f))["calls"] for f in sys.argv[1:]]
 print("ioctl fuzz: %d calls in all" % sum(n))' "$RDMX_OUT"/ioctlfuzz-*.json
 rdmx_check "rdmx unloads after the fuzz" rmmod rdmx

@@ -92,7 +92,7 @@ rma_case() {
 # what the operation on it should have left
 # shellcheck disable=SC2317  # called through rdmx_check
 dump_is() {
-	python3 - "$RDMX_SYNC" "$RDMX_OUT/mr-dump" "$1" "$atomics" <<'EOF'
+	python3 -S - "$RDMX_SYNC" "$RDMX_OUT/mr-dump" "$1" "$atomics" <<'EOF'
 import struct, sys
 sync, dump, k, atomics = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 base = open(sync + "/mr.bin", "rb").read()
@@ -188,7 +188,7 @@ rma_case inflight 7484
 if [ "$role" = user ]; then
 	json_check inflight 'j["inflight_done"] + j["inflight_failed"] == 64 and j["events"] == 64' \
 		"every operation in flight accounted for once"
-	python3 -c 'import json, sys; j = json.load(sys.stdin); print("inflight: %d operations done, %d failed" % (j["inflight_done"], j["inflight_failed"]))' \
+	python3 -S -c 'import json, sys; j = json.load(sys.stdin); print("inflight: %d operations done, %d failed" % (j["inflight_done"], j["inflight_failed"]))' \
 		<"$RDMX_OUT/inflight-user.json"
 fi
 
@@ -238,7 +238,7 @@ else
 	rdmxctl -j rma -p 7490 "$owner" write 17 "$RDMX_SYNC/w.bin" >"$RDMX_OUT/rma-write.json"
 	rdmx_check "rdmxctl rma write of 4096 bytes" rdmx_json \
 		"j['op'] == 'write' and j['bytes'] == 4096 and j['offset'] == 17" <"$RDMX_OUT/rma-write.json"
-	old=$(python3 -c 'import struct, sys; print(struct.unpack("<Q", open(sys.argv[1], "rb").read()[8:16])[0])' \
+	old=$(python3 -S -c 'import struct, sys; print(struct.unpack("<Q", open(sys.argv[1], "rb").read()[8:16])[0])' \
 		"$RDMX_SYNC/mr.bin")
 	if [ "$atomics" = yes ]; then
 		rdmxctl -j rma -p 7490 "$owner" fadd 8 5 >"$RDMX_OUT/rma-fadd.json"
@@ -335,7 +335,7 @@ else
 			cat "$RDMX_OUT/bench-sweep.txt"
 			rdmx_check "rdmxctl bench -a: perftest's bandwidth heading" grep -qxF \
 				" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]" "$RDMX_OUT/bench-sweep.txt"
-			rdmx_check "rdmxctl bench -a: 23 rows, 2 to 8388608 bytes, 1 iteration each" python3 -c "
+			rdmx_check "rdmxctl bench -a: 23 rows, 2 to 8388608 bytes, 1 iteration each" python3 -S -c "
 import sys
 rows = [l.split() for l in open('$RDMX_OUT/bench-sweep.txt') if l.split() and l.split()[0].isdigit()]
 sys.exit(not ([int(r[0]) for r in rows] == [2**k for k in range(1, 24)] and

@@ -93,7 +93,7 @@ fio_verify() {
 			--verify=crc32c --do_verify=1 --verify_fatal=1 --randrepeat=0 \
 			--output-format=json --output="$out.json" >"$out.txt" 2>&1 ||
 			{ tail -n 5 "$out.txt"; return 1; }
-		python3 - "$out.json" <<'EOF' || return 1
+		python3 -S - "$out.json" <<'EOF' || return 1
 import json, sys
 t = open(sys.argv[1]).read()
 d = json.loads(t[t.index("{"):])

@@ -248,8 +248,11 @@ rdmx_export_json() {
 }
 
 # rdmx_json EXPR: evaluate a Python expression over JSON on stdin (as j).
+# Python runs with -S here and in every test script: without the site
+# module it starts in half the time (about 2.5 s instead of 5 under TCG on
+# the debug kernel), and the scripts use only the standard library.
 rdmx_json() {
-	python3 -c "import json,sys; j=json.load(sys.stdin); r=($1); sys.exit(0 if r else 1)"
+	python3 -S -c "import json,sys; j=json.load(sys.stdin); r=($1); sys.exit(0 if r else 1)"
 }
 
 # rdmx_kunit_collect SUITE...: turn each suite's KTAP results into results
