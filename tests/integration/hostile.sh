@@ -394,7 +394,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		>"$RDMX_OUT/hold-nobody.txt" 2>&1
 	cat "$RDMX_OUT/hold-nobody.txt"
 	rdmx_check "user nobody holds 256 channels of the session, not more (EBUSY)" \
-		grep -q '^rdmx-msgtest: 256 of 300 channels open; the next: Device or resource busy' \
+		grep -q '^rdmx-msgtest: 256 of 300 channels open in [0-9.]* s; the next: Device or resource busy' \
 		"$RDMX_OUT/hold-nobody.txt"
 	rdmx_check "root holds 300 channels of the session" \
 		timeout 300 "$MT" hold -p "$port" -S rdmx.echo -n 300 "$srv"
@@ -451,11 +451,12 @@ fi
 
 # 10b. The same on a block device export, whose WRITEs are bios submitted
 # from their receive's completion and ended in the bio's: the device holds
-# the write (each request completes after 10 s) rather than a frozen file
-# system, so the tool's thaw changes nothing and its OPEN is answered once
-# the old write is done.
+# the write (each request completes after 10 s, within an I/O timeout of
+# 60 s) rather than a frozen file system, so the tool's thaw changes
+# nothing and its OPEN is answered once the old write is done.
 if [ "$RDMX_NODE" = 1 ]; then
-	if rdmx_nullb 5 16 irqmode=2 completion_nsec=10000000000; then
+	if rdmx_nullb 5 16 irqmode=2 completion_nsec=10000000000 &&
+	   echo 60000 >/sys/block/nullb5/queue/io_timeout; then
 		rdmx_check "export fenceb: /dev/nullb5 (every request takes 10 s)" \
 			rdmxctl export add fenceb /dev/nullb5 --insecure
 	else
