@@ -1,16 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """The instruction breakdown of a `make bench --loopback --profile` run.
 
-tests/bench/guest.sh --profile runs some cases once more under the kernel's
-function profiler (each function's own time, callees and sleep excluded)
-and lists them in bench/profile.tsv; tests/bench/run writes symbols.tsv,
-each function of the kernel's built-in objects and of rdmx's with the
-object that defines it. Here each function's time goes to a layer (the
-module it is in, else its object's directory), user space gets what the
-kernel did not use of the case's CPU time, and everything is divided by
-the operations the case did. Under QEMU -icount with sleep=off a
-nanosecond of guest time is a fixed number of instructions (2^shift ns
-each), so the figures are instructions per operation.
+tests/bench/guest.sh --profile runs some cases once more under perf's
+sampling of the whole system (cpu-clock, a hrtimer) and lists them in
+bench/profile.tsv, with perf report's share of the samples by object and
+symbol; tests/bench/run writes symbols.tsv, each function of the kernel's
+built-in objects and of rdmx's with the object that defines it. Here each
+symbol's share goes to a layer (its module, else its object's directory;
+user space programs are one layer), and is taken of the case's CPU time
+per operation. Under QEMU -icount with sleep=off a nanosecond of guest
+time is a fixed number of instructions (2^shift ns each), so the figures
+are instructions per operation; samples in the idle loop are time the CPU
+waited.
 """
 
 import json
@@ -73,7 +74,7 @@ BUILTIN_LAYERS = [
 IDLE = {"default_idle", "arch_cpu_idle", "default_idle_call", "do_idle", "cpu_startup_entry",
         "cpuidle_idle_call", "mwait_idle", "cpu_idle_poll", "pv_native_safe_halt"}
 
-USER = "user space (fio, qperf, perftest, rdmxctl)"
+USER = "user space (fio, qperf, perftest, rdmxctl, perf)"
 OTHER = "other kernel"
 IDLE_LAYER = "idle"
 
@@ -105,19 +106,16 @@ CASES = [
     ("raw/ib_send_lat-64", "ib_send_lat 64 B"),
 ]
 
-STAT_LINE = re.compile(r"^\s*(\S+)\s+(\d+)\s+([\d.]+)\s*(ns|us|ms)\b")
-UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6}
+STAT_LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+\[([k.])\]\s+(\S+)")
 
 
 def parse_stat(text):
-    """trace_stat/functionN files (concatenated): {function: own ns}."""
-    out = {}
+    """perf report --stdio -q --sort dso,sym: [(share %, dso, kernel?, symbol)]."""
+    out = []
     for line in text.splitlines():
         m = STAT_LINE.match(line)
-        if not m:
-            continue
-        ns = float(m.group(3)) * UNIT_NS[m.group(4)]
-        out[m.group(1)] = out.get(m.group(1), 0.0) + ns
+        if m:
+            out.append((float(m.group(1)), m.group(2), m.group(3) == "k", m.group(4)))
     return out
 
 
@@ -128,15 +126,14 @@ def parse_ops(kind, text):
         job = j["jobs"][0]
         return job["read"]["total_ios"] + job["write"]["total_ios"]
     if kind in ("ping", "perftest-lat"):
+        # perftest's columns: #bytes, #iterations, then the times.
         lines = text.splitlines()
         for i, line in enumerate(lines):
-            if "#iterations" in line:
-                cols = line.split()
-                idx = cols.index("#iterations")
+            if line.split()[:2] == ["#bytes", "#iterations"]:
                 for nxt in lines[i + 1:]:
                     vals = nxt.split()
-                    if len(vals) == len(cols) and vals[idx].isdigit():
-                        return int(vals[idx])
+                    if len(vals) > 2 and vals[0].isdigit() and vals[1].isdigit():
+                        return int(vals[1])
         raise ValueError("no #iterations column")
     if kind == "qperf":
         m = re.search(r"loc_recv_msgs\s*=\s*([\d,]+)", text)
@@ -165,20 +162,6 @@ def load_symbols(rundir):
     return syms
 
 
-def load_modules(path):
-    """/proc/kallsyms lines of modules: {function: module}."""
-    mods = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                m = re.match(r"^\S+\s+[tTwW]\s+(\S+)\s+\[(\S+)\]", line)
-                if m:
-                    mods.setdefault(m.group(1), m.group(2))
-    except OSError:
-        pass
-    return mods
-
-
 def prefix_layer(path, table):
     for prefix, layer in table:
         if path.startswith(prefix):
@@ -186,19 +169,23 @@ def prefix_layer(path, table):
     return None
 
 
-def layer_of(fn, mods, syms):
-    name = base_name(fn)
-    if name in IDLE:
-        return IDLE_LAYER
-    mod = mods.get(fn) or mods.get(name)
+def layer_of(dso, kernel, sym, syms):
+    """The layer of a sample in @sym of @dso (perf's names: [kernel.kallsyms],
+    [MODULE], a program or library); @kernel: perf's [k] mark."""
+    name = base_name(sym)
+    if not kernel:
+        return USER
+    if dso == "[kernel.kallsyms]":
+        if name in IDLE:
+            return IDLE_LAYER
+        path = syms.get(name, "")
+        if path.startswith("kmod/"):
+            return OTHER  # an rdmx name in vmlinux: another function of the name
+        return prefix_layer(path, BUILTIN_LAYERS) or OTHER
+    mod = dso.strip("[]").replace("-", "_")
     if mod == "rdmx":
         return prefix_layer(syms.get(name, ""), RDMX_LAYERS) or "rdmx core"
-    if mod:
-        return MODULE_LAYERS.get(mod, OTHER)
-    path = syms.get(name, "")
-    if path.startswith("kmod/"):
-        return OTHER  # an rdmx name that is not loaded: a kernel function of the same name
-    return prefix_layer(path, BUILTIN_LAYERS) or OTHER
+    return MODULE_LAYERS.get(mod, OTHER)
 
 
 def ns_per_instruction(meta):
@@ -219,7 +206,6 @@ def load_profiles(rundir):
         tsv = os.path.join(base, "bench", "profile.tsv")
         if not os.path.exists(tsv):
             continue
-        mods = load_modules(os.path.join(base, "bench", "raw", "kallsyms-modules.txt"))
         with open(tsv) as f:
             for line in f:
                 parts = line.rstrip("\n").split("\t")
@@ -242,18 +228,16 @@ def load_profiles(rundir):
                     why[cid] = str(e)
                     continue
                 if ops <= 0 or not stat:
-                    why[cid] = "no operations" if ops <= 0 else "empty profile"
+                    why[cid] = "no operations" if ops <= 0 else "no samples"
                     continue
+                total = float(ns) * int(cpus) / ops
+                share = sum(p for p, _, _, _ in stat)
                 layers = {}
-                for fn, fns in stat.items():
-                    lay = layer_of(fn, mods, syms)
-                    layers[lay] = layers.get(lay, 0.0) + fns
-                kernel = sum(layers.values())
-                total = float(ns) * int(cpus)
-                layers[USER] = max(total - kernel, 0.0)
-                out[cid] = {"layers": {k: v / ops for k, v in layers.items()},
-                            "ops": ops, "total": max(total, kernel) / ops,
-                            "functions": len(stat)}
+                for pct, dso, kernel, sym in stat:
+                    lay = layer_of(dso, kernel, sym, syms)
+                    layers[lay] = layers.get(lay, 0.0) + total * pct / share
+                out[cid] = {"layers": layers, "ops": ops, "total": total,
+                            "symbols": len(stat)}
     return out, why
 
 
@@ -289,12 +273,11 @@ def breakdown_section(rundir, meta, js):
         rows.append([lay] + cells)
     rows.append(["total"] + [fmt_count(profiles[c]["total"] * scale) for c, _ in cols])
     rows.append(["operations profiled"] + [str(profiles[c]["ops"]) for c, _ in cols])
-    doc.append(("p", "%s per operation by layer, each case run once more with ftrace's "
-                "function profiler on (the whole kernel: in loopback, both sides). A "
-                "function's own time counts, without its callees' and without sleep; "
-                "user space is the rest of the case's CPU time. The profiler's own cost "
-                "inflates every figure, layers with many small calls most: read the "
-                "shares and the differences between contenders, not the totals." % what))
+    doc.append(("p", "%s per operation by layer: each case run once more under perf's "
+                "sampling of the whole system (cpu-clock, %s), the case's CPU time per "
+                "operation shared out as its samples fell (in loopback one kernel runs "
+                "both sides). Idle is time the CPU waited. perf's own cost is in user "
+                "space and in the timer interrupts." % (what, "250 a second")))
     doc.append(("table", ["layer"] + [label for _, label in cols], rows))
     js["breakdown"] = {cid: dict(profiles[cid], unit=what,
                                  layers={k: v * scale for k, v in profiles[cid]["layers"].items()},

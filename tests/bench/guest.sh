@@ -713,15 +713,14 @@ fi
 
 # ---------------------------------------------------------------- profile
 #
-# The instruction breakdown: each case below once more, under the function
-# profiler (ftrace's function_profile_enabled, built on the function graph
-# tracer, with sleep-time and graph-time off: each function's own time,
-# without its callees' and without the time its task slept). Under -icount
-# with sleep=off time is instructions, so a function's time is what it
-# executed. The whole kernel is profiled: in loopback that is both sides of
-# every contender. Written to raw/prof-CASE.stat (the per-CPU trace_stat
-# files, concatenated) and raw/prof-CASE.out (the command's output); one
-# line a case in profile.tsv:
+# The instruction breakdown: each case below once more, under perf's
+# sampling of the whole system (perf record -a -e cpu-clock, PROF_HZ a
+# second: a hrtimer, which needs no PMU). Under -icount with sleep=off time
+# is instructions, so where the samples land is where the instructions
+# go; a sample in the idle loop is time the CPU waited. In loopback the
+# whole system is both sides of every contender. perf report's shares by
+# object and symbol go to raw/prof-CASE.stat, the command's output to
+# raw/prof-CASE.out; one line a case in profile.tsv:
 #   CASE <TAB> KIND <TAB> EXIT STATUS <TAB> NS <TAB> CPUS <TAB> FILE-PREFIX
 # KIND says how report.py counts the operations in the output: fio (its
 # I/Os), ping or perftest-lat (round trips), qperf (messages received).
@@ -729,26 +728,23 @@ fi
 # cost, part of every contender's.
 profile_block="rdmx nvme-rdma local"
 profile_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32"
-T=/sys/kernel/tracing
+prof_hz=250
 ptsv=$B/profile.tsv
 
-# prof_run ID KIND CMD...: CMD under the profiler.
+# prof_run ID KIND CMD...: CMD under perf's sampling.
 prof_run() {
-	local id=$1 kind=$2 f t0 t1 rc=0 st
+	local id=$1 kind=$2 f t0 t1 rc
 	shift 2
 	f=$B/raw/prof-$(echo "$id" | tr '/' '_')
-	echo 0 >"$T/function_profile_enabled"
-	echo 0 >"$T/options/sleep-time"
-	echo 0 >"$T/options/graph-time"
-	# Enabling resets the counts.
-	echo 1 >"$T/function_profile_enabled"
+	rm -f "$f.rc"
 	t0=$(date +%s%N)
-	timeout 900 "$@" >"$f.out" 2>&1 || rc=$?
+	# shellcheck disable=SC2016 # the inner shell expands them
+	perf record -q -e cpu-clock -F "$prof_hz" -a -o "$f.data" -- \
+		sh -c 'timeout 900 "$@"; echo $? >"$0"' "$f.rc" "$@" >"$f.out" 2>"$f.perf.txt"
 	t1=$(date +%s%N)
-	echo 0 >"$T/function_profile_enabled"
-	for st in "$T"/trace_stat/function[0-9]*; do
-		cat "$st"
-	done >"$f.stat"
+	rc=$(cat "$f.rc" 2>/dev/null || echo 255)
+	perf report -i "$f.data" --stdio -q -g none --sort dso,sym \
+		--percent-limit 0 >"$f.stat" 2>>"$f.perf.txt"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$kind" "$rc" "$((t1 - t0))" \
 		"$(nproc)" "$f" >>"$ptsv"
 }
@@ -765,9 +761,11 @@ prof_fio() { # CONTENDER JOB: the job without a ramp (every I/O is counted)
 
 if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 	: >"$ptsv"
-	if [ ! -e "$T/function_profile_enabled" ] || [ ! -e "$T/options/graph-time" ]; then
-		log "profile: no function profiler with graph time in this kernel (CONFIG_FUNCTION_PROFILER, CONFIG_FUNCTION_GRAPH_TRACER)"
-		printf 'profile\tnone\t1\t0\t0\tno function profiler in this kernel\n' >"$ptsv"
+	if ! perf record -q -e cpu-clock -a -o /tmp/perf-probe.data -- true \
+		>/tmp/perf-probe.txt 2>&1; then
+		log "profile: perf cannot sample here: $(tail -n 1 /tmp/perf-probe.txt)"
+		printf 'profile\tnone\t1\t0\t0\tperf cannot sample here: %s\n' \
+			"$(tail -n 1 /tmp/perf-probe.txt)" >"$ptsv"
 	else
 		for j in $profile_jobs; do
 			for c in $profile_block; do
@@ -784,7 +782,14 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		fi
 		if selected msg/qperf-rds_lat && [ -z "$rds_why" ]; then
 			log "profile msg/qperf-rds_lat"
-			prof_run msg/qperf-rds_lat qperf qperf -m 64 -t "$qt" -vvs "$peer" rds_lat
+			# A server of its own: the first may be gone by now.
+			qperf -lp 19766 >"$B/raw/prof-qperf-server.txt" 2>&1 &
+			srv=$!
+			sleep 1
+			prof_run msg/qperf-rds_lat qperf qperf -lp 19766 -m 64 -t "$qt" -vvs \
+				"$peer" rds_lat
+			kill "$srv" 2>/dev/null
+			wait "$srv" 2>/dev/null
 		fi
 		if selected raw/ib_send_lat-64; then
 			log "profile raw/ib_send_lat-64"
@@ -797,9 +802,6 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 			wait "$srv"
 		fi
 	fi
-	# Which module each function is in (the report maps the rest through
-	# the kernel's own objects).
-	grep ' \[' /proc/kallsyms >"$B/raw/kallsyms-modules.txt"
 elif [ "$profile" = 1 ]; then
 	log "profile: only in loopback (one guest), where one kernel runs both sides"
 fi
