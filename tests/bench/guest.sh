@@ -427,7 +427,12 @@ done
 rbench=1
 rdmxctl bench --help >/dev/null 2>&1 || rbench=0
 if [ "$is_server" = 1 ]; then
-	qperf >"$B/raw/qperf-server.txt" 2>&1 &
+	# qperf's server ends after an RDS test: it is started again.
+	(while :; do
+		qperf
+		echo "qperf server exited ($?); started again"
+		sleep 0.5
+	done) >"$B/raw/qperf-server.txt" 2>&1 &
 	rdmxctl listen add >"$B/raw/rdmx-listen.txt" 2>&1 ||
 		echo "rdmxctl listen failed" >>"$B/raw/rdmx-listen.txt"
 	if [ "$rbench" = 1 ]; then
@@ -594,7 +599,7 @@ for rep in $(seq "$reps"); do
 		fi
 		log "$rep $id"
 		# shellcheck disable=SC2086
-		client_case "$id" "$rep" qperf qperf $opts -t "$qt" "$peer" "$test"
+		client_case "$id" "$rep" qperf qperf -ws 10 $opts -t "$qt" "$peer" "$test"
 	done
 done
 
@@ -782,14 +787,8 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		fi
 		if selected msg/qperf-rds_lat && [ -z "$rds_why" ]; then
 			log "profile msg/qperf-rds_lat"
-			# A server of its own: the first may be gone by now.
-			qperf -lp 19766 >"$B/raw/prof-qperf-server.txt" 2>&1 &
-			srv=$!
-			sleep 1
-			prof_run msg/qperf-rds_lat qperf qperf -lp 19766 -m 64 -t "$qt" -vvs \
+			prof_run msg/qperf-rds_lat qperf qperf -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
-			kill "$srv" 2>/dev/null
-			wait "$srv" 2>/dev/null
 		fi
 		if selected raw/ib_send_lat-64; then
 			log "profile raw/ib_send_lat-64"
