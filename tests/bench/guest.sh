@@ -772,6 +772,13 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		printf 'profile\tnone\t1\t0\t0\tperf cannot sample here: %s\n' \
 			"$(tail -n 1 /tmp/perf-probe.txt)" >"$ptsv"
 	else
+		# perf reads a module's symbols from its file under /lib/modules:
+		# rdmx's, loaded from the build tree, goes there too (into the
+		# guest's overlay, not the host).
+		if ! { mkdir -p "/lib/modules/$(uname -r)/extra" &&
+		       cp "$RDMX_KO" "/lib/modules/$(uname -r)/extra/rdmx.ko"; }; then
+			log "profile: rdmx's symbols will be missing"
+		fi
 		for j in $profile_jobs; do
 			for c in $profile_block; do
 				selected "block/$c/$j" || continue
