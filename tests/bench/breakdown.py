@@ -106,6 +106,10 @@ CASES = [
     ("raw/ib_send_lat-64", "ib_send_lat 64 B"),
 ]
 
+# Fewer round trips than this and a message program's start and connection
+# weigh on each too much (fio's I/Os are counted from the start of the job).
+MIN_OPS = 1000
+
 STAT_LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+\[([k.])\]\s+(\S+)")
 
 
@@ -227,8 +231,10 @@ def load_profiles(rundir):
                 except (OSError, ValueError, KeyError, IndexError) as e:
                     why[cid] = str(e)
                     continue
-                if ops <= 0 or not stat:
-                    why[cid] = "no operations" if ops <= 0 else "no samples"
+                few = ops < (1 if kind == "fio" else MIN_OPS)
+                if few or not stat:
+                    why[cid] = ("only %d round trips: the program's start would weigh "
+                                "on each" % ops if few else "no samples")
                     continue
                 total = float(ns) * int(cpus) / ops
                 share = sum(p for p, _, _, _ in stat)
@@ -255,7 +261,7 @@ def breakdown_section(rundir, meta, js):
     unit = ns_per_instruction(meta)
     scale = 1.0 / unit if unit else 1.0
     what = "instructions" if unit else "ns (no -icount: time, not instructions)"
-    doc = [("h", "Where the instructions go (function profiler)")]
+    doc = [("h", "Where the instructions go (perf sampling)")]
     if "*" in why:
         doc.append(("p", "n/a: %s." % why["*"]))
         return doc

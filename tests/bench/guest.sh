@@ -734,6 +734,9 @@ fi
 profile_block="rdmx nvme-rdma local"
 profile_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32"
 prof_hz=250
+# Round trips of the message cases: enough that starting the program and
+# connecting weigh little on each (breakdown.py wants 1000 at least).
+prof_n=$((20 * lat_n))
 ptsv=$B/profile.tsv
 
 # prof_run ID KIND CMD...: CMD under perf's sampling.
@@ -790,7 +793,7 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		done
 		if selected msg/rdmx-ping-64; then
 			log "profile msg/rdmx-ping-64"
-			prof_run msg/rdmx-ping-64 ping rdmxctl ping -c "$lat_n" -s 64 "$peer"
+			prof_run msg/rdmx-ping-64 ping rdmxctl ping -c "$prof_n" -s 64 "$peer"
 		fi
 		if selected msg/qperf-rds_lat && [ -z "$rds_why" ]; then
 			log "profile msg/qperf-rds_lat"
@@ -799,12 +802,12 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		fi
 		if selected raw/ib_send_lat-64; then
 			log "profile raw/ib_send_lat-64"
-			timeout 900 ib_send_lat -R -F -d "$dev" -s 64 -n "$lat_n" \
+			timeout 900 ib_send_lat -R -F -d "$dev" -s 64 -n "$prof_n" \
 				>"$B/raw/prof-ib_send_lat-server.txt" 2>&1 &
 			srv=$!
 			rdmx_wait_cm_listen 18515
 			prof_run raw/ib_send_lat-64 perftest-lat ib_send_lat -R -F -d "$dev" \
-				-s 64 -n "$lat_n" "$peer"
+				-s 64 -n "$prof_n" "$peer"
 			wait "$srv"
 		fi
 	fi
