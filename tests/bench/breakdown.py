@@ -266,6 +266,8 @@ def breakdown_section(rundir, meta, js):
         doc.append(("p", "n/a: %s." % why["*"]))
         return doc
     cols = [(cid, label) for cid, label in CASES if cid in profiles]
+    if not cols:
+        return doc + [("p", "n/a: %s: %s." % (cid, reason)) for cid, reason in sorted(why.items())]
     layers = [lay for lay in ORDER
               if any(profiles[c]["layers"].get(lay, 0) > 0 for c, _ in cols)]
     rows = []
