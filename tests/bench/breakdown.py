@@ -198,52 +198,57 @@ def ns_per_instruction(meta):
     return float(1 << int(m.group(1))) if m else None
 
 
+def node_rows(rundir, name, width):
+    """(node directory, fields) of each line of WIDTH tab-separated fields
+    in every guest's bench/NAME (the harness's manifests)."""
+    vm = os.path.join(rundir, "vm")
+    nodes = sorted(d for d in os.listdir(vm) if d.startswith("node")) if os.path.isdir(vm) else []
+    for node in nodes:
+        path = os.path.join(vm, node, "bench", name)
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == width:
+                    yield os.path.join(vm, node), parts
+
+
 def load_profiles(rundir):
     """Each profiled case: {case: {"layers": {layer: ns/op}, "ops", ...}} and
     the reasons of those that could not be read."""
-    vm = os.path.join(rundir, "vm")
     syms = load_symbols(rundir)
     out, why = {}, {}
-    nodes = sorted(d for d in os.listdir(vm) if d.startswith("node")) if os.path.isdir(vm) else []
-    for node in nodes:
-        base = os.path.join(vm, node)
-        tsv = os.path.join(base, "bench", "profile.tsv")
-        if not os.path.exists(tsv):
+    for base, parts in node_rows(rundir, "profile.tsv", 6):
+        cid, kind, rc, ns, cpus, ref = parts
+        if kind == "none":
+            why["*"] = ref
             continue
-        with open(tsv) as f:
-            for line in f:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 6:
-                    continue
-                cid, kind, rc, ns, cpus, ref = parts
-                if kind == "none":
-                    why["*"] = ref
-                    continue
-                prefix = ref.replace("/rdmx/out/", base + "/", 1)
-                try:
-                    with open(prefix + ".out", errors="replace") as rf:
-                        text = rf.read()
-                    if rc != "0":
-                        raise ValueError("exit status %s" % rc)
-                    ops = parse_ops(kind, text)
-                    with open(prefix + ".stat", errors="replace") as sf:
-                        stat = parse_stat(sf.read())
-                except (OSError, ValueError, KeyError, IndexError) as e:
-                    why[cid] = str(e)
-                    continue
-                few = ops < (1 if kind == "fio" else MIN_OPS)
-                if few or not stat:
-                    why[cid] = ("only %d round trips: the program's start would weigh "
-                                "on each" % ops if few else "no samples")
-                    continue
-                total = float(ns) * int(cpus) / ops
-                share = sum(p for p, _, _, _ in stat)
-                layers = {}
-                for pct, dso, kernel, sym in stat:
-                    lay = layer_of(dso, kernel, sym, syms)
-                    layers[lay] = layers.get(lay, 0.0) + total * pct / share
-                out[cid] = {"layers": layers, "ops": ops, "total": total,
-                            "symbols": len(stat)}
+        prefix = ref.replace("/rdmx/out/", base + "/", 1)
+        try:
+            with open(prefix + ".out", errors="replace") as rf:
+                text = rf.read()
+            if rc != "0":
+                raise ValueError("exit status %s" % rc)
+            ops = parse_ops(kind, text)
+            with open(prefix + ".stat", errors="replace") as sf:
+                stat = parse_stat(sf.read())
+        except (OSError, ValueError, KeyError, IndexError) as e:
+            why[cid] = str(e)
+            continue
+        few = ops < (1 if kind == "fio" else MIN_OPS)
+        if few or not stat:
+            why[cid] = ("only %d round trips: the program's start would weigh "
+                        "on each" % ops if few else "no samples")
+            continue
+        total = float(ns) * int(cpus) / ops
+        share = sum(p for p, _, _, _ in stat)
+        layers = {}
+        for pct, dso, kernel, sym in stat:
+            lay = layer_of(dso, kernel, sym, syms)
+            layers[lay] = layers.get(lay, 0.0) + total * pct / share
+        out[cid] = {"layers": layers, "ops": ops, "total": total,
+                    "symbols": len(stat)}
     return out, why
 
 

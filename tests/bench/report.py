@@ -305,40 +305,30 @@ def load(rundir):
     except (OSError, ValueError):
         pass
     cases = {}
-    vm = os.path.join(rundir, "vm")
-    nodes = sorted(d for d in os.listdir(vm) if d.startswith("node")) if os.path.isdir(vm) else []
-    for node in nodes:
-        man = os.path.join(vm, node, "bench", "manifest.tsv")
-        if not os.path.exists(man):
+    for base, parts in breakdown.node_rows(rundir, "manifest.tsv", 5):
+        cid, rep, kind, status, ref = parts
+        c = cases.setdefault(cid, {"id": cid, "kind": kind, "samples": {},
+                                   "failures": [], "unavailable": None})
+        if status == "unavailable":
+            c["unavailable"] = ref
             continue
-        with open(man) as f:
-            for line in f:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 5:
-                    continue
-                cid, rep, kind, status, ref = parts
-                c = cases.setdefault(cid, {"id": cid, "kind": kind, "samples": {},
-                                           "failures": [], "unavailable": None})
-                if status == "unavailable":
-                    c["unavailable"] = ref
-                    continue
-                path = ref.replace("/rdmx/out/", os.path.join(vm, node) + "/", 1)
-                try:
-                    with open(path, errors="replace") as rf:
-                        text = rf.read()
-                except OSError as e:
-                    c["failures"].append("rep %s: %s" % (rep, e.strerror))
-                    continue
-                if status != "ok":
-                    c["failures"].append("rep %s: %s" % (rep, failure(text)))
-                    continue
-                try:
-                    vals = PARSERS[kind](text)
-                except (ValueError, KeyError, TypeError) as e:
-                    c["failures"].append("rep %s: unparsable: %s" % (rep, e))
-                    continue
-                for k, v in vals.items():
-                    c["samples"].setdefault(k, []).append(v)
+        path = ref.replace("/rdmx/out/", base + "/", 1)
+        try:
+            with open(path, errors="replace") as rf:
+                text = rf.read()
+        except OSError as e:
+            c["failures"].append("rep %s: %s" % (rep, e.strerror))
+            continue
+        if status != "ok":
+            c["failures"].append("rep %s: %s" % (rep, failure(text)))
+            continue
+        try:
+            vals = PARSERS[kind](text)
+        except (ValueError, KeyError, TypeError) as e:
+            c["failures"].append("rep %s: unparsable: %s" % (rep, e))
+            continue
+        for k, v in vals.items():
+            c["samples"].setdefault(k, []).append(v)
     return meta, cases
 
 
