@@ -4,7 +4,7 @@
 # The guest half of `make bench` (tests/bench/run starts it through
 # tests/vm/run on the perf kernel):
 #
-#   guest.sh [--quick|--tiny] [--repeats N] [--only REGEX] [--profile]
+#   guest.sh [--quick|--tiny] [--repeats N] [--only REGEX] [--profile[=REGEX]]
 #
 # With two guests node 1 serves (null_blk, the block targets, perftest,
 # qperf and rdmx servers) and node 2 measures; with one guest (loopback)
@@ -22,18 +22,20 @@
 # itself breaks: a contender failing is a result, not an error.
 #
 # --profile (one guest only): after the repetitions, the cases of the
-# instruction breakdown run once more under the kernel's function profiler
-# (see "profile" below), one line each in $RDMX_OUT/bench/profile.tsv.
+# instruction breakdown run once more under perf's sampling (see "profile"
+# below), one line each in $RDMX_OUT/bench/profile.tsv; --profile=REGEX,
+# only those of them whose id matches REGEX.
 
 # shellcheck disable=SC2317  # setup steps are called through try
 set -u
 # shellcheck source=tests/vm/lib.sh
 . "$RDMX_REPO/tests/vm/lib.sh"
 
-mode=full repeats="" only=. profile=0
+mode=full repeats="" only=. profile=0 profile_only=.
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--profile) profile=1; shift ;;
+	--profile=*) profile=1 profile_only=${1#--profile=}; shift ;;
 	--quick) mode=quick; shift ;;
 	--tiny) mode=tiny; shift ;;
 	--repeats) repeats=$2; shift 2 ;;
@@ -88,6 +90,7 @@ sync_point() { [ "$loopback" = 1 ] || rdmx_barrier "$1" 7200; }
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$manifest"; }
 
 selected() { [[ $1 =~ $only ]]; }
+profiled() { selected "$1" && [[ $1 =~ $profile_only ]]; }
 
 # ---------------------------------------------------------------- cases
 #
@@ -784,23 +787,23 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		fi
 		for j in $profile_jobs; do
 			for c in $profile_block; do
-				selected "block/$c/$j" || continue
+				profiled "block/$c/$j" || continue
 				[ "$c" = local ] || [ -z "${why[$c]:-}" ] || continue
 				[ "$c" != local ] || [ -n "$nullb" ] || continue
 				log "profile block/$c/$j"
 				prof_fio "$c" "$j"
 			done
 		done
-		if selected msg/rdmx-ping-64; then
+		if profiled msg/rdmx-ping-64; then
 			log "profile msg/rdmx-ping-64"
 			prof_run msg/rdmx-ping-64 ping rdmxctl ping -c "$prof_n" -s 64 "$peer"
 		fi
-		if selected msg/qperf-rds_lat && [ -z "$rds_why" ]; then
+		if profiled msg/qperf-rds_lat && [ -z "$rds_why" ]; then
 			log "profile msg/qperf-rds_lat"
 			prof_run msg/qperf-rds_lat qperf qperf -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
 		fi
-		if selected raw/ib_send_lat-64; then
+		if profiled raw/ib_send_lat-64; then
 			log "profile raw/ib_send_lat-64"
 			timeout 900 ib_send_lat -R -F -d "$dev" -s 64 -n "$prof_n" \
 				>"$B/raw/prof-ib_send_lat-server.txt" 2>&1 &
