@@ -110,17 +110,25 @@ CASES = [
 # weigh on each too much (fio's I/Os are counted from the start of the job).
 MIN_OPS = 1000
 
-STAT_LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+\[([k.])\]\s+(\S+)")
+# perf report --stdio -q --sort dso,sym, with -n --show-total-period (the
+# samples and their period, ns of cpu-clock) or without.
+STAT_LINE = re.compile(r"^\s*([\d.]+)%\s+(?:\d+\s+\d+\s+)?(\S+)\s+\[([k.])\]\s+(\S+)")
+PERIOD_LINE = re.compile(r"^\s*[\d.]+%\s+\d+\s+(\d+)\s")
 
 
 def parse_stat(text):
-    """perf report --stdio -q --sort dso,sym: [(share %, dso, kernel?, symbol)]."""
-    out = []
+    """perf report's lines: [(share %, dso, kernel?, symbol)] and the sum of
+    the samples' periods, of every line (ns sampled; None when the report
+    has no periods)."""
+    out, period = [], None
     for line in text.splitlines():
+        m = PERIOD_LINE.match(line)
+        if m:
+            period = (period or 0) + int(m.group(1))
         m = STAT_LINE.match(line)
         if m:
             out.append((float(m.group(1)), m.group(2), m.group(3) == "k", m.group(4)))
-    return out
+    return out, period
 
 
 def parse_ops(kind, text):
@@ -232,7 +240,7 @@ def load_profiles(rundir):
                 raise ValueError("exit status %s" % rc)
             ops = parse_ops(kind, text)
             with open(prefix + ".stat", errors="replace") as sf:
-                stat = parse_stat(sf.read())
+                stat, period = parse_stat(sf.read())
         except (OSError, ValueError, KeyError, IndexError) as e:
             why[cid] = str(e)
             continue
@@ -241,7 +249,10 @@ def load_profiles(rundir):
             why[cid] = ("only %d round trips: the program's start would weigh "
                         "on each" % ops if few else "no samples")
             continue
-        total = float(ns) * int(cpus) / ops
+        # The time sampled, over every CPU: the samples' periods, or else
+        # the command's wall time (which also holds perf's own start and
+        # end) times the CPUs.
+        total = (period if period else float(ns) * int(cpus)) / ops
         share = sum(p for p, _, _, _ in stat)
         layers = {}
         for pct, dso, kernel, sym in stat:

@@ -754,7 +754,7 @@ prof_run() {
 		sh -c 'timeout 900 "$@"; echo $? >"$0"' "$f.rc" "$@" >"$f.out" 2>"$f.perf.txt"
 	t1=$(date +%s%N)
 	rc=$(cat "$f.rc" 2>/dev/null || echo 255)
-	perf report -i "$f.data" --stdio -q -g none --sort dso,sym \
+	perf report -i "$f.data" --stdio -q -g none --sort dso,sym -n --show-total-period \
 		--percent-limit 0 >"$f.stat" 2>>"$f.perf.txt"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$kind" "$rc" "$((t1 - t0))" \
 		"$(nproc)" "$f" >>"$ptsv"

@@ -306,11 +306,20 @@ STAT = """    40.00%  [rdma_rxe]         [k] rxe_requester
 """
 
 
+# The same samples as perf report -n --show-total-period gives them: their
+# periods add up to 980,000 ns.
+STAT_PERIODS = "".join(
+    "%s %8d %10d  %s\n" % (line[:11], round(float(line[:10].strip(" %")) * 10),
+                            round(float(line[:10].strip(" %")) * 9800), line[11:].strip())
+    for line in STAT.splitlines())
+
+
 def breakdown_check():
     """breakdown.py: perf's samples to layers by module and object, shares of
-    the CPU time per operation, -icount's 4 ns an instruction, perftest's
-    iterations, and a case whose output has no count left out with its
-    reason."""
+    the CPU time per operation (the samples' periods when perf report gives
+    them, not the command's wall time), -icount's 4 ns an instruction,
+    perftest's iterations, and a case whose output has no count left out
+    with its reason."""
     d = tempfile.mkdtemp()
     bad = 0
     try:
@@ -323,9 +332,12 @@ def breakdown_check():
         for name in ("block_rdmx_randread-4k-qd1", "msg_rdmx-ping-64"):
             with open(os.path.join(raw, "prof-%s.stat" % name), "w") as f:
                 f.write(STAT)
-        with open(os.path.join(raw, "prof-block_rdmx_randread-4k-qd1.out"), "w") as f:
-            f.write(json.dumps({"jobs": [{"read": {"total_ios": 1000},
-                                          "write": {"total_ios": 0}}]}))
+        with open(os.path.join(raw, "prof-block_rdmx_randwrite-4k-qd1.stat"), "w") as f:
+            f.write(STAT_PERIODS)
+        for name in ("block_rdmx_randread-4k-qd1", "block_rdmx_randwrite-4k-qd1"):
+            with open(os.path.join(raw, "prof-%s.out" % name), "w") as f:
+                f.write(json.dumps({"jobs": [{"read": {"total_ios": 1000},
+                                              "write": {"total_ios": 0}}]}))
         with open(os.path.join(raw, "prof-msg_rdmx-ping-64.out"), "w") as f:
             f.write("no table here\n")
         with open(os.path.join(d, "vm", "node1", "bench", "profile.tsv"), "w") as f:
@@ -334,18 +346,23 @@ def breakdown_check():
             f.write("block/rdmx/randread-4k-qd1\tfio\t0\t980000\t1\t"
                     "/rdmx/out/bench/raw/prof-block_rdmx_randread-4k-qd1\n"
                     "msg/rdmx-ping-64\tping\t0\t980000\t1\t"
-                    "/rdmx/out/bench/raw/prof-msg_rdmx-ping-64\n")
+                    "/rdmx/out/bench/raw/prof-msg_rdmx-ping-64\n"
+                    # 5 ms of wall time with perf's start and end, of
+                    # which the samples cover 0.98 ms.
+                    "block/rdmx/randwrite-4k-qd1\tfio\t0\t5000000\t1\t"
+                    "/rdmx/out/bench/raw/prof-block_rdmx_randwrite-4k-qd1\n")
         js = {}
         doc = breakdown.breakdown_section(d, {"icount": "shift=2,sleep=off"}, js)
-        got = js.get("breakdown", {}).get("block/rdmx/randread-4k-qd1", {}).get("layers", {})
         want = {"soft-RoCE (rdma_rxe)": 100.0, "rdmx block client": 25.0,
                 "rdmx block server": 25.0, "block layer": 50.0,
                 "backing device (null_blk)": 10.0, "idle": 15.0, "other kernel": 7.5,
                 breakdown.USER: 12.5}
-        for k, v in want.items():
-            if abs(got.get(k, -1) - v) > 1e-6:
-                print("# %s: got %r, want %r" % (k, got.get(k), v))
-                bad = 1
+        for cid in ("block/rdmx/randread-4k-qd1", "block/rdmx/randwrite-4k-qd1"):
+            got = js.get("breakdown", {}).get(cid, {}).get("layers", {})
+            for k, v in want.items():
+                if abs(got.get(k, -1) - v) > 1e-6:
+                    print("# %s %s: got %r, want %r" % (cid, k, got.get(k), v))
+                    bad = 1
         text = report.render(doc, report.MARKDOWN)
         if "msg/rdmx-ping-64: no #iterations column" not in text:
             print("# no reason for the ping case in:\n" + text)
