@@ -77,10 +77,34 @@ is_server=0 is_client=0
 peer=$RDMX_ADDR_1
 dev=$RDMX_RDMA_DEV
 B=$RDMX_OUT/bench
+# One guest (loopback) is where -icount makes a run repeatable, as long as
+# nothing in it waits on the host: the raw outputs and this script's own
+# output stay in guest memory (a tmpfs over $B; the console shows the
+# progress) and go to the host over 9p at the end, when nothing is
+# measured any more. With two guests their link is the host's anyway.
+mkdir -p "$B"
+if [ "$loopback" = 1 ]; then
+	mkdir -p /run/bench-host
+	if mount --bind "$B" /run/bench-host &&
+	   mount -t tmpfs -o size=1g,mode=0755 tmpfs "$B"; then
+		exec 3>&1 >/run/bench.log 2>&1
+		# shellcheck disable=SC2317 # run by the EXIT trap
+		to_host() {
+			cp -a "$B/." /run/bench-host/ && umount "$B" && umount /run/bench-host
+			cat /run/bench.log >&3
+		}
+		trap to_host EXIT
+		log() { echo "bench: $*"; echo "bench: $*" >/dev/console; }
+	else
+		log() { echo "bench: $*"; }
+		log "raw outputs go to the host as they are written (no tmpfs over $B)"
+	fi
+else
+	log() { echo "bench: $*"; }
+fi
 mkdir -p "$B/raw"
 manifest=$B/manifest.tsv
 : >"$manifest"
-log() { echo "bench: $*"; }
 
 # A barrier that waits long enough for the other node's whole share of a
 # repetition (block cases run on the client alone).
