@@ -103,6 +103,13 @@ else
 	log() { echo "bench: $*"; }
 fi
 mkdir -p "$B/raw"
+# Where one node leaves word for the other (why a contender cannot run, a
+# client done): the shared 9p directory with two guests, memory with one.
+S=$RDMX_SYNC
+if [ "$loopback" = 1 ]; then
+	S=/run/bench-sync
+	mkdir -p "$S"
+fi
 manifest=$B/manifest.tsv
 : >"$manifest"
 
@@ -358,32 +365,32 @@ if [ "$any_block" = 1 ]; then
 		# The device node name is needed by both nodes (rnbd's device_path).
 		if r=$(try nullb setup_nullb); then
 			nullb=$(wait_blk '^nullb[0-9]+$')
-			echo "$nullb" >"$RDMX_SYNC/nullb"
+			echo "$nullb" >"$S/nullb"
 			if [ -n "${want[rdmx]:-}${want[rdmx-rw]:-}" ] &&
 			   ! r=$(try rdmx-export setup_rdmx_server); then
-				echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx"
-				echo "rdmx export: $r" >"$RDMX_SYNC/why-rdmx-rw"
+				echo "rdmx export: $r" >"$S/why-rdmx"
+				echo "rdmx export: $r" >"$S/why-rdmx-rw"
 			fi
 			if [ -n "${want[nvme-rdma]:-}" ]; then
-				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$RDMX_SYNC/why-nvme-rdma"
+				r=$(try nvmet setup_nvmet) || echo "nvmet-rdma target: $r" >"$S/why-nvme-rdma"
 			fi
 			if [ -n "${want[rnbd]:-}" ]; then
-				r=$(try rnbd-server setup_rnbd_server) || echo "rnbd-server: $r" >"$RDMX_SYNC/why-rnbd"
+				r=$(try rnbd-server setup_rnbd_server) || echo "rnbd-server: $r" >"$S/why-rnbd"
 			fi
 			if [ -n "${want[nbd]:-}" ]; then
-				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$RDMX_SYNC/why-nbd"
+				r=$(try nbd-server setup_nbd_server) || echo "nbd-server: $r" >"$S/why-nbd"
 			fi
 		else
 			for c in $block_contenders; do
-				echo "null_blk: $r" >"$RDMX_SYNC/why-$c"
+				echo "null_blk: $r" >"$S/why-$c"
 			done
 		fi
 	fi
 	sync_point block-targets
 	if [ "$is_client" = 1 ]; then
-		nullb=$(cat "$RDMX_SYNC/nullb" 2>/dev/null)
+		nullb=$(cat "$S/nullb" 2>/dev/null)
 		for c in $block_contenders; do
-			[ -e "$RDMX_SYNC/why-$c" ] && why[$c]=$(cat "$RDMX_SYNC/why-$c")
+			[ -e "$S/why-$c" ] && why[$c]=$(cat "$S/why-$c")
 		done
 		log "block: connecting the initiators"
 		if [ -z "${why[rdmx]:-}" ]; then
@@ -505,12 +512,12 @@ run_perftest() {
 			echo "exit status $rc" >>"$f"
 			record "$id" "$rep" "$kind" failed "$f"
 		fi
-		: >"$RDMX_SYNC/$tag.client-done"
+		: >"$S/$tag.client-done"
 	fi
 	if [ -n "$srv" ]; then
 		# A server whose client died may wait for it forever: it gets
 		# 30 s once the client is done.
-		while kill -0 "$srv" 2>/dev/null && [ ! -e "$RDMX_SYNC/$tag.client-done" ]; do
+		while kill -0 "$srv" 2>/dev/null && [ ! -e "$S/$tag.client-done" ]; do
 			sleep 1
 		done
 		for _ in $(seq 30); do
