@@ -78,29 +78,29 @@ peer=$RDMX_ADDR_1
 dev=$RDMX_RDMA_DEV
 B=$RDMX_OUT/bench
 # One guest (loopback) is where -icount makes a run repeatable, as long as
-# nothing in it waits on the host: the raw outputs and this script's own
-# output stay in guest memory (a tmpfs over $B; the console shows the
-# progress) and go to the host over 9p at the end, when nothing is
-# measured any more. With two guests their link is the host's anyway.
+# nothing in it waits on the host: the raw outputs and the progress lines
+# stay in guest memory (a tmpfs over $B; the console shows the progress)
+# and go to the host over 9p at the end, when nothing is measured any more
+# (the script's output is a pipe to a writer on 9p). With two guests their
+# link is the host's anyway.
 mkdir -p "$B"
+log() { echo "bench: $*"; }
 if [ "$loopback" = 1 ]; then
 	mkdir -p /run/bench-host
 	if mount --bind "$B" /run/bench-host &&
 	   mount -t tmpfs -o size=1g,mode=0755 tmpfs "$B"; then
-		exec 3>&1 >/run/bench.log 2>&1
+		: >/run/bench.log
+		log() { echo "bench: $*" | tee -a /run/bench.log >/dev/console; }
 		# shellcheck disable=SC2317 # run by the EXIT trap
 		to_host() {
-			cp -a "$B/." /run/bench-host/ && umount "$B" && umount /run/bench-host
-			cat /run/bench.log >&3
+			cp -a "$B/." /run/bench-host/ ||
+				echo "bench: the results could not be copied to the host"
+			cat /run/bench.log
 		}
 		trap to_host EXIT
-		log() { echo "bench: $*"; echo "bench: $*" >/dev/console; }
 	else
-		log() { echo "bench: $*"; }
 		log "raw outputs go to the host as they are written (no tmpfs over $B)"
 	fi
-else
-	log() { echo "bench: $*"; }
 fi
 mkdir -p "$B/raw"
 # Where one node leaves word for the other (why a contender cannot run, a
