@@ -290,7 +290,22 @@ def compare_check():
     if compare.compare(a, {}, 1.0)[1]:
         print("not ok - compare: runs sharing no measure are not repeatable")
         bad = 1
-    print("%s - compare: tolerance, and measures in one run only" % ("not ok" if bad else "ok"))
+    # A tail 20 % apart is shown but judged only with tails.
+    ta = {**a, ("msg/rdmx-ping-64", "p99_9_us"): 500.0}
+    tb = {**b, ("msg/rdmx-ping-64", "p99_9_us"): 400.0}
+    rows, ok = compare.compare(ta, tb, 1.0)
+    if not ok or len(rows) != 3 or [r[6] for r in rows] != [True, False, True]:
+        print("not ok - compare: a tail is not judged by default (%r, %r)" % (rows, ok))
+        bad = 1
+    if compare.compare(ta, tb, 1.0, tails=True)[1]:
+        print("not ok - compare: with tails, a tail 20 % apart fails")
+        bad = 1
+    only_tails = {("msg/rdmx-ping-64", "p99_us"): 400.0}
+    if compare.compare(only_tails, only_tails, 1.0)[1]:
+        print("not ok - compare: runs sharing only tails have nothing judged")
+        bad = 1
+    print("%s - compare: tolerance, tails shown not judged, and measures in one run only" %
+          ("not ok" if bad else "ok"))
     return bad
 
 
