@@ -58,20 +58,17 @@ def compare(a, b, tolerance, tails=False):
 def main(argv):
     tolerance, tails = 1.0, False
     args = argv[1:]
-    while args and args[0].startswith("--"):
-        if args[0] == "--tails":
-            tails, args = True, args[1:]
-            continue
-        if args[0] == "--tolerance" and len(args) >= 2:
-            try:
-                tolerance = float(args[1])
-            except ValueError:
-                args = []
-                break
-            args = args[2:]
-            continue
-        args = []
-    if len(args) != 2:
+    try:
+        while args and args[0].startswith("--"):
+            if args[0] == "--tails":
+                tails, args = True, args[1:]
+            elif args[0] == "--tolerance":
+                tolerance, args = float(args[1]), args[2:]
+            else:
+                raise ValueError(args[0])
+        if len(args) != 2:
+            raise ValueError("two runs")
+    except (ValueError, IndexError):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     a, b = medians(args[0]), medians(args[1])

@@ -99,6 +99,7 @@ if [ "$loopback" = 1 ]; then
 		}
 		trap to_host EXIT
 	else
+		umount /run/bench-host 2>/dev/null
 		log "raw outputs go to the host as they are written (no tmpfs over $B)"
 	fi
 fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The harness must fail a run whose KUnit case fails and whose kernel
-# WARNs: boot a guest that does both and check each was caught. Then the
+# WARNs: boot a guest that does both and check each was caught (its kernel
+# log read once at the end, tests/vm/run --klog end; the kill path below
+# streams it, the default). Then the
 # kill path (rdmx_kill_node): two guests, node 2 has node 1's QEMU killed;
 # node 1 counts as killed on request, not as a guest that died, but what
 # it reported before the kill (a failing result, a WARN_ON) still fails
@@ -20,12 +22,13 @@ mkdir -p "$k"
 "$repo/tests/vm/run" --nodes 2 --kernel debug --timeout 600 --out "$k" \
 	"$repo/tests/vm/selftest/kill.sh" >"$k/run.log" 2>&1 &
 kill_pid=$!
-"$repo/tests/vm/run" --nodes 1 --kernel debug --timeout 600 --out "$out" \
+"$repo/tests/vm/run" --nodes 1 --kernel debug --timeout 600 --klog end --out "$out" \
 	"$repo/tests/vm/selftest/selftest.sh" >"$out/run.log" 2>&1
 rc=$?
 cat "$out/run.log"
 [ "$rc" = 1 ] || bad "harness exited $rc, expected 1"
 grep -q 'kernel splat' "$out/run.log" || bad "WARN_ON not reported as a splat"
+grep -q 'WARNING:' "$out/node1/dmesg.txt" || bad "--klog end: the WARN_ON not in dmesg.txt"
 grep -q '^not ok - kunit rdmx_selftest.rdmx_selftest_fail' "$out/node1/results.tap" ||
 	bad "failing KUnit case not reported"
 grep -q '^ok - kunit rdmx_selftest.rdmx_selftest_pass' "$out/node1/results.tap" ||

@@ -510,7 +510,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 
 	# 2. A filesystem on the ram export, checked across a remount.
 	d=${dev[ram]}
-	# Quick mode writes about 3 MiB rather than 13 (through a debug
+	# Quick mode writes about 2 MiB rather than 13 (through a debug
 	# kernel under TCG, each MiB costs seconds).
 	nfiles=16 big=8
 	[ "$mode" = full ] || nfiles=8 big=1
