@@ -1209,7 +1209,6 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	rdmx_rx_buf_sync(q->ibdev, &rb->rx, wc->byte_len);
 	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
-	WRITE_ONCE(q->cmd_seq, q->cmd_seq + 1);
 	if (wc->byte_len < sizeof(*cmd) ||
 	    rdmx_blk_cmd_parse(cmd, &io) || io.tag >= q->depth) {
 		rdmx_srvq_fail(q, "malformed command header");
@@ -1501,29 +1500,6 @@ static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 }
 
 /*
- * Whether a queue other than @q from @q's client host sent a command
- * (rdmx_srvq_watch() saw its @cmd_seq change) after @since. A busy queue
- * of a host keeps its idle queues' keepalives waiting on transports that
- * send from one thread per CPU (siw), or on a slow host: the host is there
- * while it sends commands, as nvmet's traffic-based keep-alive counts any
- * command of a controller. Keepalives answered on other queues do not
- * count: they show those queues alive, not this one. Under
- * rdmx_exports_mutex.
- */
-static bool rdmx_srvq_host_alive(const struct rdmx_srvq *q, unsigned long since)
-{
-	const struct rdmx_srvq *o;
-
-	lockdep_assert_held(&rdmx_exports_mutex);
-	list_for_each_entry(o, &rdmx_srvqs, node)
-		if (o != q && time_after(o->cmd_at, since) &&
-		    rdmx_addr_same_host((const struct sockaddr *)&o->peer,
-					(const struct sockaddr *)&q->peer))
-			return true;
-	return false;
-}
-
-/*
  * Every RDMX_SRVQ_WATCH_MS while server queues exist: a queue that is not
  * bound to an export RDMX_SRVQ_OPEN_MS after its request (and is not
  * answering an OPEN) is half-open, and dropped; a bound queue that took
@@ -1535,9 +1511,9 @@ static bool rdmx_srvq_host_alive(const struct rdmx_srvq *q, unsigned long since)
  * where it retries for ever (a retry count of 7 is unlimited on
  * soft-RoCE; receiver-not-ready retries are unlimited everywhere), the
  * queue is dropped when the keepalive is still unanswered, and nothing
- * else of the queue completed and its client's host sent no command on
- * another queue (rdmx_srvq_host_alive()), for rdmx_params.hb_miss_max
- * keepalive periods. Nothing here waits for a peer.
+ * else of the queue completed, for rdmx_params.hb_miss_max keepalive
+ * periods. Nothing here waits for a
+ * peer.
  */
 static void rdmx_srvq_watch(struct work_struct *work)
 {
@@ -1552,18 +1528,7 @@ static void rdmx_srvq_watch(struct work_struct *work)
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry(q, &rdmx_srvqs, node) {
 		unsigned int rx = READ_ONCE(q->alive_seq);
-		unsigned int cmds = READ_ONCE(q->cmd_seq);
 
-		if (rx != q->ka_rx) {
-			q->ka_rx = rx;
-			q->alive_at = now;
-		}
-		if (cmds != q->ka_cmds) {
-			q->ka_cmds = cmds;
-			q->cmd_at = now;
-		}
-	}
-	list_for_each_entry(q, &rdmx_srvqs, node) {
 		if (READ_ONCE(q->state) != RDMX_SRVQ_LIVE)
 			continue;
 		if (!q->exp) {
@@ -1579,15 +1544,21 @@ static void rdmx_srvq_watch(struct work_struct *work)
 			 * of a busy queue: while any of them completes, the
 			 * client is there.
 			 */
-			if (time_after(now, q->probe_at + unanswered) &&
-			    time_after(now, q->alive_at + unanswered) &&
-			    !rdmx_srvq_host_alive(q, now - unanswered))
+			if (rx != q->ka_rx) {
+				q->ka_rx = rx;
+				q->probe_at = now;
+			} else if (time_after(now, q->probe_at + unanswered)) {
 				rdmx_srvq_expire(q, "keepalive unanswered");
+			}
+			continue;
+		}
+		if (rx != q->ka_rx) {
+			q->ka_rx = rx;
+			q->ka_at = now;
 			continue;
 		}
 		if (!ka_ms || !q->events ||
-		    time_before(now, q->ka_at + msecs_to_jiffies(ka_ms)) ||
-		    time_before(now, q->alive_at + msecs_to_jiffies(ka_ms)))
+		    time_before(now, q->ka_at + msecs_to_jiffies(ka_ms)))
 			continue;
 		q->ka_at = now;
 		q->probe_at = now;
@@ -1761,8 +1732,6 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	mutex_lock(&rdmx_exports_mutex);
 	q->born = jiffies;
 	q->ka_at = q->born;
-	q->alive_at = q->born;
-	q->cmd_at = q->born;
 	rdmx_srvq_set_state(q, BIT(RDMX_SRVQ_ACCEPTING), RDMX_SRVQ_LIVE);
 	mutex_unlock(&rdmx_exports_mutex);
 	queue_delayed_work(rdmx_blk_wq, &rdmx_srvq_watch_work,

@@ -274,14 +274,11 @@ struct rdmx_srvq_req {
  * @alive_seq: completions that show the client alive: commands received,
  *	RDMA READs of their data and SENDs it acknowledged (bumped by the
  *	queue's completion handlers, which run one at a time)
- * @cmd_seq: commands received (bumped with @alive_seq)
  * @ka_rx: @alive_seq as rdmx_srvq_watch() last saw it (under
- *	rdmx_exports_mutex, as are @ka_cmds and the times below)
- * @ka_cmds: @cmd_seq as it last saw it
- * @alive_at: when it last saw @alive_seq change
- * @cmd_at: when it last saw @cmd_seq change
- * @ka_at: when it last sent a keepalive
- * @probe_at: when it sent the keepalive in flight (RDMX_SRVQ_PROBING)
+ *	rdmx_exports_mutex, as are @ka_at and @probe_at)
+ * @ka_at: when it saw it change, or last sent a keepalive
+ * @probe_at: when it sent the keepalive in flight (RDMX_SRVQ_PROBING), or
+ *	last saw @alive_seq change since
  * @lock: @state, posting, @free and @backlog; taken with interrupts off,
  *	as a READ's bio completion answers it (see rdmx_srvq_read_done())
  * @state: enum rdmx_srvq_state, changed by rdmx_srvq_move() alone; read
@@ -325,11 +322,7 @@ struct rdmx_srvq {
 	unsigned long born;
 	atomic_t opens;
 	unsigned int alive_seq;
-	unsigned int cmd_seq;
 	unsigned int ka_rx;
-	unsigned int ka_cmds;
-	unsigned long alive_at;
-	unsigned long cmd_at;
 	unsigned long ka_at;
 	unsigned long probe_at;
 	spinlock_t lock;	/* state, posting; irqsave */
