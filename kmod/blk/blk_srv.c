@@ -1500,6 +1500,25 @@ static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
 }
 
 /*
+ * Whether a queue from @q's client host, @q included, has commands in
+ * progress: contexts in use other than a keepalive's. Under
+ * rdmx_exports_mutex.
+ */
+static bool rdmx_srvq_host_busy(const struct rdmx_srvq *q)
+{
+	const struct rdmx_srvq *o;
+
+	lockdep_assert_held(&rdmx_exports_mutex);
+	list_for_each_entry(o, &rdmx_srvqs, node)
+		if (atomic_read(&o->active) >
+		    test_bit(RDMX_SRVQ_PROBING, &o->flags) &&
+		    rdmx_addr_same_host((const struct sockaddr *)&o->peer,
+					(const struct sockaddr *)&q->peer))
+			return true;
+	return false;
+}
+
+/*
  * Every RDMX_SRVQ_WATCH_MS while server queues exist: a queue that is not
  * bound to an export RDMX_SRVQ_OPEN_MS after its request (and is not
  * answering an OPEN) is half-open, and dropped; a bound queue that took
@@ -1512,19 +1531,22 @@ static void rdmx_srvq_expire(struct rdmx_srvq *q, const char *why)
  * soft-RoCE; receiver-not-ready retries are unlimited everywhere), the
  * queue is dropped when the keepalive is still unanswered, and nothing
  * else of the queue completed, for rdmx_params.hb_miss_max keepalive
- * periods. Nothing here waits for a
+ * periods (of RDMX_SRVQ_BUSY_KA_MS while the client's host has commands
+ * in progress). Nothing here waits for a
  * peer.
  */
 static void rdmx_srvq_watch(struct work_struct *work)
 {
 	unsigned int ka_ms = READ_ONCE(rdmx_blk_params.keepalive_ms);
-	unsigned long now = jiffies, unanswered;
+	unsigned int misses = READ_ONCE(rdmx_params.hb_miss_max);
+	unsigned long now = jiffies, unanswered, busy_unanswered;
 	struct rdmx_srvq *q;
 	bool again;
 
 	unanswered = msecs_to_jiffies(max_t(unsigned int, ka_ms,
-					    RDMX_SRVQ_WATCH_MS)) *
-		     READ_ONCE(rdmx_params.hb_miss_max);
+					    RDMX_SRVQ_WATCH_MS)) * misses;
+	busy_unanswered = msecs_to_jiffies(max_t(unsigned int, ka_ms,
+						 RDMX_SRVQ_BUSY_KA_MS)) * misses;
 	mutex_lock(&rdmx_exports_mutex);
 	list_for_each_entry(q, &rdmx_srvqs, node) {
 		unsigned int rx = READ_ONCE(q->alive_seq);
@@ -1542,12 +1564,19 @@ static void rdmx_srvq_watch(struct work_struct *work)
 			/*
 			 * The keepalive's SEND may wait behind transfers
 			 * of a busy queue: while any of them completes, the
-			 * client is there.
+			 * client is there. One transfer can take longer than
+			 * a keepalive period on a slow link (1 MiB over siw
+			 * between TCG guests: about 17 s), and siw sends
+			 * from one thread per CPU for all queues, so while
+			 * commands of the client's host are in progress a
+			 * period is the client's request timeout instead.
 			 */
 			if (rx != q->ka_rx) {
 				q->ka_rx = rx;
 				q->probe_at = now;
-			} else if (time_after(now, q->probe_at + unanswered)) {
+			} else if (time_after(now, q->probe_at + unanswered) &&
+				   (time_after(now, q->probe_at + busy_unanswered) ||
+				    !rdmx_srvq_host_busy(q))) {
 				rdmx_srvq_expire(q, "keepalive unanswered");
 			}
 			continue;

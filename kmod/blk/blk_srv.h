@@ -28,6 +28,11 @@
 #define RDMX_SRVQ_CTX_FACTOR	2
 /* How often rdmx_srvq_watch() looks at the queues. */
 #define RDMX_SRVQ_WATCH_MS	1000
+/*
+ * A keepalive period while a queue has commands in progress: the request
+ * timeout of rdmx's client, after which it recovers the request itself.
+ */
+#define RDMX_SRVQ_BUSY_KA_MS	30000
 /* A queue not bound to an export this long after its request is dropped. */
 #define RDMX_SRVQ_OPEN_MS	(2 * RDMX_CONNECT_ATTEMPT_MS)
 
