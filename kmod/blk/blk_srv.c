@@ -1532,8 +1532,7 @@ static bool rdmx_srvq_host_busy(const struct rdmx_srvq *q)
  * queue is dropped when the keepalive is still unanswered, and nothing
  * else of the queue completed, for rdmx_params.hb_miss_max keepalive
  * periods (of RDMX_SRVQ_BUSY_KA_MS while the client's host has commands
- * in progress). Nothing here waits for a
- * peer.
+ * in progress). Nothing here waits for a peer.
  */
 static void rdmx_srvq_watch(struct work_struct *work)
 {
