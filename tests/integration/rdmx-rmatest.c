@@ -20,10 +20,10 @@
  * "rdmxctl mr serve --seed"), so both sides regenerate what they need.
  *
  * The user runs one CASE:
- *   pattern     WRITE then READ back 1 B to 16 MiB at unaligned offsets, from
- *               and into unaligned buffers, in regions at aligned and
- *               unaligned addresses, singly and in batches; the owner checks
- *               its whole region after every write
+ *   pattern     WRITE then READ back 1 B to 16 MiB (or --max-len) at unaligned
+ *               offsets, from and into unaligned buffers, in regions at
+ *               aligned and unaligned addresses, singly and in batches; the
+ *               owner checks its whole region after every write
  *   imm         -n rounds of WRITEs then a WRITE_IMM, messages between: when
  *               the owner's RECV gives the immediate, the round's data must
  *               be in its memory, and the stream must be in order
@@ -143,6 +143,7 @@ struct opts {
 	unsigned int peers;		/* user, atomic: users hammering at once */
 	double idle_timeout;
 	double wait;
+	__u64 max_len;			/* user, pattern: largest operation */
 	const char *json;
 };
 
@@ -1895,7 +1896,7 @@ static void case_pattern(void)
 	for (r = 0; r < 2; r++) {
 		for (s = 0; s < ARRAY_SIZE(sizes); s++) {
 			len = sizes[s];
-			if (len > rg[r]->size)
+			if (len > rg[r]->size || len > opt.max_len)
 				continue;
 			n = 0;
 			if (len < MIB) {
@@ -3071,7 +3072,8 @@ static void print_usage(FILE *f)
 		"                     [--idle-timeout SEC] [--json FILE] [--dev PATH]\n"
 		"       " PROG " user [-p PORT] [-P PORT2] -S SERVICE --atomics yes|no [-n N]\n"
 		"                    [--iwarp yes|no] [--seed S] [--slot K] [--peers K] [--wait SEC]\n"
-		"                    [--idle-timeout SEC] [--json FILE] [--dev PATH] HOST CASE\n"
+		"                    [--max-len BYTES] [--idle-timeout SEC] [--json FILE]\n"
+		"                    [--dev PATH] HOST CASE\n"
 		"\n"
 		"Checks one-sided access: the owner holds memory and checks it, the user\n"
 		"operates on it, one CASE per run:\n"
@@ -3097,6 +3099,8 @@ static void print_usage(FILE *f)
 		"      --slot K           user, atomic: which words are this user's (1-15)\n"
 		"      --peers K          user, atomic: users hammering the word at once\n"
 		"      --wait SEC         user: retry a failing CONNECT for SEC s (default 30)\n"
+		"      --max-len BYTES    user, pattern: leave out operations longer than\n"
+		"                         BYTES (default 16777216: all of them)\n"
 		"      --idle-timeout SEC a call that does not return within SEC s is a\n"
 		"                         failure (default 120)\n"
 		"      --json FILE        also write the result as a JSON object to FILE\n"
@@ -3152,7 +3156,7 @@ static bool parse_seconds(const char *s, double *out)
 
 enum {
 	OPT_CHANNELS = 256, OPT_ATOMICS, OPT_IWARP, OPT_SEED, OPT_SLOT, OPT_PEERS, OPT_WAIT,
-	OPT_IDLE, OPT_JSON, OPT_DEV,
+	OPT_IDLE, OPT_JSON, OPT_DEV, OPT_MAX_LEN,
 };
 
 static const struct option long_opts[] = {
@@ -3169,6 +3173,7 @@ static const struct option long_opts[] = {
 	{ "peers", required_argument, NULL, OPT_PEERS },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ "max-len", required_argument, NULL, OPT_MAX_LEN },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "dev", required_argument, NULL, OPT_DEV },
 	{ "help", no_argument, NULL, 'h' },
@@ -3189,6 +3194,7 @@ static unsigned int opt_roles(int c)
 	case OPT_SLOT:
 	case OPT_PEERS:
 	case OPT_WAIT:
+	case OPT_MAX_LEN:
 		return R_USER;
 	}
 	return R_OWNER | R_USER;
@@ -3220,6 +3226,7 @@ static int parse_args(int argc, char **argv)
 	opt.peers = 1;
 	opt.idle_timeout = 120;
 	opt.wait = 30;
+	opt.max_len = 16 * MIB;
 
 	if (argc < 2)
 		return bad_arg("missing role: owner or user");
@@ -3317,6 +3324,11 @@ static int parse_args(int argc, char **argv)
 		case OPT_IDLE:
 			if (!parse_seconds(optarg, &opt.idle_timeout))
 				return bad_arg("bad --idle-timeout '%s'", optarg);
+			break;
+		case OPT_MAX_LEN:
+			if (!parse_u64(optarg, 1, 16 * MIB, &v))
+				return bad_arg("bad --max-len '%s' (1-%llu)", optarg, 16 * MIB);
+			opt.max_len = v;
 			break;
 		case OPT_JSON:
 			if (!*optarg)
