@@ -16,10 +16,16 @@ rdmx_failed=0
 # Under TCG, with the debug kernel, starting any program costs about a
 # third of a second of a vCPU: the helpers below wait and record with the
 # shell's builtins only. rdmx_sleep SECS is sleep(1) without the program:
-# a read that times out on a pipe of our own that nobody writes to.
-exec {rdmx_sleep_fd}<> <(:)
+# a read that times out on a pipe of our own that nobody writes to (or
+# sleep(1) itself, where bash cannot open one: no /dev/fd).
+rdmx_sleep_fd=
+exec {rdmx_sleep_fd}<> <(:) || rdmx_sleep_fd=
 rdmx_sleep() {
-	read -rt "$1" -u "$rdmx_sleep_fd" _ || :
+	if [ -n "$rdmx_sleep_fd" ]; then
+		read -rt "$1" -u "$rdmx_sleep_fd" _ || :
+	else
+		sleep "$1"
+	fi
 }
 
 # rdmx_result LINE: record one result line.
