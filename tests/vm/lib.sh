@@ -209,9 +209,10 @@ rdmx_kmemleak_check() {
 	wc -l <"$RDMX_RESULTS" >"$RDMX_OUT/.kmemleak-results"
 }
 
-# rdmx_wait_port RDMADEV [STATE]: wait (30 s) for port 1 to reach STATE.
+# rdmx_wait_port RDMADEV [STATE]: wait (60 s by the clock) for port 1 to
+# reach STATE.
 rdmx_wait_port() {
-	local dev=$1 want=${2:-ACTIVE} state end=$((SECONDS + 30))
+	local dev=$1 want=${2:-ACTIVE} state end=$((SECONDS + 60))
 
 	while :; do
 		read -r state <"/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null
@@ -317,9 +318,10 @@ rdmx_kunit_collect() {
 }
 
 # rdmx_wait_cm_listen PORT [TIMEOUT]: wait until an rdma_cm listener on
-# PORT exists in this guest (as "rdma resource show cm_id" reports it).
+# PORT exists in this guest (as "rdma resource show cm_id" reports it), up
+# to TIMEOUT s by the clock (default 120).
 rdmx_wait_cm_listen() {
-	local port=$1 end=$((SECONDS + ${2:-60}))
+	local port=$1 end=$((SECONDS + ${2:-120}))
 
 	while :; do
 		rdma resource show cm_id 2>/dev/null | grep LISTEN | grep -q ":$port\b" &&
