@@ -132,7 +132,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 		setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		cat /sys/kernel/rdmx/exports/craft/size
 	rdmx_barrier up || rdmx_fail "peer came up"
-	timeout 600 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	# It must outlive node 2's wire fuzz, which comes before the map.
+	timeout $((600 + fuzz_secs)) setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		"$MT" recv -p 7483 -S lure -n 1 --idle-timeout 0 >"$RDMX_OUT/lure.txt" 2>&1 &
 	lure=$!
 	rdmx_wait_cm_listen 7483 || rdmx_fail "user nobody listens on port 7483"
