@@ -3,18 +3,34 @@
  * rdmx listeners, and the one rdma_cm handler (cm.h) with the services
  * that take connection requests.
  *
- * A listener is an rdma_cm id listening on an address and port. It is
+ * A listener is an address and port rdmx takes connections on. It is
  * shared by the endpoints listening there (one use each) and by an
- * administrator's RDMX_IOC_LISTENER_ADD (persistent). A listener bound to
- * one address sits on that address's RDMA device; when the device goes,
- * rdma_cm reports DEVICE_REMOVAL and the id is dropped, and the listener
- * binds again when a device is added (RDMX_DEVICE_ADDED). A wildcard
- * listener is not bound to a device: rdma_cm follows devices for it.
+ * administrator's RDMX_IOC_LISTENER_ADD (persistent).
  *
- * Locking: rdmx_lst_mutex guards the list and each listener's fields
- * except cm_id, which rdmx_lst_lock also guards, because the CM handler
- * (which must not take the mutex: rdma_destroy_id() under the mutex waits
- * for it) clears it on DEVICE_REMOVAL.
+ * rdmx holds one rdma_cm listening id per port (struct rdmx_lport), bound
+ * to the address of the port's first listener. Another listener joins the
+ * port when that id covers its address: the same address, or the first is
+ * the any-address of the other's family; else it is refused (-EADDRINUSE).
+ * Two rdma_cm ids listening on one port of one IB or RoCE device share an
+ * IB CM listen id, and rdma_cm handles a connection request with the
+ * listening id it found and holds no reference on: destroying one of two
+ * such ids while a request for it is handled frees it under the handler.
+ * rdmx never makes two. A connection request goes to the listener on its
+ * local address, else to the one on that family's any-address; a request
+ * that neither takes (the port's id outlives a wider first listener) is
+ * refused as one that nothing listens for.
+ *
+ * An id bound to one address sits on that address's RDMA device; when the
+ * device goes, rdma_cm reports DEVICE_REMOVAL and the id is dropped, and
+ * the port binds again when a device is added (RDMX_DEVICE_ADDED). A
+ * wildcard id is not bound to a device: rdma_cm follows devices for it.
+ *
+ * Locking: rdmx_lst_mutex guards both lists and the fields of listeners
+ * and ports. rdmx_lst_lock also guards a port's cm_id and listener list
+ * and a listener's lport: the CM handler reads them and must not take the
+ * mutex (rdma_destroy_id() under the mutex waits for the handler). A port
+ * is freed only after rdma_destroy_id() of its id, so it outlives the
+ * handler of every request that came through it.
  *
  * The services that take connection requests are registered at module
  * init, before any listener exists, and unregistered at exit, after the
@@ -30,6 +46,7 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
 
@@ -37,7 +54,25 @@
 #include "listener.h"
 #include "rdmx_trace.h"
 
+/**
+ * struct rdmx_lport - rdmx's one rdma_cm listening id on a port
+ * @cm_ctx: what the cm_id's context points to
+ * @node: on rdmx_lports
+ * @addr: what @cm_id is bound to: the address of the port's first listener
+ * @cm_id: the listening id; NULL while its device is gone (then bound
+ *	again when a device is added)
+ * @listeners: the listeners on this port, by their lport_node
+ */
+struct rdmx_lport {
+	struct rdmx_cm_ctx cm_ctx;
+	struct list_head node;
+	struct sockaddr_storage addr;
+	struct rdma_cm_id *cm_id;
+	struct list_head listeners;
+};
+
 static LIST_HEAD(rdmx_listeners);
+static LIST_HEAD(rdmx_lports);
 static DEFINE_MUTEX(rdmx_lst_mutex);
 static DEFINE_SPINLOCK(rdmx_lst_lock);
 static DEFINE_IDA(rdmx_lst_ida);
@@ -48,40 +83,50 @@ static DEFINE_MUTEX(rdmx_cm_svc_mutex);
 
 #define RDMX_LISTEN_BACKLOG	128
 
-/* ---- listeners ---------------------------------------------------------- */
+/* ---- ports ---------------------------------------------------------------- */
 
-static struct rdmx_listener *rdmx_listener_find(const struct sockaddr *addr)
+static const struct rdmx_cm_ops rdmx_lport_cm_ops;
+
+static struct rdmx_lport *rdmx_lport_find(u16 port)
 {
-	struct rdmx_listener *lst;
+	struct rdmx_lport *lport;
 
 	lockdep_assert_held(&rdmx_lst_mutex);
-	list_for_each_entry(lst, &rdmx_listeners, node)
-		if (rdmx_addr_equal((struct sockaddr *)&lst->addr, addr))
-			return lst;
+	list_for_each_entry(lport, &rdmx_lports, node)
+		if (rdmx_addr_port((struct sockaddr *)&lport->addr) == port)
+			return lport;
 	return NULL;
 }
 
+/* Whether a listener on @addr takes a request to @local (same port). */
+static bool rdmx_lst_covers(const struct sockaddr *addr,
+			    const struct sockaddr *local)
+{
+	return rdmx_addr_equal(addr, local) ||
+	       (addr->sa_family == local->sa_family && rdmx_addr_any(addr));
+}
+
 /* Create, bind and listen; under the mutex. */
-static int rdmx_listener_bind(struct rdmx_listener *lst)
+static int rdmx_lport_bind(struct rdmx_lport *lport)
 {
 	struct rdma_cm_id *cm_id;
 	int ret;
 
 	lockdep_assert_held(&rdmx_lst_mutex);
-	cm_id = rdma_create_id(&init_net, rdmx_cm_handler, &lst->cm_ctx,
+	cm_id = rdma_create_id(&init_net, rdmx_cm_handler, &lport->cm_ctx,
 			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id))
 		return PTR_ERR(cm_id);
-	if (lst->addr.ss_family == AF_INET6)
+	if (lport->addr.ss_family == AF_INET6)
 		rdma_set_afonly(cm_id, 1);
-	ret = rdma_bind_addr(cm_id, (struct sockaddr *)&lst->addr);
+	ret = rdma_bind_addr(cm_id, (struct sockaddr *)&lport->addr);
 	if (ret)
 		goto out_destroy;
 	ret = rdma_listen(cm_id, RDMX_LISTEN_BACKLOG);
 	if (ret)
 		goto out_destroy;
 	spin_lock(&rdmx_lst_lock);
-	lst->cm_id = cm_id;
+	lport->cm_id = cm_id;
 	spin_unlock(&rdmx_lst_lock);
 	return 0;
 
@@ -90,16 +135,44 @@ out_destroy:
 	return ret;
 }
 
-static void rdmx_listener_unbind(struct rdmx_listener *lst)
+/* A port for the first listener on it, at @addr: bound and listening. */
+static struct rdmx_lport *rdmx_lport_new(const struct sockaddr *addr)
+{
+	struct rdmx_lport *lport;
+	int ret;
+
+	lport = kzalloc(sizeof(*lport), GFP_KERNEL);
+	if (!lport)
+		return ERR_PTR(-ENOMEM);
+	lport->cm_ctx.ops = &rdmx_lport_cm_ops;
+	rdmx_addr_copy(&lport->addr, addr);
+	INIT_LIST_HEAD(&lport->listeners);
+	ret = rdmx_lport_bind(lport);
+	if (ret) {
+		kfree(lport);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&lport->node, &rdmx_lports);
+	return lport;
+}
+
+/* Stop listening on a port that has no listener left, and free it. */
+static void rdmx_lport_release(struct rdmx_lport *lport)
 {
 	struct rdma_cm_id *cm_id;
 
+	lockdep_assert_held(&rdmx_lst_mutex);
+	if (!list_empty(&lport->listeners))
+		return;
+	list_del(&lport->node);
 	spin_lock(&rdmx_lst_lock);
-	cm_id = lst->cm_id;
-	lst->cm_id = NULL;
+	cm_id = lport->cm_id;
+	lport->cm_id = NULL;
 	spin_unlock(&rdmx_lst_lock);
+	/* Waits for the handler of every request that came through it. */
 	if (cm_id)
 		rdma_destroy_id(cm_id);
+	kfree(lport);
 }
 
 /*
@@ -107,48 +180,49 @@ static void rdmx_listener_unbind(struct rdmx_listener *lst)
  * on DEVICE_REMOVAL of an id nobody else is destroying, so that rdma_cm
  * destroys it; else 0.
  */
-static int rdmx_listener_cm_event(struct rdma_cm_id *cm_id,
-				  struct rdma_cm_event *ev)
+static int rdmx_lport_cm_event(struct rdma_cm_id *cm_id,
+			       struct rdma_cm_event *ev)
 {
-	struct rdmx_listener *lst = container_of(cm_id->context,
-						 struct rdmx_listener, cm_ctx);
+	struct rdmx_lport *lport = container_of(cm_id->context,
+						struct rdmx_lport, cm_ctx);
 	int ret = 0;
 
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return 0;
 	spin_lock(&rdmx_lst_lock);
-	if (lst->cm_id == cm_id) {
-		lst->cm_id = NULL;
+	if (lport->cm_id == cm_id) {
+		lport->cm_id = NULL;
 		ret = 1;
 	}
 	spin_unlock(&rdmx_lst_lock);
 	if (ret)
 		pr_info("listener %pISpc: its device went away; waiting for one\n",
-			&lst->addr);
+			&lport->addr);
 	return ret;
 }
 
-static const struct rdmx_cm_ops rdmx_listener_cm_ops = {
-	.event = rdmx_listener_cm_event,
+static const struct rdmx_cm_ops rdmx_lport_cm_ops = {
+	.event = rdmx_lport_cm_event,
 };
 
 static void rdmx_lst_rebind(struct work_struct *work)
 {
-	struct rdmx_listener *lst;
+	struct rdmx_lport *lport;
 	bool unbound;
 
 	mutex_lock(&rdmx_lst_mutex);
-	list_for_each_entry(lst, &rdmx_listeners, node) {
+	list_for_each_entry(lport, &rdmx_lports, node) {
 		spin_lock(&rdmx_lst_lock);
-		unbound = !lst->cm_id;
+		unbound = !lport->cm_id;
 		spin_unlock(&rdmx_lst_lock);
-		if (unbound && !rdmx_listener_bind(lst))
-			pr_info("listener %pISpc: listening again\n", &lst->addr);
+		if (unbound && !rdmx_lport_bind(lport))
+			pr_info("listener %pISpc: listening again\n",
+				&lport->addr);
 	}
 	mutex_unlock(&rdmx_lst_mutex);
 }
 
-/* A device was added (RDMX_DEVICE_ADDED): rebind listeners without one. */
+/* A device was added (RDMX_DEVICE_ADDED): rebind ports without an id. */
 static int rdmx_lst_device_event(struct notifier_block *nb,
 				 unsigned long event, void *data)
 {
@@ -161,18 +235,69 @@ static struct notifier_block rdmx_lst_device_nb = {
 	.notifier_call = rdmx_lst_device_event,
 };
 
+/* ---- listeners ------------------------------------------------------------ */
+
+static struct rdmx_listener *rdmx_listener_find(const struct sockaddr *addr)
+{
+	struct rdmx_listener *lst;
+
+	lockdep_assert_held(&rdmx_lst_mutex);
+	list_for_each_entry(lst, &rdmx_listeners, node)
+		if (rdmx_addr_equal((struct sockaddr *)&lst->addr, addr))
+			return lst;
+	return NULL;
+}
+
+/*
+ * Whether @addr is the any-address or one of this host's, as binding it
+ * would check, for a listener that joins a port bound elsewhere.
+ */
+static int rdmx_addr_check_local(const struct sockaddr *addr)
+{
+	struct rdma_dev_addr dev_addr = { .net = &init_net };
+
+	if (rdmx_addr_any(addr))
+		return 0;
+	return rdma_translate_ip(addr, &dev_addr) ? -EADDRNOTAVAIL : 0;
+}
+
+/* The port @addr's listener would join, or NULL for a new one. */
+static int rdmx_lport_for(const struct sockaddr *addr,
+			  struct rdmx_lport **lportp)
+{
+	struct rdmx_lport *lport;
+
+	lport = rdmx_lport_find(rdmx_addr_port(addr));
+	*lportp = lport;
+	if (!lport)
+		return 0;
+	if (!rdmx_lst_covers((struct sockaddr *)&lport->addr, addr)) {
+		pr_info_ratelimited("refused to listen on %pISpc: port %u is rdmx's on %pISc\n",
+				    addr, rdmx_addr_port(addr), &lport->addr);
+		return -EADDRINUSE;
+	}
+	return rdmx_addr_check_local(addr);
+}
+
 /**
  * rdmx_listener_get() - listen on an address and port, or share a listener
  * @addr: address (any, or one of this host's) and port
  * @persistent: an administrator's listener (RDMX_IOC_LISTENER_ADD)
  *
+ * The first listener on a port binds rdmx's rdma_cm id there; a later one
+ * on another address joins it when the first is the any-address of its
+ * family (see the top of this file).
+ *
  * Context: process context.
  * Return: 0; -EEXIST when a persistent listener is already there;
- * -ENOMEM; or rdma_cm's error (-EADDRNOTAVAIL, -EADDRINUSE, -ENODEV).
+ * -EADDRINUSE when rdmx listens on that port on an address that does not
+ * cover @addr, or something else listens there; -ENOMEM; or rdma_cm's
+ * error (-EADDRNOTAVAIL, -ENODEV).
  */
 int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 {
 	struct rdmx_listener *lst;
+	struct rdmx_lport *lport;
 	int ret = 0;
 
 	mutex_lock(&rdmx_lst_mutex);
@@ -188,31 +313,41 @@ int rdmx_listener_get(const struct sockaddr *addr, bool persistent)
 		}
 		goto out;
 	}
+	ret = rdmx_lport_for(addr, &lport);
+	if (ret)
+		goto out;
 	lst = kzalloc(sizeof(*lst), GFP_KERNEL);
 	if (!lst) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	lst->cm_ctx.ops = &rdmx_listener_cm_ops;
 	rdmx_addr_copy(&lst->addr, addr);
-	ret = rdmx_listener_bind(lst);
-	if (ret)
-		goto out_free;
 	ret = ida_alloc_min(&rdmx_lst_ida, 1, GFP_KERNEL);
 	if (ret < 0)
-		goto out_unbind;
+		goto out_free;
 	lst->id = ret;
+	if (!lport) {
+		lport = rdmx_lport_new(addr);
+		if (IS_ERR(lport)) {
+			ret = PTR_ERR(lport);
+			goto out_ida;
+		}
+	}
 	ret = 0;
 	WRITE_ONCE(lst->persistent, persistent);
 	lst->users = !persistent;
 	list_add_tail(&lst->node, &rdmx_listeners);
+	spin_lock(&rdmx_lst_lock);
+	lst->lport = lport;
+	list_add_tail(&lst->lport_node, &lport->listeners);
+	spin_unlock(&rdmx_lst_lock);
 	if (rdmx_sysfs_listener_add(lst))
 		pr_warn("listener %pISpc: no sysfs directory\n", &lst->addr);
 	pr_info_ratelimited("listening on %pISpc\n", &lst->addr);
 	goto out;
 
-out_unbind:
-	rdmx_listener_unbind(lst);
+out_ida:
+	ida_free(&rdmx_lst_ida, lst->id);
 out_free:
 	kfree(lst);
 out:
@@ -222,9 +357,15 @@ out:
 
 static void rdmx_listener_free(struct rdmx_listener *lst)
 {
+	struct rdmx_lport *lport = lst->lport;
+
 	lockdep_assert_held(&rdmx_lst_mutex);
 	list_del(&lst->node);
-	rdmx_listener_unbind(lst);
+	spin_lock(&rdmx_lst_lock);
+	list_del(&lst->lport_node);
+	lst->lport = NULL;
+	spin_unlock(&rdmx_lst_lock);
+	rdmx_lport_release(lport);
 	pr_info_ratelimited("stopped listening on %pISpc\n", &lst->addr);
 	ida_free(&rdmx_lst_ida, lst->id);
 	rdmx_sysfs_listener_del(lst);	/* frees it */
@@ -278,20 +419,34 @@ int rdmx_listener_del(const struct sockaddr *addr)
 }
 
 /*
- * Whether the listener a connection request came through was added by an
- * administrator. @cm_id is the request's new id, whose context is still
- * the listener's (rdma_cm copies it from the listening id).
+ * The listener a connection request came to: the one on the request's
+ * local address, else the one on the any-address of its family. @cm_id is
+ * the request's new id, whose context is still its port's (rdma_cm copies
+ * it from the listening id). Return: whether one takes it; *@persistent:
+ * whether an administrator added that one.
  */
-static bool rdmx_listener_persistent(struct rdma_cm_id *cm_id)
+static bool rdmx_listener_match(struct rdma_cm_id *cm_id, bool *persistent)
 {
+	const struct sockaddr *local = (struct sockaddr *)&cm_id->route.addr.src_addr;
 	struct rdmx_cm_ctx *ctx = cm_id->context;
-	struct rdmx_listener *lst;
+	struct rdmx_listener *lst, *found = NULL;
+	struct rdmx_lport *lport;
 
-	if (!ctx || ctx->ops != &rdmx_listener_cm_ops)
+	if (!ctx || ctx->ops != &rdmx_lport_cm_ops)
 		return false;
-	lst = container_of(ctx, struct rdmx_listener, cm_ctx);
-	/* Set and cleared under rdmx_lst_mutex; a snapshot will do. */
-	return READ_ONCE(lst->persistent);
+	lport = container_of(ctx, struct rdmx_lport, cm_ctx);
+	spin_lock(&rdmx_lst_lock);
+	list_for_each_entry(lst, &lport->listeners, lport_node) {
+		if (!rdmx_lst_covers((struct sockaddr *)&lst->addr, local))
+			continue;
+		found = lst;
+		if (!rdmx_addr_any((struct sockaddr *)&lst->addr))
+			break;
+	}
+	if (found)
+		*persistent = READ_ONCE(found->persistent);
+	spin_unlock(&rdmx_lst_lock);
+	return found;
 }
 
 /**
@@ -345,7 +500,15 @@ static int rdmx_cm_connect_request(struct rdma_cm_id *cm_id,
 	enum rdmx_rej_reason reason = RDMX_REJ_UNKNOWN;
 	struct rdmx_cm_service *svc, *found = NULL;
 	struct rdmx_conn_params req;
+	bool persistent = false;
 
+	if (!rdmx_listener_match(cm_id, &persistent)) {
+		pr_info_ratelimited("refused a connection from %pISpc: nothing listens on %pISpc\n",
+				    &cm_id->route.addr.dst_addr,
+				    &cm_id->route.addr.src_addr);
+		rdmx_cm_reject(cm_id, RDMX_REJ_UNKNOWN);
+		return 1;
+	}
 	if (rdmx_conn_req_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &req, &reason))
 		goto reject;
@@ -361,7 +524,7 @@ static int rdmx_cm_connect_request(struct rdma_cm_id *cm_id,
 		reason = RDMX_REJ_FEATURES;
 		goto reject;
 	}
-	if (found->admin_only && !rdmx_listener_persistent(cm_id)) {
+	if (found->admin_only && !persistent) {
 		pr_warn_ratelimited("refused a %s from %pISpc: its listener %pISpc was not added by an administrator\n",
 				    found->name, &cm_id->route.addr.dst_addr,
 				    &cm_id->route.addr.src_addr);
@@ -490,10 +653,13 @@ int rdmx_cm_event_errno(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
  */
 void rdmx_listener_device(struct rdmx_listener *lst, char *buf, size_t len)
 {
+	struct rdma_cm_id *cm_id;
+
 	buf[0] = '\0';
 	spin_lock(&rdmx_lst_lock);
-	if (lst->cm_id && lst->cm_id->device)
-		strscpy(buf, lst->cm_id->device->name, len);
+	cm_id = lst->lport ? lst->lport->cm_id : NULL;
+	if (cm_id && cm_id->device)
+		strscpy(buf, cm_id->device->name, len);
 	spin_unlock(&rdmx_lst_lock);
 }
 

@@ -12,25 +12,27 @@
 
 #include "cm.h"
 
+struct rdmx_lport;
+
 /**
- * struct rdmx_listener - an rdma_cm listener on an address and port
- * @cm_ctx: what the cm_id's context points to
+ * struct rdmx_listener - an address and port rdmx listens on
  * @node: on rdmx_listeners
+ * @lport_node: on its port's @listeners
  * @id: number in /sys/kernel/rdmx/listeners
  * @addr: the address and port
- * @cm_id: the listening id; NULL while its device is gone (then retried
- *	when a device is added)
+ * @lport: the port's rdma_cm id, which this listener's connections come
+ *	through; NULL once the listener is gone
  * @users: endpoints listening through it
  * @persistent: added with RDMX_IOC_LISTENER_ADD
  * @kobj: /sys/kernel/rdmx/listeners/ID
  * @kobj_added: @kobj is in sysfs
  */
 struct rdmx_listener {
-	struct rdmx_cm_ctx cm_ctx;
 	struct list_head node;
+	struct list_head lport_node;
 	u32 id;
 	struct sockaddr_storage addr;
-	struct rdma_cm_id *cm_id;
+	struct rdmx_lport *lport;
 	unsigned int users;
 	bool persistent;
 	struct kobject kobj;

@@ -20,7 +20,9 @@
 #   2. a local unprivileged user, on both hosts of a live session, finds
 #      nothing in /sys/kernel/rdmx that would continue it (its uuid);
 #   3. a local unprivileged user listening for root's service on the other
-#      address family's any-address gets none of its channels;
+#      address family's any-address is refused, and root's endpoint gets
+#      its channels; 3b. listeners come and go on a port under connection
+#      requests (rdmx never holds two rdma_cm ids on one port);
 #   4. rdmx-msgcraft, a hostile peer of the message protocol: empty DATA
 #      segments with MORE (a message that grows without growing), a flood
 #      of OPENs acknowledging nothing (granting no credits, and granting
@@ -202,32 +204,94 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_check "the ping went on undisturbed" test "$?" -eq 0
 fi
 
-# 3. Root listens for service "steal" on IPv4's any-address; user nobody
-# then listens for the same name on IPv6's, port 7481. Node 2's channel,
-# over IPv4, must reach root's endpoint.
+# 3. Root listens for service "steal" on IPv4's any-address, port 7481.
+# User nobody's listen for the same name on IPv6's any-address is refused:
+# rdmx holds one rdma_cm id per port, root's here. Node 2's channel, over
+# IPv4, must reach root's endpoint.
 if [ "$RDMX_NODE" = 1 ]; then
 	timeout 300 "$MT" recv -p 7481 -S steal -n 50 --max-size 4K \
 		>"$RDMX_OUT/steal-owner.txt" 2>&1 &
 	owner=$!
 	rdmx_wait_cm_listen 7481 || rdmx_fail "root listens on 7481"
-	timeout 300 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
 		"$MT" recv -a :: -p 7481 -S steal -n 50 --max-size 4K \
-		>"$RDMX_OUT/steal-thief.txt" 2>&1 &
-	thief=$!
-	rdmx_check "user nobody listens on [::]:7481" \
-		rdmx_poll 60 sh -c "grep -qs '^\[::\]:7481\$' /sys/kernel/rdmx/listeners/*/addr"
+		>"$RDMX_OUT/steal-thief.txt" 2>&1
+	rdmx_check "user nobody's listen on [::]:7481 is refused (EADDRINUSE)" \
+		grep -q "LISTEN on :: port 7481 service steal failed: Address already in use" \
+		"$RDMX_OUT/steal-thief.txt"
+	rdmx_check "the refusal is logged" \
+		sh -c "dmesg | grep -q 'rdmx: refused to listen on \[::\]:7481: port 7481 is rdmx.s on 0.0.0.0'"
 	rdmx_barrier steal-ready 600
 	wait "$owner"
 	rdmx_check "root's endpoint got its 50 messages" test "$?" -eq 0
 	rdmx_barrier steal-sent 600
-	kill "$thief" 2>/dev/null
-	wait "$thief"
 else
 	rdmx_barrier steal-ready 600
 	timeout 300 "$MT" send -p 7481 -S steal -n 50 --max-size 4K "$srv" \
 		>"$RDMX_OUT/steal-send.txt" 2>&1
 	rdmx_check "50 messages sent to service steal over IPv4" test "$?" -eq 0
 	rdmx_barrier steal-sent 600
+fi
+
+# 3b. Listeners that come and go under connection requests, as user
+# nobody. Node 1 gets a second address on the RDMA device's netdev. On
+# port 7484, nobody listens on node 1's address and, 3000 times, on the
+# second: two rdma_cm ids listening on one port of one device would share
+# an IB CM listen id, and rdma_cm frees one destroyed under a request it
+# is handling; so the second is refused every time. On port 7485, nobody
+# listens on the any-address, and the second address joins that id 3000
+# times. Meanwhile node 2 sends connection requests to the second
+# address's ports, 16 at a time (ucmatose; rdmx refuses them).
+addr2=198.18.0.101
+churn_as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$MT" "$@"
+}
+if [ "$RDMX_NODE" = 1 ]; then
+	ip addr add "$addr2/24" dev eth0
+	timeout 600 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$MT" recv -a "$srv" -p 7484 -S churn -n 1 --idle-timeout 0 \
+		>"$RDMX_OUT/churn-held-7484.txt" 2>&1 &
+	held1=$!
+	timeout 600 setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$MT" recv -p 7485 -S churn -n 1 --idle-timeout 0 \
+		>"$RDMX_OUT/churn-held-7485.txt" 2>&1 &
+	held2=$!
+	rdmx_wait_cm_listen 7484 || rdmx_fail "nobody listens on 7484"
+	rdmx_wait_cm_listen 7485 || rdmx_fail "nobody listens on 7485"
+	rdmx_barrier churn-ready 600
+	churn_as_nobody churn -a "$addr2" -p 7484 -S churn2 -n 3000 \
+		>"$RDMX_OUT/churn-7484.txt" 2>&1
+	rdmx_check "a second address on port 7484: refused 3000 of 3000 times (EADDRINUSE)" \
+		grep -q "listened 0, refused 3000 of 3000; the first: EADDRINUSE" \
+		"$RDMX_OUT/churn-7484.txt"
+	churn_as_nobody churn -a "$addr2" -p 7485 -S churn2 -n 3000 \
+		>"$RDMX_OUT/churn-7485.txt" 2>&1
+	rdmx_check "a second address under the any-address of port 7485: listened 3000 of 3000 times" \
+		grep -q "listened 3000, refused 0 of 3000" "$RDMX_OUT/churn-7485.txt"
+	rdmx_barrier churn-done 1200
+	kill "$held1" "$held2" 2>/dev/null
+	wait "$held1" "$held2"
+	ip addr del "$addr2/24" dev eth0
+	rdmx_check "no listener is left on 7484 or 7485" \
+		sh -c "! grep -qs ':748[45]\$' /sys/kernel/rdmx/listeners/*/addr"
+else
+	rdmx_barrier churn-ready 600
+	(
+		while :; do
+			for p in 7484 7485; do
+				timeout 30 ucmatose -s "$addr2" -p "$p" -c 16 \
+					>/dev/null 2>&1
+				echo x
+			done
+		done >"$RDMX_OUT/churn-connects.txt"
+	) &
+	connects=$!
+	rdmx_barrier churn-done 1200
+	kill "$connects"
+	wait "$connects" 2>/dev/null
+	rdmx_check "connection requests went to node 1 meanwhile" \
+		test -s "$RDMX_OUT/churn-connects.txt"
+	echo "# ucmatose runs of 16 requests: $(wc -l <"$RDMX_OUT/churn-connects.txt")"
 fi
 
 # 4. The hostile message peer, from node 2; node 1 only serves.

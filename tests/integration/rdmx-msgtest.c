@@ -86,7 +86,7 @@
 #define TAG_BODY	0x626f6479ULL
 #define TAG_SHORT	0x73686f7274ULL
 
-enum mode { M_RECV = 1, M_SEND = 2, M_STREAM = 4, M_HOLD = 8 };
+enum mode { M_RECV = 1, M_SEND = 2, M_STREAM = 4, M_HOLD = 8, M_CHURN = 16 };
 
 struct opts {
 	enum mode mode;
@@ -1191,8 +1191,11 @@ static void print_usage(FILE *f)
 		"  hold      CONNECT COUNT channels to HOST, all held at once; print how\n"
 		"            many were opened, in how long, and the errno of the first\n"
 		"            that was not; exit 0 only when all were\n"
+		"  churn     LISTEN on ADDR and close, COUNT times, one endpoint at a time;\n"
+		"            print how many listened and how many were refused, with the\n"
+		"            first refusal's errno; exit 0 unless the device node fails\n"
 		"\n"
-		"  -a, --addr ADDR        recv: local address to listen on (default: any IPv4;\n"
+		"  -a, --addr ADDR        recv, churn: local address to listen on (default: any IPv4;\n"
 		"                         '::' for any IPv6)\n"
 		"  -p, --port PORT        rdma_cm port (default 0: RDMX_DEFAULT_PORT, %d)\n"
 		"  -S, --service NAME     service name, 1-%d of [A-Za-z0-9._-]\n"
@@ -1323,10 +1326,12 @@ static const struct option long_opts[] = {
 static unsigned int opt_modes(int c)
 {
 	switch (c) {
-	case 'a': case OPT_POLL: case OPT_BUF_SIZE:
+	case 'a':
+		return M_RECV | M_CHURN;
+	case OPT_POLL: case OPT_BUF_SIZE:
 		return M_RECV;
 	case 'n':
-		return M_RECV | M_SEND | M_HOLD;
+		return M_RECV | M_SEND | M_HOLD | M_CHURN;
 	case OPT_SEED: case OPT_MAX_SIZE: case OPT_BATCH:
 	case OPT_IDLE:
 		return M_RECV | M_SEND;
@@ -1339,7 +1344,7 @@ static unsigned int opt_modes(int c)
 	case OPT_PORTS: case OPT_LINGER:
 		return M_HOLD;
 	}
-	return M_RECV | M_SEND | M_STREAM | M_HOLD;
+	return M_RECV | M_SEND | M_STREAM | M_HOLD | M_CHURN;
 }
 
 static const char *opt_name(int c)
@@ -1367,7 +1372,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->ports = 1;
 
 	if (argc < 2)
-		return bad_arg("missing mode: recv, send, stream or hold");
+		return bad_arg("missing mode: recv, send, stream, hold or churn");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout);
 		return 0;
@@ -1381,8 +1386,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		o->mode = M_STREAM;
 	else if (!strcmp(argv[1], "hold"))
 		o->mode = M_HOLD;
+	else if (!strcmp(argv[1], "churn"))
+		o->mode = M_CHURN;
 	else
-		return bad_arg("unknown mode '%s': recv, send, stream or hold",
+		return bad_arg("unknown mode '%s': recv, send, stream, hold or churn",
 			       argv[1]);
 
 	argc--;
@@ -1496,9 +1503,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return bad_arg("%s needs -S SERVICE", o->mode_name);
 	if (o->mode != M_STREAM && !o->have_count)
 		return bad_arg("%s needs -n COUNT", o->mode_name);
-	if (o->mode == M_RECV) {
+	if (o->mode == M_RECV || o->mode == M_CHURN) {
 		if (optind < argc)
-			return bad_arg("recv takes no HOST ('%s')", argv[optind]);
+			return bad_arg("%s takes no HOST ('%s')", o->mode_name,
+				       argv[optind]);
 		if (!o->have_buf_size)
 			o->buf_size = o->max_size;
 	} else {
@@ -1557,6 +1565,48 @@ static int run_hold(const struct opts *o, struct result *r)
 	return i == o->count ? 0 : 1;
 }
 
+/* churn: LISTEN and close, COUNT times. */
+static int run_churn(const struct opts *o, struct result *r)
+{
+	struct rdmx_ep_addr a;
+	__u64 i, listened = 0, refused = 0;
+	int lfd, e, first = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	if (o->addr) {
+		e = resolve(o->addr, &a.addr);
+		if (e) {
+			fail(r, 0, "%s: %s", o->addr, gai_strerror(e));
+			return 1;
+		}
+	} else {
+		a.addr.family = AF_INET;
+	}
+	a.addr.port = o->port;
+	memcpy(a.service, o->service, sizeof(a.service));
+	for (i = 0; i < o->count; i++) {
+		lfd = open(o->dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0) {
+			e = errno;
+			fail(r, e, "%s: %s", o->dev, strerror(e));
+			return 1;
+		}
+		if (ioctl(lfd, RDMX_IOC_EP_LISTEN, &a) < 0) {
+			if (!refused++)
+				first = errno;
+		} else {
+			listened++;
+		}
+		close(lfd);
+	}
+	printf("%s: listened %llu, refused %llu of %llu%s%s\n", PROG,
+	       (unsigned long long)listened, (unsigned long long)refused,
+	       (unsigned long long)i, first ? "; the first: " : "",
+	       first ? strerrorname_np(first) : "");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct result r;
@@ -1585,6 +1635,9 @@ int main(int argc, char **argv)
 		break;
 	case M_HOLD:
 		ret = run_hold(&o, &r);
+		break;
+	case M_CHURN:
+		ret = run_churn(&o, &r);
 		break;
 	}
 	if (o.json && write_json(&o, &r))
