@@ -786,6 +786,21 @@ void craft_fuzz_summary(const struct craft_fuzz *f)
 	fflush(stdout);
 }
 
+/*
+ * The fuzz's exit status: @alive's (0: the server still serves, 1: it does
+ * not, 2: the fuzz could not run), else 1 when the server did what the
+ * mirror forbids, said in a TAP line.
+ */
+int craft_fuzz_exit(const struct craft_fuzz *f, int alive)
+{
+	report(!f->anomalies,
+	       "fuzz: the server did only what the mirror allows (%u anomalies)",
+	       f->anomalies);
+	if (alive)
+		return alive;
+	return f->anomalies ? 1 : 0;
+}
+
 void craft_note_hex(const char *what, const void *p, size_t len)
 {
 	const __u8 *b = p;

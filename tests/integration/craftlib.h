@@ -368,6 +368,7 @@ void craft_sess_close(struct craft_conn *c, void *buf);
  * "PROG: fuzz seed S: N frames, R reconnects, T s (F/s)".
  */
 void craft_fuzz_summary(const struct craft_fuzz *f);
+int craft_fuzz_exit(const struct craft_fuzz *f, int alive);
 
 /* A note of @len bytes at @p in hex, the first 64 of them. */
 void craft_note_hex(const char *what, const void *p, size_t len);

@@ -53,10 +53,12 @@
  * dispatch (a session such a request opens is closed at once). A window
  * still bound when a connection goes is freed before its QP (see
  * conn_close()). Then the counts, "rdmx-blkcraft: fuzz
- * seed S: N frames, R reconnects, T s (F/s)", and the check whose TAP
- * line decides the exit status: a new queue OPENs EXPORT and READs its
- * first block (0: it does, 1: it does not, 2: the fuzz could not run: no
- * device, no listener, or an OPEN of EXPORT refused at the start).
+ * seed S: N frames, R reconnects, T s (F/s)", and the two checks whose TAP
+ * lines decide the exit status: a new queue OPENs EXPORT and READs its
+ * first block, and the fuzz saw no anomaly (0: both hold, 1: one does
+ * not, 2: the fuzz could not run: no device, no listener, or an OPEN of
+ * EXPORT refused at the start). The memory window's region is exactly its
+ * data buffer (see conn_setup_rsp()).
  *
  * The wire format is mirrored by hand from kmod/core/proto.h and
  * kmod/blk/blk_proto.h: every field little-endian, sizes checked below.
@@ -162,6 +164,7 @@ enum { WR_SEND = NR_RECV, WR_BIND };
 struct conn {
 	struct craft_conn c;		/* c.rx: NR_RECV receive slots */
 	struct ibv_mw *mw;
+	struct ibv_mr *data_mr;		/* what the window is bound in */
 	__u32 mw_rkey;
 	bool mw_bound;			/* the fuzz: bound, not invalidated */
 	struct blk_cmd *cmd;		/* followed by up to 4 KiB inline */
@@ -233,6 +236,8 @@ static void conn_close(struct conn *c)
 	craft_disconnect(&c->c);
 	if (c->mw)
 		ibv_dealloc_mw(c->mw);
+	if (c->data_mr)
+		ibv_dereg_mr(c->data_mr);
 	craft_close(&c->c);
 	memset(c, 0, sizeof(*c));
 }
@@ -270,6 +275,18 @@ static int conn_setup_rsp(struct conn *c, size_t rsp_size)
 	c->data = c->c.lead;
 	c->cmd = (struct blk_cmd *)(c->c.lead + DATA_LEN);
 	if (have_mw) {
+		/*
+		 * The window's memory region is exactly the data buffer:
+		 * soft-RoCE checks an access through a window against the
+		 * window's region, not the window (rxe_resp.c check_rkey()),
+		 * so with a wider region it lets the server reach past the
+		 * window, where a NIC would not.
+		 */
+		c->data_mr = ibv_reg_mr(c->c.pd, c->data, DATA_LEN,
+					IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_MW_BIND);
+		if (!c->data_mr)
+			return -1;
 		c->mw = ibv_alloc_mw(c->c.pd, IBV_MW_TYPE_2);
 		if (!c->mw)
 			return -1;
@@ -454,7 +471,7 @@ static int mw_bind_for(struct conn *c, unsigned int access)
 			.mw = c->mw,
 			.rkey = ibv_inc_rkey(c->mw_rkey),
 			.bind_info = {
-				.mr = c->c.mr,
+				.mr = c->data_mr,
 				.addr = (uintptr_t)c->data,
 				.length = DATA_LEN,
 				.mw_access_flags = access,
@@ -2203,7 +2220,7 @@ static int mode_fuzz(unsigned long long seed, unsigned long count,
 	if (z.events)
 		note("fuzz: %llu events (responses to no command)", z.events);
 	craft_fuzz_summary(&z.f);
-	return fz_alive(&z);
+	return craft_fuzz_exit(&z.f, fz_alive(&z));
 }
 
 static void print_usage(FILE *f)

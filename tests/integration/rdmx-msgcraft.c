@@ -89,7 +89,7 @@
  * mirror of rdmx_msg_hdr_parse(), of rdmx_sess_rx()'s checks and of the
  * payload parsers says which it must be; a server that takes a frame it
  * must refuse, or ends the connection on one it must take, is an anomaly,
- * noted with the frame in hex.
+ * noted with the frame in hex; any anomaly fails the run (exit status 1).
  *
  * A connection the server ended is made again as the kernel client
  * reconnects: the session's uuid, the next generation; refused BUSY, it
@@ -2324,7 +2324,7 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 	     z.sessions, z.live_lost, z.dups);
 	craft_fuzz_summary(&z.f);
 	ret = fz_alive(seed);
-	return ret;
+	return craft_fuzz_exit(&z.f, ret);
 }
 
 /* ---- main --------------------------------------------------------------- */

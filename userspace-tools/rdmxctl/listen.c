@@ -82,8 +82,11 @@ static void listen_err(int err, bool add, const struct rdmx_sockaddr *sa)
 	}
 	rd_ep_err(err, NULL, "%s listener on %s", add ? "add" : "delete",
 		  where);
-	if (err == EADDRINUSE || err == EEXIST)
+	if (err == EEXIST)
 		fprintf(stderr, "hint: %s has a listener already: see '" RD_PROG " listen list'\n",
+			where);
+	else if (err == EADDRINUSE)
+		fprintf(stderr, "hint: %s, or that port for another address, has a listener already (rdmx holds a port for one address family): see '" RD_PROG " listen list' and the kernel log\n",
 			where);
 	else if (add && err == EAFNOSUPPORT)
 		fputs("hint: this kernel has no IPv6: give an IPv4 address\n",
