@@ -2339,7 +2339,7 @@ EOF
 	check "shim: map ENOENT: says no such export" eval 'rc_is 1 && err_has "no export disk1 on 127\.0\.0\.1"'
 	SHIM_FAIL=MAP:111 mshim map -p 7000 127.0.0.1 disk1
 	check "shim: map ECONNREFUSED: hint to listen on the port" \
-		eval 'rc_is 1 && err_has "nothing listens on port 7000" && err_has "^hint: run .rdmxctl listen add -p 7000. on 127\.0\.0\.1"'
+		eval 'rc_is 1 && err_has "no listener an administrator added on port 7000" && err_has "^hint: run .rdmxctl listen add -p 7000. on 127\.0\.0\.1"'
 	SHIM_FAIL=MAP:71 mshim map 127.0.0.1 disk1
 	check "shim: map EPROTO: says incompatible server" eval 'rc_is 1 && err_has "incompatible server"'
 	SHIM_FAIL=MAP:110 mshim map 127.0.0.1 disk1

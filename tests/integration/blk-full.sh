@@ -39,7 +39,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 		refused $? "no export nosuch" "$RDMX_OUT/map-nosuch.err"
 	rdmxctl map -p 7999 "$srv" ram >/dev/null 2>"$RDMX_OUT/map-noport.err"
 	rdmx_check "map to a port without a listener fails (ECONNREFUSED)" \
-		refused $? "nothing listens on port 7999" "$RDMX_OUT/map-noport.err"
+		refused $? "no listener an administrator added on port 7999" "$RDMX_OUT/map-noport.err"
 	rdmxctl map list
 
 	# 3b. A crafted client (rdmx-blkcraft) against exports of its own:

@@ -276,7 +276,7 @@ static void map_err(int err, const struct map_args *x, const char *where)
 		       x->name, x->host, where);
 		return;
 	case ECONNREFUSED:
-		rd_err("map %s of %s (%s): connection refused: nothing listens on port %u",
+		rd_err("map %s of %s (%s): connection refused: no listener an administrator added on port %u",
 		       x->name, x->host, where, x->port);
 		fprintf(stderr, "hint: run '" RD_PROG " listen add -p %u' on %s\n",
 			x->port, x->host);
