@@ -255,6 +255,110 @@ static struct kunit_suite rdmx_sess_suite = {
 
 kunit_test_suites(&rdmx_sess_suite);
 
+/* ---- rdmx_listener: one rdma_cm id per port ---- */
+
+#define RDMX_KUNIT_LPORT	7498
+
+/* Listen for @service on @sa; Return: the endpoint, or an ERR_PTR. */
+static struct rdmx_ep *rdmx_kunit_listen(struct kunit *test, const void *sa,
+					 const char *service)
+{
+	struct rdmx_ep *ep = rdmx_ep_create(NULL, NULL);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ep);
+	ret = rdmx_ep_listen(ep, sa, service, 0);
+	if (ret) {
+		rdmx_ep_release(ep);
+		return ERR_PTR(ret);
+	}
+	return ep;
+}
+
+/*
+ * A port is bound for its first listener's address; a later one joins
+ * only under that family's any-address, else gets -EADDRINUSE, and the
+ * port stays bound as it was until its last listener goes.
+ */
+static void rdmx_listener_port_test(struct kunit *test)
+{
+	struct sockaddr_in any4 = {
+		.sin_family = AF_INET,
+		.sin_port = htons(RDMX_KUNIT_LPORT),
+	};
+	struct sockaddr_in6 any6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(RDMX_KUNIT_LPORT),
+	};
+	struct sockaddr_in one4 = any4, lo4 = any4, far4 = any4;
+	char ibname[IB_DEVICE_NAME_MAX];
+	struct rdmx_ep *a, *b, *c;
+
+	one4.sin_addr.s_addr = rdmx_kunit_rdma_addr(ibname, sizeof(ibname));
+	if (!one4.sin_addr.s_addr)
+		kunit_skip(test, "no RDMA device with an IPv4 address");
+	lo4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	far4.sin_addr.s_addr = htonl(0xc6336401);	/* 198.51.100.1 */
+
+	/* A specific address first: no other address, of either family. */
+	a = rdmx_kunit_listen(test, &one4, "l1");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(a), "%pe", a);
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &lo4, "l2"),
+			    ERR_PTR(-EADDRINUSE));
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &any4, "l2"),
+			    ERR_PTR(-EADDRINUSE));
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &any6, "l2"),
+			    ERR_PTR(-EADDRINUSE));
+	b = rdmx_kunit_listen(test, &one4, "l2");	/* the same: shared */
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(b), "%pe", b);
+	if (!IS_ERR(b))
+		rdmx_ep_release(b);
+	rdmx_ep_release(a);
+
+	/* The any-address first: its family's addresses join it. */
+	a = rdmx_kunit_listen(test, &any4, "l1");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(a), "%pe", a);
+	b = rdmx_kunit_listen(test, &one4, "l2");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(b), "%pe", b);
+	c = rdmx_kunit_listen(test, &lo4, "l3");
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(c), "%pe", c);
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &far4, "l4"),
+			    ERR_PTR(-EADDRNOTAVAIL));
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &any6, "l4"),
+			    ERR_PTR(-EADDRINUSE));
+	/* The first goes; the port stays the any-address's. */
+	rdmx_ep_release(a);
+	KUNIT_EXPECT_PTR_EQ(test, rdmx_kunit_listen(test, &any6, "l4"),
+			    ERR_PTR(-EADDRINUSE));
+	a = rdmx_kunit_listen(test, &any4, "l1");
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(a), "%pe", a);
+	if (!IS_ERR(a))
+		rdmx_ep_release(a);
+	if (!IS_ERR(c))
+		rdmx_ep_release(c);
+	rdmx_ep_release(b);
+
+	/* Free again: the other family may have it. */
+	a = rdmx_kunit_listen(test, &any6, "l1");
+	if (IS_ERR(a) && PTR_ERR(a) == -EAFNOSUPPORT)
+		kunit_skip(test, "no IPv6");
+	KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(a), "%pe", a);
+	if (!IS_ERR(a))
+		rdmx_ep_release(a);
+}
+
+static struct kunit_case rdmx_listener_cases[] = {
+	KUNIT_CASE(rdmx_listener_port_test),
+	{}
+};
+
+static struct kunit_suite rdmx_listener_suite = {
+	.name = "rdmx_listener",
+	.test_cases = rdmx_listener_cases,
+};
+
+kunit_test_suites(&rdmx_listener_suite);
+
 /* ---- rdmx_rma: one-sided access through the kernel API ---- */
 
 #define RDMX_KUNIT_REGION	(3 << 20)
