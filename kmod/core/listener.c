@@ -15,10 +15,11 @@
  * IB CM listen id, and rdma_cm handles a connection request with the
  * listening id it found and holds no reference on: destroying one of two
  * such ids while a request for it is handled frees it under the handler.
- * rdmx never makes two. A connection request goes to the listener on its
- * local address, else to the one on that family's any-address; a request
- * that neither takes (the port's id outlives a wider first listener) is
- * refused as one that nothing listens for.
+ * rdmx never makes two. A connection request is taken when a listener
+ * covers its local address (that address, or its family's any-address),
+ * and by an administrator's service (the block service) only when one of
+ * those an administrator added; a request none covers (the port's id
+ * outlives a wider first listener) is refused as one nothing listens for.
  *
  * An id bound to one address sits on that address's RDMA device; when the
  * device goes, rdma_cm reports DEVICE_REMOVAL and the id is dropped, and
@@ -419,19 +420,22 @@ int rdmx_listener_del(const struct sockaddr *addr)
 }
 
 /*
- * The listener a connection request came to: the one on the request's
- * local address, else the one on the any-address of its family. @cm_id is
- * the request's new id, whose context is still its port's (rdma_cm copies
- * it from the listening id). Return: whether one takes it; *@persistent:
- * whether an administrator added that one.
+ * Whether a listener takes a connection request: one on the request's
+ * local address or on the any-address of its family. @cm_id is the
+ * request's new id, whose context is still its port's (rdma_cm copies it
+ * from the listening id). *@persistent: whether one of those an
+ * administrator added, so that an endpoint's listener on an address
+ * cannot shut the block service out of it.
  */
 static bool rdmx_listener_match(struct rdma_cm_id *cm_id, bool *persistent)
 {
 	const struct sockaddr *local = (struct sockaddr *)&cm_id->route.addr.src_addr;
 	struct rdmx_cm_ctx *ctx = cm_id->context;
-	struct rdmx_listener *lst, *found = NULL;
+	struct rdmx_listener *lst;
 	struct rdmx_lport *lport;
+	bool found = false;
 
+	*persistent = false;
 	if (!ctx || ctx->ops != &rdmx_lport_cm_ops)
 		return false;
 	lport = container_of(ctx, struct rdmx_lport, cm_ctx);
@@ -439,12 +443,10 @@ static bool rdmx_listener_match(struct rdma_cm_id *cm_id, bool *persistent)
 	list_for_each_entry(lst, &lport->listeners, lport_node) {
 		if (!rdmx_lst_covers((struct sockaddr *)&lst->addr, local))
 			continue;
-		found = lst;
-		if (!rdmx_addr_any((struct sockaddr *)&lst->addr))
-			break;
+		found = true;
+		if (READ_ONCE(lst->persistent))
+			*persistent = true;
 	}
-	if (found)
-		*persistent = READ_ONCE(found->persistent);
 	spin_unlock(&rdmx_lst_lock);
 	return found;
 }

@@ -16,7 +16,8 @@
 #      not be bound twice), and two commands with one tag; then a map
 #      through a listener that user nobody's endpoint made (port 7483)
 #      must be refused: exports are served through administrators'
-#      listeners only;
+#      listeners only, and one where user nobody listens on an address
+#      under an administrator's any-address must be served;
 #   2. a local unprivileged user, on both hosts of a live session, finds
 #      nothing in /sys/kernel/rdmx that would continue it (its uuid);
 #   3. a local unprivileged user listening for root's service on the other
@@ -139,10 +140,21 @@ if [ "$RDMX_NODE" = 1 ]; then
 		"$MT" recv -p 7483 -S lure -n 1 --idle-timeout 0 >"$RDMX_OUT/lure.txt" 2>&1 &
 	lure=$!
 	rdmx_wait_cm_listen 7483 || rdmx_fail "user nobody listens on port 7483"
+	# And the other way round: where an administrator listens on the
+	# any-address, an endpoint's listener on one address under it does
+	# not shut the block service out of that address.
+	rdmx_check "listen on any IPv4 address, port 7486" rdmxctl listen add -p 7486
+	timeout $((600 + fuzz_secs)) setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+		"$MT" recv -a "$srv" -p 7486 -S squat -n 1 --idle-timeout 0 \
+		>"$RDMX_OUT/squat.txt" 2>&1 &
+	squat=$!
+	rdmx_check "user nobody listens on $srv:7486, under it" \
+		rdmx_poll 60 sh -c "grep -qs '^$srv:7486\$' /sys/kernel/rdmx/listeners/*/addr"
 	rdmx_barrier lure-up $((1800 + fuzz_secs))
 	rdmx_barrier blk-done 1800
-	kill "$lure" 2>/dev/null
-	wait "$lure"
+	kill "$lure" "$squat" 2>/dev/null
+	wait "$lure" "$squat"
+	rdmx_check "listen del -p 7486" rdmxctl listen del -p 7486
 	rdmx_check "the map through user nobody's listener is logged as refused" \
 		sh -c "dmesg | grep -q 'rdmx: refused a block queue from .*was not added by an administrator'"
 	rdmx_poll 30 rdmx_export_json craft "j[0]['clients'] == 0"
@@ -179,6 +191,13 @@ else
 		rdmxctl unmap "$d"
 	else
 		rdmx_pass "a map through user nobody's listener on port 7483 is refused"
+	fi
+	if d=$(rdmxctl map -p 7486 --timeout 30s "$srv" craft 2>"$RDMX_OUT/map-squat.err"); then
+		rdmx_check "a map to $srv:7486, where user nobody listens under an administrator's any-address, reads" \
+			dd if="$d" of=/dev/null bs=4k count=4 iflag=direct
+		rdmx_check "unmap $d" rdmxctl unmap "$d"
+	else
+		rdmx_fail "a map to $srv:7486, where user nobody listens under an administrator's any-address"
 	fi
 	rdmx_barrier blk-done 1800
 fi
