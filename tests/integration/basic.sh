@@ -36,7 +36,7 @@ test_kunit() {
 		return
 	fi
 	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state \
-		rdmx_sess rdmx_token rdmx_rma rdmx_bench rdmx_blk
+		rdmx_sess rdmx_listener rdmx_token rdmx_rma rdmx_bench rdmx_blk
 	# With a device present the tracking case must really run.
 	if grep -Eq '^    ok [0-9]+ rdmx_device_tracking_test$' \
 		"$RDMX_OUT/kunit-rdmx_device.ktap"; then
@@ -50,6 +50,13 @@ test_kunit() {
 		rdmx_pass "kunit sessions connected to this host over $dev"
 	else
 		rdmx_fail "kunit sessions connected to this host over $dev"
+	fi
+	# ... and the listeners' port rules, on its address.
+	if grep -Eq '^    ok [0-9]+ rdmx_listener_port_test$' \
+		"$RDMX_OUT/kunit-rdmx_listener.ktap"; then
+		rdmx_pass "kunit listener port rules ran on $dev's address"
+	else
+		rdmx_fail "kunit listener port rules ran on $dev's address"
 	fi
 	# ... and one-sided access, over it (atomics may skip, on siw).
 	if grep -Eq '^    ok [0-9]+ rdmx_rma_rw_test$' \

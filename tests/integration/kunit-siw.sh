@@ -14,10 +14,10 @@ if ! insmod "$RDMX_TEST_KO"; then
 	rdmx_fail "kunit module loads"
 	exit 1
 fi
-rdmx_kunit_collect rdmx_sess rdmx_token rdmx_rma
-# Both must really have run over siw, not skipped for want of a device.
+rdmx_kunit_collect rdmx_sess rdmx_listener rdmx_token rdmx_rma
+# They must really have run over siw, not skipped for want of a device.
 for sc in rdmx_sess:rdmx_sess_sizes_test rdmx_rma:rdmx_rma_rw_test \
-	rdmx_rma:rdmx_rma_stale_test; do
+	rdmx_rma:rdmx_rma_stale_test rdmx_listener:rdmx_listener_port_test; do
 	suite=${sc%%:*} c=${sc#*:}
 	if grep -Eq "^    ok [0-9]+ $c\$" "$RDMX_OUT/kunit-$suite.ktap"; then
 		rdmx_pass "kunit $c ran over $RDMX_RDMA_DEV"

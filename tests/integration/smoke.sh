@@ -35,7 +35,7 @@ rdmx_check "rdmx.ko unloads and loads again, five times" test "$ok" = 1
 rdmx_wait_port "$RDMX_RDMA_DEV" || rdmx_fail "$RDMX_RDMA_DEV port ACTIVE after reload"
 if insmod "$RDMX_TEST_KO"; then
 	rdmx_kunit_collect rdmx_uapi rdmx_device rdmx_proto rdmx_state \
-		rdmx_rma rdmx_sess rdmx_token rdmx_bench rdmx_blk
+		rdmx_rma rdmx_sess rdmx_listener rdmx_token rdmx_bench rdmx_blk
 	rdmx_check "kunit module unloads" rmmod rdmx_test
 else
 	rdmx_fail "kunit module loads"
