@@ -254,7 +254,7 @@ fi
 
 # 3b. Listeners that come and go under connection requests, as user
 # nobody. Node 1 gets a second address on the RDMA device's netdev. On
-# port 7484, nobody listens on node 1's address and, for 30 s, on the
+# port 7484, nobody listens on node 1's address and, for 15 s, on the
 # second again and again: two rdma_cm ids listening on one port of one
 # device would share an IB CM listen id, and rdma_cm frees one destroyed under a request it is
 # handling; so the second is refused every time. On port 7485, nobody
@@ -262,7 +262,7 @@ fi
 # and again. Meanwhile node 2 sends connection requests to the second
 # address's ports, 16 at a time (ucmatose; rdmx refuses them).
 addr2=198.18.0.101
-churn_secs=30
+churn_secs=15
 # churn PORT: user nobody listens on $addr2:PORT and closes, 200 times a
 # round, for $churn_secs; one line of counts a round.
 churn() {
