@@ -15,8 +15,11 @@
  * IB CM listen id, and rdma_cm handles a connection request with the
  * listening id it found and holds no reference on: destroying one of two
  * such ids while a request for it is handled frees it under the handler.
- * rdmx never makes two. A connection request is taken when a listener
- * covers its local address (that address, or its family's any-address),
+ * rdmx never makes two (another rdma_cm user on the host still can pair
+ * one with rdmx's: that is rdma_cm's to fix, by holding a reference on the
+ * listening id it hands a request to). A connection request is taken when
+ * a listener covers its local address (that address, on the interface the
+ * request came in on, or its family's any-address),
  * and by an administrator's service (the block service) only when one of
  * those an administrator added; a request none covers (the port's id
  * outlives a wider first listener) is refused as one nothing listens for.
@@ -42,9 +45,11 @@
 
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <linux/inetdevice.h>
 #include <linux/notifier.h>
 #include <linux/nsproxy.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_addr.h>
@@ -186,19 +191,25 @@ static int rdmx_lport_cm_event(struct rdma_cm_id *cm_id,
 {
 	struct rdmx_lport *lport = container_of(cm_id->context,
 						struct rdmx_lport, cm_ctx);
+	struct sockaddr_storage addr;
 	int ret = 0;
 
 	if (ev->event != RDMA_CM_EVENT_DEVICE_REMOVAL)
 		return 0;
+	/*
+	 * Once cm_id is cleared, rdmx_lport_release() may free the port:
+	 * what the log line needs is copied before.
+	 */
 	spin_lock(&rdmx_lst_lock);
 	if (lport->cm_id == cm_id) {
 		lport->cm_id = NULL;
+		addr = lport->addr;
 		ret = 1;
 	}
 	spin_unlock(&rdmx_lst_lock);
 	if (ret)
 		pr_info("listener %pISpc: its device went away; waiting for one\n",
-			&lport->addr);
+			&addr);
 	return ret;
 }
 
@@ -420,28 +431,97 @@ int rdmx_listener_del(const struct sockaddr *addr)
 }
 
 /*
- * Whether a listener takes a connection request: one on the request's
- * local address or on the any-address of its family. @cm_id is the
- * request's new id, whose context is still its port's (rdma_cm copies it
- * from the listening id). *@persistent: whether one of those an
- * administrator added, so that an endpoint's listener on an address
- * cannot shut the block service out of it.
+ * Whether @local, a connection request's local address, is an address of
+ * the interface the request came in on (@ifindex). rdma_cm checks that
+ * for an id bound to an address; for one on the any-address the address
+ * is what the peer's request names.
+ */
+static bool rdmx_addr_on_dev(const struct sockaddr *local, int ifindex)
+{
+	struct net_device *dev;
+	bool ok = false;
+
+	rcu_read_lock();
+	dev = ifindex ? dev_get_by_index_rcu(&init_net, ifindex) : NULL;
+	if (!dev)
+		goto out;
+	if (local->sa_family == AF_INET) {
+		__be32 a = ((const struct sockaddr_in *)local)->sin_addr.s_addr;
+		const struct in_device *in = __in_dev_get_rcu(dev);
+		const struct in_ifaddr *ifa;
+
+		if (!in)
+			goto out;
+		in_dev_for_each_ifa_rcu(ifa, in) {
+			if (ifa->ifa_local == a) {
+				ok = true;
+				break;
+			}
+		}
+	} else if (IS_ENABLED(CONFIG_IPV6) && local->sa_family == AF_INET6) {
+		ok = ipv6_chk_addr(&init_net,
+				   &((const struct sockaddr_in6 *)local)->sin6_addr,
+				   dev, 1);
+	}
+out:
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Whether a listener on @addr takes a connection request to @local, which
+ * came in on interface @ifindex through a port's id bound to the
+ * any-address (@port_any) or to @addr itself. rdma_cm sets no scope id in
+ * @local: a link-local listener's scope is the interface.
+ */
+static bool rdmx_lst_takes(const struct sockaddr *addr,
+			   const struct sockaddr *local, int ifindex,
+			   bool port_any)
+{
+	if (addr->sa_family != local->sa_family)
+		return false;
+	if (rdmx_addr_any(addr))
+		return true;
+	if (addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const void *)addr;
+		const struct sockaddr_in6 *l6 = (const void *)local;
+
+		if (!ipv6_addr_equal(&a6->sin6_addr, &l6->sin6_addr) ||
+		    (a6->sin6_scope_id && a6->sin6_scope_id != ifindex))
+			return false;
+	} else if (((const struct sockaddr_in *)addr)->sin_addr.s_addr !=
+		   ((const struct sockaddr_in *)local)->sin_addr.s_addr) {
+		return false;
+	}
+	return !port_any || rdmx_addr_on_dev(local, ifindex);
+}
+
+/*
+ * Whether a listener takes a connection request (rdmx_lst_takes()). @cm_id
+ * is the request's new id, whose context is still its port's (rdma_cm
+ * copies it from the listening id). *@persistent: whether one of those
+ * that take it an administrator added, so that an endpoint's listener on
+ * an address cannot shut the block service out of it.
  */
 static bool rdmx_listener_match(struct rdma_cm_id *cm_id, bool *persistent)
 {
 	const struct sockaddr *local = (struct sockaddr *)&cm_id->route.addr.src_addr;
 	struct rdmx_cm_ctx *ctx = cm_id->context;
+	int ifindex = cm_id->route.addr.dev_addr.bound_dev_if;
 	struct rdmx_listener *lst;
 	struct rdmx_lport *lport;
-	bool found = false;
+	bool found = false, port_any;
 
 	*persistent = false;
 	if (!ctx || ctx->ops != &rdmx_lport_cm_ops)
 		return false;
 	lport = container_of(ctx, struct rdmx_lport, cm_ctx);
+	/* The port's first address, set before any request came through. */
+	port_any = rdmx_addr_any((struct sockaddr *)&lport->addr);
 	spin_lock(&rdmx_lst_lock);
 	list_for_each_entry(lst, &lport->listeners, lport_node) {
-		if (!rdmx_lst_covers((struct sockaddr *)&lst->addr, local))
+		if (!rdmx_lst_takes((struct sockaddr *)&lst->addr, local,
+				    ifindex, port_any))
 			continue;
 		found = true;
 		if (READ_ONCE(lst->persistent))
