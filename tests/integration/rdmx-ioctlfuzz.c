@@ -446,6 +446,7 @@ struct worker {
 	u64 magic_calls, other_calls;
 	u64 fds_opened, fds_closed, dups, forks, mem_ops, polls;
 	u64 scenarios, channels;
+	unsigned int connects_failed;	/* in a row, since the last channel */
 };
 
 static struct worker *workers;
@@ -1638,9 +1639,13 @@ static void op_connect(struct worker *w)
 	/*
 	 * Mostly short: a connect that waits its whole timeout is most of
 	 * the fuzzer's time otherwise; 1 in 8 waits long enough for a
-	 * session to come up on a slow guest.
+	 * session to come up on a slow guest, and longer still once 100
+	 * in a row have failed (a guest on a crowded host: without it, no
+	 * channel is ever made, and their ioctls are never fuzzed).
 	 */
 	a->timeout_ms = one_in(w, 8) ? 50 + below(w, 1000) : 20 + below(w, 250);
+	if (w->connects_failed >= 100 && one_in(w, 8))
+		a->timeout_ms = 2000 + below(w, 4000);
 	connect_target(w, a);
 	if (at(&c, S(0))) {
 		a->backlog = 1 + below(w, 100);
@@ -1664,8 +1669,12 @@ static void op_connect(struct worker *w)
 	} else {
 		set_role(c.slot, c.fd, c.ret == 0 ? R_CHAN : R_OTHER);
 	}
-	if (c.ret == 0)
+	if (c.ret == 0) {
 		w->channels++;
+		w->connects_failed = 0;
+	} else {
+		w->connects_failed++;
+	}
 }
 
 /* Memory for message @i of a SEND or RECV: mostly good, sometimes not. */
