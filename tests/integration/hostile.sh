@@ -287,10 +287,12 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_wait_cm_listen 7485 || rdmx_fail "nobody listens on 7485"
 	rdmx_barrier churn-ready 600
 	churn 7484 >"$RDMX_OUT/churn-7484.txt" 2>&1
+	# shellcheck disable=SC2016  # awk's $0
 	rdmx_check "a second address on port 7484: refused every time (EADDRINUSE), $(wc -l <"$RDMX_OUT/churn-7484.txt") x 200" \
 		awk '$0 != "rdmx-msgtest: listened 0, refused 200 of 200; the first: EADDRINUSE" { exit 1 } END { exit !NR }' \
 		"$RDMX_OUT/churn-7484.txt"
 	churn 7485 >"$RDMX_OUT/churn-7485.txt" 2>&1
+	# shellcheck disable=SC2016  # awk's $0
 	rdmx_check "a second address under the any-address of port 7485: listened every time, $(wc -l <"$RDMX_OUT/churn-7485.txt") x 200" \
 		awk '$0 != "rdmx-msgtest: listened 200, refused 0 of 200" { exit 1 } END { exit !NR }' \
 		"$RDMX_OUT/churn-7485.txt"
