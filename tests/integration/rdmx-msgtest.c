@@ -677,6 +677,28 @@ static const char *expect_str(const struct rx *st, char *buf, size_t size)
 	return buf;
 }
 
+/* The LISTEN argument of recv and churn: -a (any IPv4), -p, -S. */
+static int listen_arg(const struct opts *o, struct rdmx_ep_addr *a,
+		      struct result *r)
+{
+	int e;
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	if (o->addr) {
+		e = resolve(o->addr, &a->addr);
+		if (e) {
+			fail(r, 0, "%s: %s", o->addr, gai_strerror(e));
+			return -1;
+		}
+	} else {
+		a->addr.family = AF_INET;
+	}
+	a->addr.port = o->port;
+	memcpy(a->service, o->service, sizeof(a->service));
+	return 0;
+}
+
 /* Check one received message against the one expected next. */
 static void rx_check(struct rx *st, const __u8 *p, __u32 len)
 {
@@ -749,19 +771,8 @@ static int run_recv(const struct opts *o, struct result *r)
 		fail(r, e, "%s: %s", o->dev, strerror(e));
 		goto out;
 	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	if (o->addr) {
-		e = resolve(o->addr, &a.addr);
-		if (e) {
-			fail(r, 0, "%s: %s", o->addr, gai_strerror(e));
-			goto out;
-		}
-	} else {
-		a.addr.family = AF_INET;
-	}
-	a.addr.port = o->port;
-	memcpy(a.service, o->service, sizeof(a.service));
+	if (listen_arg(o, &a, r))
+		goto out;
 	if (ioctl(lfd, RDMX_IOC_EP_LISTEN, &a) < 0) {
 		e = errno;
 		fail(r, e, "LISTEN on %s port %u service %s failed: %s",
@@ -1572,19 +1583,8 @@ static int run_churn(const struct opts *o, struct result *r)
 	__u64 i, listened = 0, refused = 0;
 	int lfd, e, first = 0;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	if (o->addr) {
-		e = resolve(o->addr, &a.addr);
-		if (e) {
-			fail(r, 0, "%s: %s", o->addr, gai_strerror(e));
-			return 1;
-		}
-	} else {
-		a.addr.family = AF_INET;
-	}
-	a.addr.port = o->port;
-	memcpy(a.service, o->service, sizeof(a.service));
+	if (listen_arg(o, &a, r))
+		return 1;
 	for (i = 0; i < o->count; i++) {
 		lfd = open(o->dev, O_RDWR | O_CLOEXEC);
 		if (lfd < 0) {
