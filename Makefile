@@ -12,7 +12,8 @@
 #   make check           every test (host tests, then debug-kernel guests);
 #                        FULL=1 KERNELS=all before a release
 #   make fuzz            the ioctl and wire fuzzers, DURATION s each (3600;
-#                        FUZZ=ioctl or FUZZ=wire for one)
+#                        FUZZ=ioctl or FUZZ=wire for one; FUZZ_JOBS wire
+#                        fuzzers of each protocol side by side, 4)
 #   make demo            two soft-RoCE guests running rdmx
 #   make bench           rdmx against its peers (BENCH_ARGS=--quick: < 10 min)
 #   make kernel          build (or reuse) the debug and perf test kernels
@@ -134,11 +135,14 @@ check:
 	tests/check
 
 # The ioctl and wire fuzzers, DURATION seconds each (in debug guests);
-# FUZZ=ioctl or FUZZ=wire runs one of them.
+# FUZZ=ioctl or FUZZ=wire runs one of them; FUZZ_JOBS wire fuzzers of each
+# protocol run side by side.
 DURATION ?= 3600
 FUZZ ?= ioctl|wire
+FUZZ_JOBS ?= 4
 fuzz:
-	RDMX_CHECK_ONLY='guest-fuzz-($(FUZZ))' RDMX_FUZZ_SECS=$(DURATION) tests/check
+	RDMX_CHECK_ONLY='guest-fuzz-($(FUZZ))' RDMX_FUZZ_SECS=$(DURATION) \
+		RDMX_FUZZ_JOBS=$(FUZZ_JOBS) tests/check
 
 demo:
 	tests/demo
