@@ -3334,7 +3334,7 @@ static void print_wchan(FILE *f, pid_t tid)
 
 static void report_hang(const char *why)
 {
-	u64 t = now(), since;
+	u64 t, since;
 	int i;
 
 	pthread_mutex_lock(&print_lock);
@@ -3344,6 +3344,8 @@ static void report_hang(const char *why)
 		struct worker *w = &workers[i];
 
 		since = __atomic_load_n(&w->busy_since, __ATOMIC_ACQUIRE);
+		/* Reading wchans takes time: a call may start after t. */
+		t = now();
 		fprintf(stderr, "  thread %d (tid %d, op %llu): ", i, w->tid,
 			w->ops);
 		if (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE))
@@ -3354,7 +3356,7 @@ static void report_hang(const char *why)
 			fprintf(stderr, "in %s on fd %d for %.1f s",
 				__atomic_load_n(&w->what, __ATOMIC_RELAXED),
 				__atomic_load_n(&w->what_fd, __ATOMIC_RELAXED),
-				(t - since) / 1e9);
+				since < t ? (t - since) / 1e9 : 0.0);
 		print_wchan(stderr, w->tid);
 		fputc('\n', stderr);
 	}
