@@ -37,7 +37,14 @@ MODULE_LAYERS = {
     "null_blk": "backing device (null_blk)",
     "rds": "RDS",
     "rds_rdma": "RDS",
+    "crc32_generic": "checksums (crc32: soft-RoCE's ICRC)",
+    "crc32_pclmul": "checksums (crc32: soft-RoCE's ICRC)",
 }
+
+# perf's name for the kernel image: [kernel.kallsyms] when it reads
+# /proc/kallsyms, [kernel.vmlinux] when it finds the vmlinux (a guest of
+# the perf kernel, whose build tree is there).
+KERNEL_DSOS = {"[kernel.kallsyms]", "[kernel.vmlinux]"}
 
 # rdmx's objects -> layer (the first matching prefix).
 RDMX_LAYERS = [
@@ -182,12 +189,12 @@ def prefix_layer(path, table):
 
 
 def layer_of(dso, kernel, sym, syms):
-    """The layer of a sample in @sym of @dso (perf's names: [kernel.kallsyms],
+    """The layer of a sample in @sym of @dso (perf's names: KERNEL_DSOS,
     [MODULE], a program or library); @kernel: perf's [k] mark."""
     name = base_name(sym)
     if not kernel:
         return USER
-    if dso == "[kernel.kallsyms]":
+    if dso in KERNEL_DSOS:
         if name in IDLE:
             return IDLE_LAYER
         path = syms.get(name, "")
