@@ -787,11 +787,15 @@ prof_run() {
 	shift 2
 	f=$B/raw/prof-$(echo "$id" | tr '/' '_')
 	rm -f "$f.rc"
+	# The device's counters around it (RNR NAKs, retries, sequence
+	# errors: what would make the transport wait for a timer).
+	rdma statistic show link "$RDMX_RDMA_DEV/1" >"$f.counters-before" 2>&1
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2016 # the inner shell expands them
 	perf record -q -e cpu-clock -F "$prof_hz" -a -o "$f.data" -- \
 		sh -c 'timeout 900 "$@"; echo $? >"$0"' "$f.rc" "$@" >"$f.out" 2>"$f.perf.txt"
 	t1=$(date +%s%N)
+	rdma statistic show link "$RDMX_RDMA_DEV/1" >"$f.counters-after" 2>&1
 	rc=$(cat "$f.rc" 2>/dev/null || echo 255)
 	perf report -i "$f.data" --stdio -q -g none --sort dso,sym -n --show-total-period \
 		--percent-limit 0 >"$f.stat" 2>>"$f.perf.txt"
