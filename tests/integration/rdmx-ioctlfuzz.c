@@ -3344,7 +3344,7 @@ static void report_hang(const char *why)
 		struct worker *w = &workers[i];
 
 		since = __atomic_load_n(&w->busy_since, __ATOMIC_ACQUIRE);
-		/* Reading wchans takes time: a call may start after t. */
+		/* After since: reading wchans takes time, calls start meanwhile. */
 		t = now();
 		fprintf(stderr, "  thread %d (tid %d, op %llu): ", i, w->tid,
 			w->ops);
@@ -3356,7 +3356,7 @@ static void report_hang(const char *why)
 			fprintf(stderr, "in %s on fd %d for %.1f s",
 				__atomic_load_n(&w->what, __ATOMIC_RELAXED),
 				__atomic_load_n(&w->what_fd, __ATOMIC_RELAXED),
-				since < t ? (t - since) / 1e9 : 0.0);
+				(t - since) / 1e9);
 		print_wchan(stderr, w->tid);
 		fputc('\n', stderr);
 	}
