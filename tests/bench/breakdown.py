@@ -11,7 +11,9 @@ user space programs are one layer), and is taken of the case's CPU time
 per operation. Under QEMU -icount with sleep=off a nanosecond of guest
 time is a fixed number of instructions (2^shift ns each), so the figures
 are instructions per operation; samples in the idle loop are time the CPU
-waited.
+waited. The RDMA device's counters (rdma statistic), taken before and
+after each case, give its packets per operation and any loss or
+retransmission.
 """
 
 import json
@@ -138,6 +140,59 @@ def parse_stat(text):
     return out, period
 
 
+# rdma statistic's counters (rxe's names) shown per operation: counter, row.
+PACKET_COUNTERS = [
+    ("sent_pkts", "packets sent per operation"),
+    ("rcvd_pkts", "packets received per operation"),
+    ("rdma_sends", "SEND messages per operation"),
+]
+# Those that count a loss, a retransmission or a wait for a timer: NAKs
+# for a receive not posted (RNR) and for a packet out of sequence, the
+# requests the responder saw twice or out of order, the requester's
+# retries and their running out, packets the device failed to send, the
+# link going down. Not ack_deferred, every response a requester queues.
+ERROR_COUNTERS = ["rcvd_rnr_err", "send_rnr_err", "rcvd_seq_err", "out_of_seq_request",
+                  "duplicate_request", "completer_retry_err", "retry_exceeded_err",
+                  "retry_rnr_exceeded_err", "send_err", "link_downed"]
+COUNTERS_LINE = re.compile(r"^link\s+\S+(.*)", re.M | re.S)
+
+
+def parse_counters(text):
+    """rdma statistic show link DEV/PORT: {counter: value}, from its line
+    "link rxe0/1 sent_pkts 399530 rcvd_pkts 399530 ..." (words not in a
+    name-number pair, such as "optional-counters", are skipped)."""
+    m = COUNTERS_LINE.search(text)
+    if not m:
+        raise ValueError("no link line")
+    words = m.group(1).split()
+    out, i = {}, 0
+    while i + 1 < len(words):
+        if words[i + 1].isdigit():
+            out[words[i]] = int(words[i + 1])
+            i += 2
+        else:
+            i += 1
+    if not out:
+        raise ValueError("no counters on the link line")
+    return out
+
+
+def load_counters(prefix):
+    """How much each counter of the device grew over a profiled case:
+    {counter: after - before}, from PREFIX.counters-before and -after.
+    OSError when one is missing, ValueError when one does not parse or a
+    counter went back (the device made again)."""
+    vals = []
+    for when in ("before", "after"):
+        with open("%s.counters-%s" % (prefix, when), errors="replace") as f:
+            vals.append(parse_counters(f.read()))
+    before, after = vals
+    delta = {k: v - before[k] for k, v in after.items() if k in before}
+    if any(v < 0 for v in delta.values()):
+        raise ValueError("a counter went back")
+    return delta
+
+
 def parse_ops(kind, text):
     """The operations a profiled case did, from its output."""
     if kind == "fio":
@@ -230,8 +285,9 @@ def node_rows(rundir, name, width):
 
 
 def load_profiles(rundir):
-    """Each profiled case: {case: {"layers": {layer: ns/op}, "ops", ...}} and
-    the reasons of those that could not be read."""
+    """Each profiled case: {case: {"layers": {layer: ns/op}, "ops",
+    "counters": {counter: growth} or None, ...}} and the reasons of those
+    that could not be read."""
     syms = load_symbols(rundir)
     out, why = {}, {}
     for base, parts in node_rows(rundir, "profile.tsv", 6):
@@ -265,8 +321,12 @@ def load_profiles(rundir):
         for pct, dso, kernel, sym in stat:
             lay = layer_of(dso, kernel, sym, syms)
             layers[lay] = layers.get(lay, 0.0) + total * pct / share
+        try:
+            counters = load_counters(prefix)
+        except (OSError, ValueError):
+            counters = None  # not taken (siw, an older run) or not readable: no rows
         out[cid] = {"layers": layers, "ops": ops, "total": total,
-                    "symbols": len(stat)}
+                    "symbols": len(stat), "counters": counters}
     return out, why
 
 
@@ -304,15 +364,19 @@ def breakdown_section(rundir, meta, js):
         rows.append([lay] + cells)
     rows.append(["total"] + [fmt_count(profiles[c]["total"] * scale) for c, _ in cols])
     rows.append(["operations profiled"] + [str(profiles[c]["ops"]) for c, _ in cols])
+    crows = counter_rows([profiles[c] for c, _ in cols])
     doc.append(("p", "%s per operation by layer: each case run once more under perf's "
                 "sampling of the whole system (cpu-clock, %s), the case's CPU time per "
                 "operation shared out as its samples fell (in loopback one kernel runs "
                 "both sides). Idle is time the CPU waited. perf's own cost is in user "
-                "space and in the timer interrupts." % (what, "250 a second")))
-    doc.append(("table", ["layer"] + [label for _, label in cols], rows))
+                "space and in the timer interrupts.%s" % (
+                    what, "250 a second", COUNTERS_NOTE if crows else "")))
+    doc.append(("table", ["layer"] + [label for _, label in cols], rows + crows))
     js["breakdown"] = {cid: dict(profiles[cid], unit=what,
                                  layers={k: v * scale for k, v in profiles[cid]["layers"].items()},
-                                 total=profiles[cid]["total"] * scale)
+                                 total=profiles[cid]["total"] * scale,
+                                 counters_per_op=per_op(profiles[cid]),
+                                 counters_flagged=flagged(profiles[cid]))
                        for cid, _ in cols}
     limit = limit_rows(profiles, scale)
     if limit:
@@ -326,6 +390,48 @@ def breakdown_section(rundir, meta, js):
     for cid, reason in sorted(why.items()):
         doc.append(("p", "n/a: %s: %s." % (cid, reason)))
     return doc
+
+
+COUNTERS_NOTE = (" Below them, the RDMA device's counters (rdma statistic) before and after "
+                 "the same run, per operation (in loopback the one device sends and "
+                 "receives every packet); a counter of loss or retransmission (RNR NAKs, "
+                 "sequence errors, duplicates, retries, send errors) that moved is in bold, "
+                 "with its count.")
+
+
+def per_op(p):
+    """{counter: growth per operation} of a profile, None without counters."""
+    c = p.get("counters")
+    return None if c is None else {k: float(v) / p["ops"] for k, v in c.items()}
+
+
+def flagged(p):
+    """The error counters that moved over a profile: [(counter, growth)]."""
+    c = p.get("counters") or {}
+    return [(k, c[k]) for k in ERROR_COUNTERS if c.get(k)]
+
+
+def counter_rows(profs):
+    """The table's rows of the device's counters, a cell a profile ("-"
+    where it has none); [] when no profile has them."""
+    if not any(p.get("counters") is not None for p in profs):
+        return []
+    rows = []
+    for name, label in PACKET_COUNTERS:
+        if any(name in (p.get("counters") or {}) for p in profs):
+            rows.append([label] + [fmt_count(per_op(p)[name])
+                                   if name in (p.get("counters") or {}) else "-"
+                                   for p in profs])
+    cells = []
+    for p in profs:
+        if p.get("counters") is None:
+            cells.append("-")
+            continue
+        bad = ["%s %d (%.2g per operation)" % (k, v, float(v) / p["ops"])
+               for k, v in flagged(p)]
+        cells.append("**%s**" % ", ".join(bad) if bad else "none")
+    rows.append(["loss, retransmission (device counters)"] + cells)
+    return rows
 
 
 def limit_rows(profiles, scale):

@@ -178,6 +178,7 @@ def main():
     bad += compare_check()
     bad += sweep_check()
     bad += breakdown_check()
+    bad += counters_check()
     bad += growth_check()
     bad += scale_check()
     return 1 if bad else 0
@@ -383,12 +384,161 @@ def breakdown_check():
         if "msg/rdmx-ping-64: no #iterations column" not in text:
             print("# no reason for the ping case in:\n" + text)
             bad = 1
+        if "per operation |" in text.split("operations profiled", 1)[1]:
+            print("# device counter rows without counter files:\n" + text)
+            bad = 1
         if breakdown.parse_ops("ping", LAT) != 2000:
             print("# perftest's #iterations not read")
             bad = 1
     finally:
         shutil.rmtree(d)
     print("%s - breakdown: layers, instructions, iterations, a case without a count" %
+          ("not ok" if bad else "ok"))
+    return bad
+
+
+# rdma statistic show link rxe0/1 as the guest saves it around a profiled
+# case (prof-CASE.counters-before, -after): one line, a space at its end.
+COUNTERS = ("link rxe0/1 sent_pkts 290026 rcvd_pkts 290026 duplicate_request 0 "
+            "out_of_seq_request 0 rcvd_rnr_err 0 send_rnr_err 0 rcvd_seq_err 0 "
+            "ack_deferred 78985 retry_exceeded_err 0 retry_rnr_exceeded_err 0 "
+            "completer_retry_err 0 send_err 0 link_downed 0 rdma_sends 70475 "
+            "rdma_recvs 70475 \n")
+
+
+def counters_after(**grow):
+    """COUNTERS with some counters grown: counters_after(sent_pkts=8)."""
+    words = COUNTERS.split()
+    for i in range(2, len(words) - 1, 2):
+        words[i + 1] = str(int(words[i + 1]) + grow.pop(words[i], 0))
+    assert not grow, grow
+    return " ".join(words) + " \n"
+
+
+def counters_check():
+    """breakdown.py: rdma statistic's counters parsed, their growth over a
+    profiled case per operation in the table and the JSON, a retry or
+    sequence error in bold, and a case whose counters are missing or do
+    not parse without the figures (the rest of the table as before)."""
+    bad = 0
+    got = breakdown.parse_counters(COUNTERS)
+    want = {"sent_pkts": 290026, "rcvd_pkts": 290026, "ack_deferred": 78985,
+            "rdma_sends": 70475, "completer_retry_err": 0, "link_downed": 0}
+    if len(got) != 15 or any(got.get(k) != v for k, v in want.items()):
+        print("# parse_counters: got %r" % got)
+        bad = 1
+    # A newer iproute2's optional counters after a word of its own.
+    got = breakdown.parse_counters("link mlx5_0/1 rx_write_requests 12 optional-counters "
+                                   "cc_rx_ce_pkts 3\n")
+    if got != {"rx_write_requests": 12, "cc_rx_ce_pkts": 3}:
+        print("# parse_counters, optional counters: got %r" % got)
+        bad = 1
+    for text in ("", "sh: 1: rdma: not found\n",
+                 "Error: Failed to get statistics: Operation not supported\n",
+                 "link siw0/1 \n"):
+        try:
+            breakdown.parse_counters(text)
+            print("# parse_counters took %r" % text)
+            bad = 1
+        except ValueError:
+            pass
+    d = tempfile.mkdtemp()
+    try:
+        raw = os.path.join(d, "vm", "node1", "bench", "raw")
+        os.makedirs(raw)
+        # case, its I/Os, counters before and after (None: no file).
+        cases = [
+            # The real run's rdmx QD32 read: 51,778 packets each way over
+            # 6,467 I/Os, 12,955 SENDs.
+            ("block/rdmx/randread-4k-qd32", 6467, COUNTERS,
+             counters_after(sent_pkts=51778, rcvd_pkts=51778, rdma_sends=12955,
+                            rdma_recvs=12955, ack_deferred=12955)),
+            # 9 packets an I/O, with 3 retries of the completer and 2
+            # NAKs for a sequence error.
+            ("block/nvme-rdma/randread-4k-qd32", 1000, COUNTERS,
+             counters_after(sent_pkts=9000, rcvd_pkts=9000, rdma_sends=2000,
+                            completer_retry_err=3, rcvd_seq_err=2)),
+            # Taken before, not after (the guest stopped).
+            ("block/rdmx/randwrite-4k-qd32", 1000, COUNTERS, None),
+            # rdma failed after.
+            ("block/nvme-rdma/randwrite-4k-qd32", 1000, COUNTERS,
+             "Error: Failed to get statistics\n"),
+        ]
+        with open(os.path.join(d, "vm", "node1", "bench", "profile.tsv"), "w") as tsv:
+            for cid, ops, before, after in cases:
+                name = "prof-" + cid.replace("/", "_")
+                with open(os.path.join(raw, name + ".stat"), "w") as f:
+                    f.write(STAT)
+                with open(os.path.join(raw, name + ".out"), "w") as f:
+                    f.write(json.dumps({"jobs": [{"read": {"total_ios": ops},
+                                                  "write": {"total_ios": 0}}]}))
+                for when, text in (("before", before), ("after", after)):
+                    if text is not None:
+                        with open(os.path.join(raw, "%s.counters-%s" % (name, when)),
+                                  "w") as f:
+                            f.write(text)
+                tsv.write("%s\tfio\t0\t980000\t1\t/rdmx/out/bench/raw/%s\n" % (cid, name))
+        js = {}
+        doc = breakdown.breakdown_section(d, {"icount": "shift=2,sleep=off"}, js)
+        md = report.render(doc, report.MARKDOWN)
+        rst = report.render(doc, report.REST)
+        b = js.get("breakdown", {})
+        if len(b) != 4:
+            print("# %d cases in the breakdown, want 4 (a case without counters is "
+                  "still profiled)" % len(b))
+            bad = 1
+        want = {"block/rdmx/randread-4k-qd32": {"sent_pkts": 51778 / 6467.0,
+                                                "rcvd_pkts": 51778 / 6467.0,
+                                                "rdma_sends": 12955 / 6467.0,
+                                                "completer_retry_err": 0.0},
+                "block/nvme-rdma/randread-4k-qd32": {"sent_pkts": 9.0, "rcvd_pkts": 9.0,
+                                                     "rdma_sends": 2.0,
+                                                     "completer_retry_err": 0.003,
+                                                     "rcvd_seq_err": 0.002,
+                                                     "ack_deferred": 0.0}}
+        for cid, vals in want.items():
+            got = (b.get(cid) or {}).get("counters_per_op") or {}
+            for k, v in vals.items():
+                if k not in got or abs(got[k] - v) > 1e-9:
+                    print("# %s %s per op: got %r, want %r" % (cid, k, got.get(k), v))
+                    bad = 1
+        flags = [(cid, (b.get(cid) or {}).get("counters_flagged")) for cid, _, _, _ in cases]
+        if flags != [("block/rdmx/randread-4k-qd32", []),
+                     ("block/nvme-rdma/randread-4k-qd32",
+                      [("rcvd_seq_err", 2), ("completer_retry_err", 3)]),
+                     ("block/rdmx/randwrite-4k-qd32", []),
+                     ("block/nvme-rdma/randwrite-4k-qd32", [])]:
+            print("# flagged: got %r" % flags)
+            bad = 1
+        for cid in ("block/rdmx/randwrite-4k-qd32", "block/nvme-rdma/randwrite-4k-qd32"):
+            if (b.get(cid) or {}).get("counters", 0) is not None:
+                print("# %s: counters %r, want none" % (cid, b.get(cid)))
+                bad = 1
+        # The table's columns: rdmx read, nvme-rdma read, rdmx write,
+        # nvme-rdma write (breakdown.CASES).
+        for row in ("| operations profiled | 6467 | 1000 | 1000 | 1000 |",
+                    "| packets sent per operation | 8.0 | 9.0 | - | - |",
+                    "| packets received per operation | 8.0 | 9.0 | - | - |",
+                    "| SEND messages per operation | 2.0 | 2.0 | - | - |",
+                    "| loss, retransmission (device counters) | none | **rcvd_seq_err 2 "
+                    "(0.002 per operation), completer_retry_err 3 (0.003 per operation)** "
+                    "| - | - |",
+                    # 0.98 ms over the I/Os, 4 ns an instruction.
+                    "| total | 37.9 | 245 | 245 | 245 |"):
+            if row not in md:
+                print("# no row %r in:\n%s" % (row, md))
+                bad = 1
+        if "     - **rcvd_seq_err 2 (0.002 per operation)" not in rst:
+            print("# no flagged counter in the rst:\n" + rst)
+            bad = 1
+        # Read by hand, per_op and flagged of a profile without counters.
+        if breakdown.per_op({"ops": 5, "counters": None}) is not None or \
+                breakdown.flagged({"ops": 5, "counters": None}) != []:
+            print("# per_op or flagged of a profile without counters")
+            bad = 1
+    finally:
+        shutil.rmtree(d)
+    print("%s - counters: parsed, packets per operation, a retry flagged, missing files" %
           ("not ok" if bad else "ok"))
     return bad
 
