@@ -462,15 +462,23 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_seq_ack_valid);
  * @seq: the data message's sequence number
  * @expected: the next sequence number the receiver expects
  *
+ * A retransmission is one of the last RDMX_PROTO_MAX_UNACKED before
+ * @expected, since no sender keeps more unacknowledged; anything else that
+ * is not @expected cannot have been sent in order, however far behind or
+ * ahead it lies (2^31 away is both).
+ *
  * Context: any context.
  * Return: RDMX_SEQ_IN_ORDER, RDMX_SEQ_DUPLICATE (a retransmission of what
- * was delivered) or RDMX_SEQ_GAP (beyond what can have been sent in order).
+ * was delivered) or RDMX_SEQ_GAP (what cannot have been sent in order).
  */
 enum rdmx_seq_class rdmx_seq_classify(u32 seq, u32 expected)
 {
-	if (seq == expected)
+	u32 behind = expected - seq;
+
+	if (!behind)
 		return RDMX_SEQ_IN_ORDER;
-	return rdmx_seq_before(seq, expected) ? RDMX_SEQ_DUPLICATE : RDMX_SEQ_GAP;
+	return behind <= RDMX_PROTO_MAX_UNACKED ? RDMX_SEQ_DUPLICATE :
+						   RDMX_SEQ_GAP;
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_seq_classify);
 

@@ -223,11 +223,17 @@ static inline bool rdmx_seq_after(u32 a, u32 b)
 	return rdmx_seq_before(b, a);
 }
 
+/*
+ * The most sequenced messages a sender keeps unacknowledged per lane: a
+ * retransmission can be at most this far behind what its receiver expects.
+ */
+#define RDMX_PROTO_MAX_UNACKED	4096
+
 /* Where a received sequence number falls against the next one expected. */
 enum rdmx_seq_class {
 	RDMX_SEQ_IN_ORDER,	/* the next one: deliver */
 	RDMX_SEQ_DUPLICATE,	/* already delivered (a retransmission): drop */
-	RDMX_SEQ_GAP,		/* beyond the next: a protocol error on RC */
+	RDMX_SEQ_GAP,		/* never sent in order: a protocol error on RC */
 };
 
 /**

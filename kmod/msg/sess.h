@@ -103,6 +103,7 @@ extern atomic64_t rdmx_sessions_refused;
  */
 #define RDMX_TX_FORCE_MAX		(2 * RDMX_TX_WINDOW + \
 					 2 * RDMX_SESS_MAX_CHANS)
+static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */

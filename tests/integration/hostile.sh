@@ -27,8 +27,10 @@
 #   4. rdmx-msgcraft, a hostile peer of the message protocol: empty DATA
 #      segments with MORE (a message that grows without growing), a flood
 #      of OPENs acknowledging nothing (granting no credits, and granting
-#      them: the server's queue of answers must stop at its bound), and
-#      1000 echo channels whose echoes
+#      them: the server's queue of answers must stop at its bound), DATA
+#      whose sequence number no retransmission can have (more than 4096
+#      behind, 2^31 away, ahead: the connection ends), and 1000 echo
+#      channels whose echoes
 #      the peer never acknowledges; meanwhile another session's ping must
 #      get its echoes (no shared worker waits on the stalled peer);
 #   5. limits: with max_sessions_per_host at 2, four hostile sessions at
@@ -329,6 +331,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	run_tap msgcraft-zero-segs "$MC" -n 20000 -t 20 zero-segs "$srv"
 	run_tap msgcraft-open-flood "$MC" -n 10000 -t 10 open-flood "$srv"
 	run_tap msgcraft-open-noack "$MC" -n 3000 -t 10 open-noack "$srv"
+	run_tap msgcraft-seq-far "$MC" seq-far "$srv"
 	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
 	stall=$!
 	if rdmx_poll 600 grep -q "^ok .* - DATA of" "$RDMX_OUT/msgcraft-echo-stall.txt"; then
@@ -349,6 +352,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: nothing received from $RDMX_ADDR_2'"
 	rdmx_check "unacknowledged OPEN_REPs stop at the lane's bound, logged" \
 		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:[0-9]* acknowledges nothing: [0-9]* messages queued, no more'"
+	rdmx_check "a sequence gap is a logged protocol error" \
+		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: protocol error from $RDMX_ADDR_2:[0-9]*: sequence gap'"
 fi
 rdmx_check "node 1 still answers a ping" \
 	rdmxctl ping -c 3 --timeout 20 "$srv"

@@ -27,6 +27,11 @@
  * silent      connect and send nothing at all, not even the ACK that makes
  *             the connection live: the server must end this half-open
  *             connection within SECONDS.
+ * seq-far     on five new sessions, one DATA each whose sequence number is
+ *             one behind the next expected, MAX_UNACKED (4096) behind (the
+ *             server must drop both as duplicates and keep the
+ *             connection), one further behind, 2^31 away, or one ahead
+ *             (it must end the connection on each).
  *
  * fuzz        (-F SEED instead of a MODE) the wire fuzz, below.
  *
@@ -74,8 +79,8 @@
  * bytes replaced or flipped. The others are valid, moved once or twice to
  * an edge the server must take, and so keep the connection: a grant of
  * none or of some of the buffers owed, an ack anywhere from the last one
- * sent to what arrived, a duplicate sequence number up to 2^31 - 1 back, a
- * DATA of 0, 1, 1024 bytes or a whole segment (RDMX_SEG_SIZE), MORE set or
+ * sent to what arrived, a duplicate sequence number up to MAX_UNACKED
+ * (4096) back, a DATA of 0, 1, 1024 bytes or a whole segment (RDMX_SEG_SIZE), MORE set or
  * cleared, an IMMED of 0 or ~0, a channel nobody has, an OPEN of a service
  * name of 63 bytes or of one, an OPEN_REP that refuses (an edge the mirror
  * says the server need not take is undone). Which frames are hostile is
@@ -143,6 +148,8 @@ enum {
 
 #define MSG_F_MORE		BIT(0)
 #define OPEN_OK			0
+/* A retransmission is at most this far behind: RDMX_PROTO_MAX_UNACKED */
+#define MAX_UNACKED		4096
 #define OPEN_NR_STATUS		3
 
 /* kmod/msg/sess.h (RDMX_SEG_SIZE is SEG_SIZE in craftlib.h) */
@@ -1625,9 +1632,15 @@ static size_t fz_mutate_hdr(const struct peer *p, __u64 *r, __u8 *fr,
 			break;
 		}
 		case offsetof(struct msg_hdr, seq): {
-			/* duplicates (dropped), a gap, a control's 0 */
+			/*
+			 * duplicates (dropped), the oldest one possible, a
+			 * gap ahead, behind, and 2^31 away; a control's 0
+			 */
 			const __u32 s[] = { p->snd_nxt - 1, p->snd_nxt - 2,
-					    p->snd_nxt + 1, 0 };
+					    p->snd_nxt - MAX_UNACKED,
+					    p->snd_nxt + 1,
+					    p->snd_nxt - MAX_UNACKED - 1,
+					    p->snd_nxt + 0x80000000, 0 };
 
 			v = s[craft_below(r, ARRAY_SIZE(s))];
 			break;
@@ -1827,7 +1840,7 @@ static void fz_edge_open(__u64 *r, __u8 *fr, char *one, size_t size)
  * Move frame @fr (@len bytes, room for FZ_SLOT) to an edge the server
  * must take, the connection kept, once or twice: a grant of none or of
  * some of the buffers owed, an ack anywhere from the last one sent to
- * what arrived, a duplicate sequence number (as far back as 2^31 - 1), a
+ * what arrived, a duplicate sequence number (as far back as MAX_UNACKED), a
  * DATA of none, one, 1 KiB or a whole segment, MORE set or cleared, an
  * IMMED of 0 or ~0, a channel nobody has, an OPEN of a service of 63
  * bytes or of one, an OPEN_REP that refuses or answers for a channel
@@ -1861,7 +1874,7 @@ static size_t fz_edge(struct peer *p, __u64 *r, __u8 *fr, size_t len,
 				 p->ack_sent, p->rcv_nxt);
 		} else if (k == 2 && seqd) {
 			v = craft_chance(r, 50) ? craft_below(r, 16) :
-			    craft_below(r, 0x7fffffff);
+			    craft_below(r, MAX_UNACKED);
 			v = p->snd_nxt - 1 - v;
 			h->seq = htole32(v);
 			/*
@@ -1994,8 +2007,9 @@ static enum fz_verdict fz_expect(const struct peer *p, const __u8 *fr,
 	if (seq_before(p->rcv_nxt, ack))
 		v = FZ_MAY;
 	if (type_sequenced(h->type)) {
+		/* Ahead, or further behind than a retransmission can be. */
 		*why = "a sequence gap";
-		if (seq_before(p->snd_nxt, seq))
+		if (p->snd_nxt - seq > MAX_UNACKED)
 			return FZ_ENDS;
 		*why = "a duplicate";
 		if (seq != p->snd_nxt)
@@ -2327,6 +2341,84 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 	return craft_fuzz_exit(&z.f, ret);
 }
 
+/* ---- seq-far ------------------------------------------------------------ */
+
+/*
+ * seq-far: on a new session each, after an OPEN of the echo service, one
+ * DATA whose sequence number is off the next expected by each of these.
+ * A retransmission can be at most MAX_UNACKED behind: the server drops
+ * one that far or nearer and keeps the connection; it ends the connection
+ * on one further behind, ahead, or 2^31 away (behind and ahead at once).
+ */
+static int mode_seq_far(unsigned int count, unsigned int secs)
+{
+	static const struct {
+		__u32 off;		/* added to the next expected */
+		bool takes;
+		const char *what;
+	} tries[] = {
+		{ -1U, true, "one behind, a duplicate" },
+		{ -(__u32)MAX_UNACKED, true, "MAX_UNACKED behind, a duplicate" },
+		{ -(__u32)MAX_UNACKED - 1, false, "MAX_UNACKED + 1 behind" },
+		{ 0x80000000, false, "2^31 away" },
+		{ 1, false, "one ahead" },
+	};
+	enum fz_react react, want;
+	const char *said;
+	unsigned int i;
+	struct peer p;
+	__u32 next;
+	int ret = 0;
+
+	(void)count;
+	(void)secs;
+	memset(&p, 0, sizeof(p));
+	for (i = 0; i < ARRAY_SIZE(tries); i++) {
+		ret = peer_connect(&p, 1);
+		if (ret)
+			goto out;
+		if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK ||
+		    send_open(&p, 1) || !wait_open_reps(&p, 1) ||
+		    p.chans[0].status != OPEN_OK) {
+			report(false, "OPEN a channel of %s (%s)",
+			       RDMX_SERVICE_ECHO,
+			       peer_gone(&p) ? gone_how(&p) : "no answer");
+			ret = 1;
+			goto out;
+		}
+		if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK) {
+			report(false, "%s: no credit to send it", tries[i].what);
+			ret = 1;
+			goto out;
+		}
+		next = p.snd_nxt;
+		p.snd_nxt = next + tries[i].off;
+		if (send_msg(&p, MSG_DATA, 0, p.chans[0].rchan, "x", 1)) {
+			ret = 2;
+			goto out;
+		}
+		p.snd_nxt = next;
+		react = fz_settle(&p);
+		said = "no answer";
+		if (react == FZ_ENDED)
+			said = "the connection ended";
+		else if (react == FZ_TAKEN && tries[i].takes)
+			said = "dropped, the connection kept";
+		else if (react == FZ_TAKEN)
+			said = "taken, the connection kept";
+		want = tries[i].takes ? FZ_TAKEN : FZ_ENDED;
+		report(react == want, "DATA with seq %u, expected %u (%s): %s",
+		       next + tries[i].off, next, tries[i].what, said);
+		if (tries[i].takes)
+			report_conformance(&p);
+		peer_close(&p);
+	}
+	ret = n_failed ? 1 : 0;
+out:
+	peer_close(&p);
+	return ret;
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const struct {
@@ -2340,6 +2432,7 @@ static const struct {
 	{ "open-flood", mode_open_flood, 10000, 1000000 },
 	{ "open-noack", mode_open_noack, 3000, 1000000 },
 	{ "silent", mode_silent, 1, 1 },
+	{ "seq-far", mode_seq_far, 1, 1 },
 };
 
 static void print_usage(FILE *f)
@@ -2364,6 +2457,9 @@ static void print_usage(FILE *f)
 		"              connection for SECONDS\n"
 		"  silent      connect and send nothing, not even the first ACK; the\n"
 		"              server must end the connection within SECONDS\n"
+		"  seq-far     on new sessions, DATA with a sequence number 1 or 4096\n"
+		"              behind the next expected (dropped, the connection kept),\n"
+		"              4097 behind, 2^31 away or 1 ahead (the connection ends)\n"
 		"  -p PORT     the listener's port\n"
 		"  -n COUNT    how many (see MODE)\n"
 		"  -t SECONDS  how long (see MODE; default 20)\n"

@@ -844,6 +844,14 @@ static void rdmx_seq_window_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(1, 0), RDMX_SEQ_GAP);
 	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0x10, 0xfffffff0), RDMX_SEQ_GAP);
 	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0xfffffff0, 0x10), RDMX_SEQ_DUPLICATE);
+	/* A retransmission is no further behind than a sender keeps. */
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0x10 - RDMX_PROTO_MAX_UNACKED, 0x10),
+			RDMX_SEQ_DUPLICATE);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0xf - RDMX_PROTO_MAX_UNACKED, 0x10),
+			RDMX_SEQ_GAP);
+	/* 2^31 away is behind and ahead at once: never a retransmission. */
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0x80000291, 0x291), RDMX_SEQ_GAP);
+	KUNIT_EXPECT_EQ(test, rdmx_seq_classify(0x291, 0x80000291), RDMX_SEQ_GAP);
 }
 
 /* Which lane a client's new channel goes on, opening lanes on demand. */
