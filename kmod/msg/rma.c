@@ -115,6 +115,7 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 				return ret;
 			}
 			if (conn->rma_posted + wrs <= conn->rma_wrs) {
+				rdmx_conn_sq_posting(conn);
 				conn->rma_posted += wrs;
 				spin_unlock(&sess->lock);
 				*connp = conn;
@@ -150,6 +151,7 @@ void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
 		return;
 	spin_lock(&sess->lock);
 	conn->rma_posted -= wrs;
+	conn->sq_stamp = jiffies;
 	spin_unlock(&sess->lock);
 	wake_up_all(&sess->wait);
 }
@@ -367,8 +369,10 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 		p->wrs = ret;
 		spin_lock(&sess->lock);
 		fits = conn->rma_posted + p->wrs <= conn->rma_wrs;
-		if (fits)
+		if (fits) {
+			rdmx_conn_sq_posting(conn);
 			conn->rma_posted += p->wrs;
+		}
 		spin_unlock(&sess->lock);
 		if (fits)
 			break;
@@ -752,7 +756,8 @@ void rdmx_rma_batch_init(struct rdmx_rma_batch *batch)
  * @batch: the batch, whose submitter holds one count of @batch->pending
  *
  * Operations end within the session's failure detection time (a dead
- * peer fails the connection, which flushes them), so the wait is not
+ * peer, or a send queue on which nothing completes for rdmx_stall_ms(),
+ * fails the connection, which flushes them), so the wait is not
  * interruptible: their memory is the caller's until they end.
  *
  * Context: process context; may sleep.

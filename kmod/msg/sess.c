@@ -214,12 +214,36 @@ void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
 	}
 }
 
+/*
+ * A connection whose send queue has had work posted and no completion for
+ * rdmx_stall_ms(), if any. A peer that stays in touch yet takes nothing
+ * (its receive queue empty whatever its credits say, so that the device
+ * retries a SEND without end) must not hold the send queue, and whatever
+ * waits behind it, for ever.
+ */
+static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
+{
+	unsigned long limit = msecs_to_jiffies(rdmx_stall_ms());
+	struct rdmx_conn *conn;
+	unsigned int i;
+
+	lockdep_assert_held(&sess->lock);
+	for (i = 0; i < sess->nr_lanes; i++) {
+		conn = sess->lanes[i].conn;
+		if (conn && conn->state == RDMX_CONN_LIVE &&
+		    (conn->sq_posted || conn->rma_posted) &&
+		    time_after(jiffies, conn->sq_stamp + limit))
+			return conn;
+	}
+	return NULL;
+}
+
 static void rdmx_hb_work(struct work_struct *work)
 {
 	struct rdmx_sess *sess = container_of(to_delayed_work(work),
 					      struct rdmx_sess, hb_work);
 	unsigned long interval = msecs_to_jiffies(rdmx_params.hb_interval_ms);
-	struct rdmx_conn *conn;
+	struct rdmx_conn *conn, *stuck;
 	bool again = false;
 
 	spin_lock(&sess->lock);
@@ -228,7 +252,16 @@ static void rdmx_hb_work(struct work_struct *work)
 	    conn->state == RDMX_CONN_LIVE) {
 		again = true;
 		rdmx_lanes_check_attempts(sess);
-		if (time_after(jiffies, sess->last_rx + interval)) {
+		stuck = rdmx_sess_stuck_conn(sess);
+		if (stuck) {
+			sess->stats.sq_stalls++;
+			pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs, %u one-sided posted)\n",
+					    sess->id, &sess->peer, stuck->lane,
+					    rdmx_stall_ms(), stuck->sq_posted,
+					    stuck->rma_posted);
+			rdmx_conn_fail(stuck, -ETIMEDOUT);
+			again = false;
+		} else if (time_after(jiffies, sess->last_rx + interval)) {
 			sess->hb_missed++;
 			if (sess->hb_missed > rdmx_params.hb_miss_max) {
 				sess->stats.hb_misses++;

@@ -105,6 +105,8 @@ extern atomic64_t rdmx_sessions_refused;
 					 2 * RDMX_SESS_MAX_CHANS)
 static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
+/* A peer otherwise heard from may leave work undone this long, at least. */
+#define RDMX_STALL_MIN_MS		10000
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */
 
@@ -168,6 +170,8 @@ struct rdmx_txbuf {
  * @rma_wrs: send queue entries for one-sided work requests (READ, WRITE,
  *	atomics, registration), beyond @sq_size
  * @rma_posted: of those, posted and not yet completed
+ * @sq_stamp: jiffies of the last send queue completion, or of the post that
+ *	found nothing posted (under the session's lock)
  * @rx: receive buffers, @depth of them
  * @ctrl: control buffers, RDMX_CTRL_BUFS
  * @ctrl_free: control buffers not posted
@@ -200,6 +204,7 @@ struct rdmx_conn {
 	u32 sq_posted;
 	u32 rma_wrs;
 	u32 rma_posted;
+	unsigned long sq_stamp;
 	struct rdmx_rxbuf *rx;
 	struct rdmx_txbuf *ctrl[RDMX_CTRL_BUFS];
 	struct list_head ctrl_free;
@@ -219,6 +224,8 @@ struct rdmx_conn {
  * @retransmits: SENDs posted again after a reconnect
  * @reconnects: connections after the first
  * @hb_misses: heartbeats the peer did not answer
+ * @sq_stalls: connections failed because nothing posted on their send
+ *	queue completed for rdmx_stall_ms()
  * @dropped: sequenced messages dropped: duplicates, or for no channel
  */
 struct rdmx_sess_stats {
@@ -229,6 +236,7 @@ struct rdmx_sess_stats {
 	u64 retransmits;
 	u64 reconnects;
 	u64 hb_misses;
+	u64 sq_stalls;
 	u64 dropped;
 };
 
@@ -513,6 +521,29 @@ u32 rdmx_sess_credits_locked(struct rdmx_sess *sess);
 extern struct xarray rdmx_sessions;
 extern struct mutex rdmx_sess_admit_mutex;
 extern struct rdmx_cm_service rdmx_msg_cm_service;
+
+/*
+ * How long a message posted to a peer may stay unacknowledged, and a
+ * memory registration incomplete, before the connection is failed: the
+ * loss timeout, but at least RDMX_STALL_MIN_MS (a loss timeout of 0 only
+ * means not waiting for a lost connection to come back).
+ */
+static inline u32 rdmx_stall_ms(void)
+{
+	return max_t(u32, READ_ONCE(rdmx_params.loss_timeout_ms),
+		     RDMX_STALL_MIN_MS);
+}
+
+/*
+ * About to post on @conn's send queue: when nothing is posted, the time a
+ * completion may take starts now. Under the session's lock.
+ */
+static inline void rdmx_conn_sq_posting(struct rdmx_conn *conn)
+{
+	lockdep_assert_held(&conn->sess->lock);
+	if (!conn->sq_posted && !conn->rma_posted)
+		conn->sq_stamp = jiffies;
+}
 
 static inline struct rdmx_lane *rdmx_conn_lane(struct rdmx_conn *conn)
 {

@@ -36,8 +36,14 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc);
  */
 int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 {
+	int ret;
+
 	rxb->rx.cqe.done = rdmx_recv_done;
-	return rdmx_rx_buf_post(conn->qp, &rxb->rx);
+	ret = rdmx_rx_buf_post(conn->qp, &rxb->rx);
+	if (unlikely(ret))
+		pr_err_ratelimited("session %u: posting a receive failed: %pe\n",
+				   conn->sess->id, ERR_PTR(ret));
+	return ret;
 }
 
 /* What to do after the session lock is dropped. */

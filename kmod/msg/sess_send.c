@@ -96,12 +96,16 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 	 * inline), and it reads txb->conn before it takes the lock.
 	 */
 	txb->conn = conn;
+	rdmx_conn_sq_posting(conn);
 	conn->sq_posted++;
 	trace_rdmx_msg_send(sess->id, hdr->type, le32_to_cpu(hdr->seq),
 			    lane->rcv_nxt, grant,
 			    txb->len - sizeof(struct rdmx_msg_hdr));
 	ret = ib_post_send(conn->qp, &wr, NULL);
 	if (unlikely(ret)) {
+		pr_err_ratelimited("session %u: posting a SEND failed: %pe (%u of %u posted)\n",
+				   sess->id, ERR_PTR(ret), conn->sq_posted - 1,
+				   conn->sq_size);
 		txb->conn = NULL;
 		conn->sq_posted--;
 		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
@@ -352,6 +356,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	spin_lock(&sess->lock);
 	conn->sq_posted--;
+	conn->sq_stamp = jiffies;
 	txb->conn = NULL;
 	if (txb->ctrl) {
 		list_add(&txb->node, &conn->ctrl_free);

@@ -173,6 +173,7 @@ RDMX_SESS_U64(bytes_rx, sess->stats.bytes_rx);
 RDMX_SESS_U64(retransmits, sess->stats.retransmits);
 RDMX_SESS_U64(reconnects, sess->stats.reconnects);
 RDMX_SESS_U64(hb_misses, sess->stats.hb_misses);
+RDMX_SESS_U64(sq_stalls, sess->stats.sq_stalls);
 RDMX_SESS_U64(unacked, rdmx_sess_unacked(sess));
 
 static struct kobj_attribute rdmx_sess_attr_role = __ATTR_RO(role);
@@ -204,6 +205,7 @@ static struct attribute *rdmx_sess_attrs[] = {
 	&rdmx_sess_attr_retransmits.attr,
 	&rdmx_sess_attr_reconnects.attr,
 	&rdmx_sess_attr_hb_misses.attr,
+	&rdmx_sess_attr_sq_stalls.attr,
 	&rdmx_sess_attr_unacked.attr,
 	NULL,
 };

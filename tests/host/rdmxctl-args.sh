@@ -738,7 +738,7 @@ fake_session() {
 	put "$d/device" "$7"
 	for a in generation qps queue_depth credits channels msgs_tx msgs_rx \
 		 bytes_tx bytes_rx retransmits reconnects hb_misses unacked \
-		 max_qps; do
+		 max_qps sq_stalls; do
 		put "$d/$a" "$v"
 		v=$((v + 1))
 	done
@@ -762,7 +762,7 @@ put "$S/kernel/rdmx/listeners/3/device" rxe0
 RDMX_SYSFS=$S run session list
 check "session list exits 0" rc_is 0
 check "session list: first line of session 1" out_has '^1: client connected local 10\.0\.0\.1:40000 peer 10\.0\.0\.2:7471 device rxe0 generation 1$'
-check "session list: counters of session 1" out_has '^    qps 2 max_qps 14 queue_depth 3 credits 4 channels 5 msgs_tx 6 msgs_rx 7 bytes_tx 12345678901234 bytes_rx 9 retransmits 10 reconnects 11 hb_misses 12 unacked 13$'
+check "session list: counters of session 1" out_has '^    qps 2 max_qps 14 queue_depth 3 credits 4 channels 5 msgs_tx 6 msgs_rx 7 bytes_tx 12345678901234 bytes_rx 9 retransmits 10 reconnects 11 hb_misses 12 sq_stalls 15 unacked 13$'
 check "session list: an empty address is '-'" out_has '^10: server closing local - peer 10\.0\.0\.3:40001 device siw0'
 check "session list: IPv6 session without device" out_has '^2: server reconnecting local \[fe80::1\]:7471 peer \[fe80::2\]:51000 generation 1$'
 check "session list: a missing counter is '-'" out_has '^    qps 2 max_qps 14 queue_depth 3 credits - channels 5'
@@ -773,8 +773,8 @@ check "session alone lists too" out_has '^10: server closing'
 RDMX_SYSFS=$S run -j session list
 check "-j session list is JSON" is_json
 check "-j session list: an array of 3 in id order" json_true '[s["id"] for s in d] == [1, 2, 10]'
-check "-j session list: keys" json_true 'set(d[0]) == {"id", "role", "state", "local", "peer", "device", "generation", "qps", "max_qps", "queue_depth", "credits", "channels", "msgs_tx", "msgs_rx", "bytes_tx", "bytes_rx", "retransmits", "reconnects", "hb_misses", "unacked"}'
-check "-j session list: values" json_true 'd[0]["role"] == "client" and d[0]["state"] == "connected" and d[0]["peer"] == "10.0.0.2:7471" and d[0]["device"] == "rxe0" and d[0]["bytes_tx"] == 12345678901234 and d[0]["hb_misses"] == 12'
+check "-j session list: keys" json_true 'set(d[0]) == {"id", "role", "state", "local", "peer", "device", "generation", "qps", "max_qps", "queue_depth", "credits", "channels", "msgs_tx", "msgs_rx", "bytes_tx", "bytes_rx", "retransmits", "reconnects", "hb_misses", "sq_stalls", "unacked"}'
+check "-j session list: values" json_true 'd[0]["role"] == "client" and d[0]["state"] == "connected" and d[0]["peer"] == "10.0.0.2:7471" and d[0]["device"] == "rxe0" and d[0]["bytes_tx"] == 12345678901234 and d[0]["hb_misses"] == 12 and d[0]["sq_stalls"] == 15'
 check "-j session list: no device is null, IPv6 kept" json_true 'd[1]["device"] is None and d[1]["local"] == "[fe80::1]:7471"'
 check "-j session list: a missing counter is null" json_true 'd[2]["credits"] is None and d[2]["channels"] == 5'
 check "-j session list: an empty address is null" json_true 'd[2]["local"] is None and d[2]["peer"] == "10.0.0.3:40001"'

@@ -27,6 +27,12 @@
  * silent      connect and send nothing at all, not even the ACK that makes
  *             the connection live: the server must end this half-open
  *             connection within SECONDS.
+ * rnr-stall   OPEN one echo channel, then stop reposting receives yet
+ *             grant each buffer back as if reposted; send COUNT messages to
+ *             be echoed: the server's SENDs past this peer's buffers are
+ *             retried by its device without end. Heartbeats keep coming
+ *             while credits last; the server must end the connection
+ *             before SECONDS, while they do.
  * seq-far     on five new sessions, one DATA each whose sequence number is
  *             one behind the next expected, MAX_UNACKED (4096) behind (the
  *             server must drop both as duplicates and keep the
@@ -247,6 +253,7 @@ struct peer {
 	__u32 rx_owed;			/* buffers reposted, not granted yet */
 	unsigned int rx_held;		/* buffers used and not reposted */
 	bool repost;			/* repost receive buffers */
+	bool grant_taken;		/* grant them anyway (a lie) */
 	bool behave;			/* acknowledge, grant, answer probes */
 	bool grant_only;		/* unbehaved, yet grant and answer */
 	bool hb_owed;			/* a HEARTBEAT to answer */
@@ -665,6 +672,7 @@ static void reap(struct peer *p)
 			rx_handle(p, w->wr_id, w->byte_len);
 			if (!p->repost) {
 				p->rx_held++;
+				p->rx_owed += p->grant_taken;
 			} else if (post_recv(p, w->wr_id)) {
 				note("reposting a receive: %m");
 				p->flushed = true;
@@ -1043,6 +1051,29 @@ out:
 	return ret;
 }
 
+/*
+ * Connect as a new session and OPEN channel 1 of the echo service, which
+ * must be accepted: 0 and the server's id of it in *@rchan; 1 (said) when
+ * it is not; 2 when this host cannot try.
+ */
+static int connect_echo(struct peer *p, unsigned int *rchan)
+{
+	int ret;
+
+	ret = peer_connect(p, 1);
+	if (ret)
+		return ret;
+	if (wait_send(p, false, false, TIMEOUT_MS) != WAIT_OK || send_open(p, 1) ||
+	    !wait_open_reps(p, 1) || p->chans[0].status != OPEN_OK) {
+		report(false, "OPEN a channel of %s (%s)", RDMX_SERVICE_ECHO,
+		       peer_gone(p) ? gone_how(p) :
+		       p->nr_open_rep ? "refused" : "no answer");
+		return 1;
+	}
+	*rchan = p->chans[0].rchan;
+	return 0;
+}
+
 static int mode_zero_segs(unsigned int count, unsigned int secs)
 {
 	enum wait_result wr = WAIT_OK;
@@ -1052,18 +1083,9 @@ static int mode_zero_segs(unsigned int count, unsigned int secs)
 	struct peer p;
 	int ret;
 
-	ret = peer_connect(&p, 1);
+	ret = connect_echo(&p, &rchan);
 	if (ret)
 		goto out;
-	if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK || send_open(&p, 1) ||
-	    !wait_open_reps(&p, 1) || p.chans[0].status != OPEN_OK) {
-		report(false, "OPEN a channel of %s (%s)", RDMX_SERVICE_ECHO,
-		       peer_gone(&p) ? gone_how(&p) :
-		       p.nr_open_rep ? "refused" : "no answer");
-		ret = 1;
-		goto out;
-	}
-	rchan = p.chans[0].rchan;
 	report(true, "OPEN a channel of %s: accepted, server id %u",
 	       RDMX_SERVICE_ECHO, rchan);
 
@@ -1111,6 +1133,86 @@ static int mode_zero_segs(unsigned int count, unsigned int secs)
 	if (peer_gone(&p))
 		note("the connection went: %s", gone_how(&p));
 	report_conformance(&p);
+	ret = n_failed ? 1 : 0;
+out:
+	peer_close(&p);
+	return ret;
+}
+
+/*
+ * rnr-stall: a heartbeat every this often while the server's SENDs stall,
+ * within a server's silence limit (hb_miss_max intervals of 1 s), and the
+ * credits left then (once nothing comes back) last long
+ */
+#define RNR_HB_MS		2000
+
+/*
+ * rnr-stall: OPEN an echo channel, then stop reposting receives while
+ * granting each buffer back as if it were reposted, and send COUNT
+ * messages to be echoed: past this peer's CLT_DEPTH buffers the server's
+ * echoes meet an empty receive queue, and its device retries them without
+ * end (receiver not ready). Meanwhile this peer sends a HEARTBEAT every
+ * RNR_HB_MS while its credits last, so the server hears from it. The
+ * server must end the connection while the heartbeats still come: it is
+ * taking nothing that was sent to it.
+ */
+static int mode_rnr_stall(unsigned int count, unsigned int secs)
+{
+	static const char data[16] = "rnr-stall";
+	long long start, now, next_hb, gone_at = 0, dry_at = 0;
+	unsigned int sent = 0, hbs = 0, rchan;
+	struct peer p;
+	int ret;
+
+	ret = connect_echo(&p, &rchan);
+	if (ret)
+		goto out;
+	/* Buffers taken from now on stay taken, yet are granted back. */
+	p.repost = false;
+	p.grant_taken = true;
+	while (sent < count) {
+		if (wait_send(&p, false, true, TIMEOUT_MS) != WAIT_OK)
+			break;
+		if (send_msg(&p, MSG_DATA, 0, rchan, data, sizeof(data))) {
+			if (!post_failed_gone(&p)) {
+				ret = 2;
+				goto out;
+			}
+			break;
+		}
+		sent++;
+	}
+	report(sent == count, "%u of %u messages sent to be echoed", sent, count);
+
+	start = now_ms();
+	next_hb = start;
+	while (!peer_gone(&p) && (now = now_ms()) < start + secs * 1000LL) {
+		pump(&p);
+		if (now >= next_hb) {
+			if (can_send(&p, true)) {
+				if (send_msg(&p, MSG_HEARTBEAT, 0, 0, NULL, 0))
+					break;
+				hbs++;
+			} else if (!dry_at) {
+				dry_at = now;
+			}
+			next_hb += RNR_HB_MS;
+		}
+		usleep(1000);
+	}
+	if (peer_gone(&p))
+		gone_at = now_ms();
+	note("%u echoes received in %u buffers, none reposted; %u heartbeats sent",
+	     p.nr_data, p.rx_held, hbs);
+	if (!gone_at)
+		report(false, "the server kept for %u s a connection that takes none of its SENDs",
+		       secs);
+	else if (dry_at && dry_at < gone_at)
+		report(false, "the connection ended after %lld ms, after heartbeats stopped (%lld)",
+		       gone_at - start, dry_at - start);
+	else
+		report(true, "the connection ended after %lld ms, heartbeats still coming (%s)",
+		       gone_at - start, gone_how(&p));
 	ret = n_failed ? 1 : 0;
 out:
 	peer_close(&p);
@@ -2364,8 +2466,8 @@ static int mode_seq_far(unsigned int count, unsigned int secs)
 		{ 1, false, "one ahead" },
 	};
 	enum fz_react react, want;
+	unsigned int i, rchan;
 	const char *said;
-	unsigned int i;
 	struct peer p;
 	__u32 next;
 	int ret = 0;
@@ -2374,18 +2476,9 @@ static int mode_seq_far(unsigned int count, unsigned int secs)
 	(void)secs;
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < ARRAY_SIZE(tries); i++) {
-		ret = peer_connect(&p, 1);
+		ret = connect_echo(&p, &rchan);
 		if (ret)
 			goto out;
-		if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK ||
-		    send_open(&p, 1) || !wait_open_reps(&p, 1) ||
-		    p.chans[0].status != OPEN_OK) {
-			report(false, "OPEN a channel of %s (%s)",
-			       RDMX_SERVICE_ECHO,
-			       peer_gone(&p) ? gone_how(&p) : "no answer");
-			ret = 1;
-			goto out;
-		}
 		if (wait_send(&p, false, false, TIMEOUT_MS) != WAIT_OK) {
 			report(false, "%s: no credit to send it", tries[i].what);
 			ret = 1;
@@ -2393,7 +2486,7 @@ static int mode_seq_far(unsigned int count, unsigned int secs)
 		}
 		next = p.snd_nxt;
 		p.snd_nxt = next + tries[i].off;
-		if (send_msg(&p, MSG_DATA, 0, p.chans[0].rchan, "x", 1)) {
+		if (send_msg(&p, MSG_DATA, 0, rchan, "x", 1)) {
 			ret = 2;
 			goto out;
 		}
@@ -2433,6 +2526,7 @@ static const struct {
 	{ "open-noack", mode_open_noack, 3000, 1000000 },
 	{ "silent", mode_silent, 1, 1 },
 	{ "seq-far", mode_seq_far, 1, 1 },
+	{ "rnr-stall", mode_rnr_stall, CLT_DEPTH + 8, 10000 },
 };
 
 static void print_usage(FILE *f)
@@ -2457,6 +2551,10 @@ static void print_usage(FILE *f)
 		"              connection for SECONDS\n"
 		"  silent      connect and send nothing, not even the first ACK; the\n"
 		"              server must end the connection within SECONDS\n"
+		"  rnr-stall   send COUNT (default 72) messages to be echoed on one\n"
+		"              rdmx.echo channel, reposting no receive but granting\n"
+		"              credits, with heartbeats while credits last: the server\n"
+		"              must end the connection within SECONDS\n"
 		"  seq-far     on new sessions, DATA with a sequence number 1 or 4096\n"
 		"              behind the next expected (dropped, the connection kept),\n"
 		"              4097 behind, 2^31 away or 1 ahead (the connection ends)\n"

@@ -49,6 +49,7 @@ static const char *const sess_nums[] = {
 	"retransmits",
 	"reconnects",
 	"hb_misses",
+	"sq_stalls",
 	"unacked",
 };
 
