@@ -409,38 +409,10 @@ static void rdmx_mr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_mr *mr = container_of(wc->wr_cqe, struct rdmx_mr, cqe);
 
-	rdmx_rma_conn_wrs_put(mr->sess, mr->post_conn, 1);
-	WRITE_ONCE(mr->post_conn, NULL);
+	rdmx_rma_conn_wrs_done(mr->sess, mr->post_conn, 1);
+	mr->post_conn = NULL;
 	mr->wc_status = wc->status;
 	complete(&mr->done);
-}
-
-/*
- * The work request of @mr did not complete in time, or its poster was
- * killed: fail the connection it sits on, whose teardown flushes it, and
- * wait for that. Its connection cannot be freed under sess->mutex before
- * its drain has completed the request (and cleared post_conn).
- */
-static void rdmx_mr_unstick(struct rdmx_mr *mr, bool killed)
-{
-	struct rdmx_sess *sess = mr->sess;
-	struct rdmx_conn *conn;
-
-	mutex_lock(&sess->mutex);
-	spin_lock(&sess->lock);
-	conn = READ_ONCE(mr->post_conn);
-	if (conn && !completion_done(&mr->done)) {
-		if (killed)
-			pr_warn_ratelimited("session %u: region %u: work request interrupted: connection failed\n",
-					    sess->id, mr->id);
-		else
-			pr_warn_ratelimited("session %u: region %u: work request not done in %u ms: connection failed\n",
-					    sess->id, mr->id, rdmx_stall_ms());
-		rdmx_conn_fail(conn, -ETIMEDOUT);
-	}
-	spin_unlock(&sess->lock);
-	mutex_unlock(&sess->mutex);
-	wait_for_completion(&mr->done);
 }
 
 /*
@@ -448,18 +420,17 @@ static void rdmx_mr_unstick(struct rdmx_mr *mr, bool killed)
  * wait for it. A registration waits for a connection; an invalidation
  * does not (-EAGAIN), as deregistration that follows it is as final.
  * Once sess->mutex is dropped the connection may be torn down and freed:
- * nothing here touches it after that but rdmx_mr_unstick(). The wait is
- * bounded by the loss timeout, and a fatal signal ends it as soon: either
- * fails the connection, whose flush the region waits for (its keys and
- * pages must not go while the device may use them).
+ * nothing here touches it after that. The wait cannot be cut short (the
+ * device may use the region's keys and pages until the request completes)
+ * but it is bounded: the request completes in order behind what was posted
+ * before it, and a send queue on which nothing completes for
+ * rdmx_stall_ms() fails its connection, whose drain flushes it.
  */
 static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 			     bool wait)
 {
 	struct rdmx_sess *sess = mr->sess;
-	unsigned long timeout;
 	struct rdmx_conn *conn;
-	long left;
 	int ret;
 
 	ret = rdmx_rma_get_conn(sess, &conn, 1, wait);
@@ -485,17 +456,14 @@ static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 	}
 	mutex_unlock(&sess->mutex);
 	/* A local work request: it completes, if only flushed. */
-	timeout = msecs_to_jiffies(rdmx_stall_ms());
-	left = wait_for_completion_killable_timeout(&mr->done, timeout);
-	if (left <= 0)
-		rdmx_mr_unstick(mr, left < 0);
+	wait_for_completion(&mr->done);
 	if (mr->wc_status != IB_WC_SUCCESS) {
 		pr_err_ratelimited("session %u: region %u: %s failed: %s\n",
 				   sess->id, mr->id,
 				   wr->opcode == IB_WR_REG_MR ? "registration" :
 				   "invalidation",
 				   ib_wc_status_msg(mr->wc_status));
-		return left < 0 ? -EINTR : left ? -EIO : -ETIMEDOUT;
+		return -EIO;
 	}
 	return 0;
 }

@@ -132,8 +132,22 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 	}
 }
 
+static void __rdmx_rma_conn_wrs_put(struct rdmx_sess *sess,
+				    struct rdmx_conn *conn, u32 wrs,
+				    bool completed)
+{
+	if (!wrs)
+		return;
+	spin_lock(&sess->lock);
+	conn->rma_posted -= wrs;
+	if (completed)
+		conn->sq_stamp = jiffies;
+	spin_unlock(&sess->lock);
+	wake_up_all(&sess->wait);
+}
+
 /**
- * rdmx_rma_conn_wrs_put() - give back send queue entries
+ * rdmx_rma_conn_wrs_put() - give back send queue entries not posted
  * @sess: the session
  * @conn: the connection they were reserved on
  * @wrs: how many
@@ -147,13 +161,24 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			   u32 wrs)
 {
-	if (!wrs)
-		return;
-	spin_lock(&sess->lock);
-	conn->rma_posted -= wrs;
-	conn->sq_stamp = jiffies;
-	spin_unlock(&sess->lock);
-	wake_up_all(&sess->wait);
+	__rdmx_rma_conn_wrs_put(sess, conn, wrs, false);
+}
+
+/**
+ * rdmx_rma_conn_wrs_done() - give back send queue entries that completed
+ * @sess: the session
+ * @conn: the connection they were posted on
+ * @wrs: how many
+ *
+ * As rdmx_rma_conn_wrs_put(), and the send queue made progress: see
+ * rdmx_conn_sq_posting().
+ *
+ * Context: any context but under sess->lock.
+ */
+void rdmx_rma_conn_wrs_done(struct rdmx_sess *sess, struct rdmx_conn *conn,
+			    u32 wrs)
+{
+	__rdmx_rma_conn_wrs_put(sess, conn, wrs, true);
 }
 
 /* ---- completion ---------------------------------------------------------- */
@@ -328,7 +353,7 @@ static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
 		spin_unlock(&sess->lock);
 	}
 	rdmx_rma_piece_free(p);
-	rdmx_rma_conn_wrs_put(sess, conn, wrs);
+	rdmx_rma_conn_wrs_done(sess, conn, wrs);
 	rdmx_rma_req_put(req);
 }
 

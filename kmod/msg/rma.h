@@ -218,6 +218,8 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 		      u32 wrs, bool wait);
 void rdmx_rma_conn_wrs_put(struct rdmx_sess *sess, struct rdmx_conn *conn,
 			   u32 wrs);
+void rdmx_rma_conn_wrs_done(struct rdmx_sess *sess, struct rdmx_conn *conn,
+			    u32 wrs);
 int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		    u32 opcode, u32 imm, const struct rdmx_token *t,
 		    u64 off, struct rdmx_lmem *lmem, u64 compare_add, u64 swap,

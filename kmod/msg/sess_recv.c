@@ -40,7 +40,8 @@ int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 
 	rxb->rx.cqe.done = rdmx_recv_done;
 	ret = rdmx_rx_buf_post(conn->qp, &rxb->rx);
-	if (unlikely(ret))
+	/* siw refuses once its QP is in error: its completions say why. */
+	if (unlikely(ret) && ret != -ENOTCONN)
 		pr_err_ratelimited("session %u: posting a receive failed: %pe\n",
 				   conn->sess->id, ERR_PTR(ret));
 	return ret;

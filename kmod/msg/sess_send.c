@@ -103,9 +103,11 @@ static int rdmx_post_txbuf(struct rdmx_conn *conn, struct rdmx_txbuf *txb)
 			    txb->len - sizeof(struct rdmx_msg_hdr));
 	ret = ib_post_send(conn->qp, &wr, NULL);
 	if (unlikely(ret)) {
-		pr_err_ratelimited("session %u: posting a SEND failed: %pe (%u of %u posted)\n",
-				   sess->id, ERR_PTR(ret), conn->sq_posted - 1,
-				   conn->sq_size);
+		/* siw refuses once its QP left RTS: its completions say why. */
+		if (ret != -ENOTCONN)
+			pr_err_ratelimited("session %u: posting a SEND failed: %pe (%u of %u posted)\n",
+					   sess->id, ERR_PTR(ret),
+					   conn->sq_posted - 1, conn->sq_size);
 		txb->conn = NULL;
 		conn->sq_posted--;
 		ib_dma_unmap_single(ibdev, txb->dma, txb->len, DMA_TO_DEVICE);
