@@ -238,12 +238,27 @@ static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
 	return NULL;
 }
 
+/* Fail a connection whose send queue is stuck; true when there was one. */
+static bool rdmx_sess_fail_stuck(struct rdmx_sess *sess)
+{
+	struct rdmx_conn *stuck = rdmx_sess_stuck_conn(sess);
+
+	if (!stuck)
+		return false;
+	sess->stats.sq_stalls++;
+	pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs, %u one-sided posted)\n",
+			    sess->id, &sess->peer, stuck->lane, rdmx_stall_ms(),
+			    stuck->sq_posted, stuck->rma_posted);
+	rdmx_conn_fail(stuck, -ETIMEDOUT);
+	return true;
+}
+
 static void rdmx_hb_work(struct work_struct *work)
 {
 	struct rdmx_sess *sess = container_of(to_delayed_work(work),
 					      struct rdmx_sess, hb_work);
 	unsigned long interval = msecs_to_jiffies(rdmx_params.hb_interval_ms);
-	struct rdmx_conn *conn, *stuck;
+	struct rdmx_conn *conn;
 	bool again = false;
 
 	spin_lock(&sess->lock);
@@ -252,14 +267,7 @@ static void rdmx_hb_work(struct work_struct *work)
 	    conn->state == RDMX_CONN_LIVE) {
 		again = true;
 		rdmx_lanes_check_attempts(sess);
-		stuck = rdmx_sess_stuck_conn(sess);
-		if (stuck) {
-			sess->stats.sq_stalls++;
-			pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs, %u one-sided posted)\n",
-					    sess->id, &sess->peer, stuck->lane,
-					    rdmx_stall_ms(), stuck->sq_posted,
-					    stuck->rma_posted);
-			rdmx_conn_fail(stuck, -ETIMEDOUT);
+		if (rdmx_sess_fail_stuck(sess)) {
 			again = false;
 		} else if (time_after(jiffies, sess->last_rx + interval)) {
 			sess->hb_missed++;
@@ -277,6 +285,10 @@ static void rdmx_hb_work(struct work_struct *work)
 					       RDMX_MSG_HEARTBEAT);
 			}
 		}
+	} else if (sess->state == RDMX_SESS_CLOSING && conn &&
+		   conn->state == RDMX_CONN_LIVE) {
+		/* The CLOSE's completion ends it: unless nothing completes. */
+		again = !rdmx_sess_fail_stuck(sess);
 	} else if (sess->state == RDMX_SESS_CONNECTING && conn &&
 		   conn->state != RDMX_CONN_LIVE) {
 		unsigned long limit = conn->started +

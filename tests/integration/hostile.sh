@@ -31,7 +31,8 @@
 #      whose sequence number no retransmission can have (more than 4096
 #      behind, 2^31 away, ahead: the connection ends), a peer that posts
 #      no receive yet grants credits and keeps sending heartbeats (its
-#      connection must end within the loss timeout), and 1000 echo
+#      connection must end within the loss timeout, and so must the
+#      server's orderly close, its CLOSE queued behind), and 1000 echo
 #      channels whose echoes
 #      the peer never acknowledges; meanwhile another session's ping must
 #      get its echoes (no shared worker waits on the stalled peer);
@@ -335,6 +336,7 @@ if [ "$RDMX_NODE" = 2 ]; then
 	run_tap msgcraft-open-noack "$MC" -n 3000 -t 10 open-noack "$srv"
 	run_tap msgcraft-seq-far "$MC" seq-far "$srv"
 	run_tap msgcraft-rnr-stall "$MC" -t 90 rnr-stall "$srv"
+	run_tap msgcraft-rnr-close "$MC" -t 90 rnr-close "$srv"
 	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
 	stall=$!
 	if rdmx_poll 600 grep -q "^ok .* - DATA of" "$RDMX_OUT/msgcraft-echo-stall.txt"; then

@@ -33,6 +33,9 @@
  *             retried by its device without end. Heartbeats keep coming
  *             while credits last; the server must end the connection
  *             before SECONDS, while they do.
+ * rnr-close   the same, then a CLOSE: the server's orderly close waits for
+ *             its own CLOSE to complete, behind the stalled SENDs; it must
+ *             end the connection before SECONDS all the same.
  * seq-far     on five new sessions, one DATA each whose sequence number is
  *             one behind the next expected, MAX_UNACKED (4096) behind (the
  *             server must drop both as duplicates and keep the
@@ -1154,9 +1157,11 @@ out:
  * end (receiver not ready). Meanwhile this peer sends a HEARTBEAT every
  * RNR_HB_MS while its credits last, so the server hears from it. The
  * server must end the connection while the heartbeats still come: it is
- * taking nothing that was sent to it.
+ * taking nothing that was sent to it. With @close, this peer then sends a
+ * CLOSE: the server's own CLOSE, which its orderly close waits for, queues
+ * behind the stalled SENDs, and it must end the connection all the same.
  */
-static int mode_rnr_stall(unsigned int count, unsigned int secs)
+static int rnr_stall(unsigned int count, unsigned int secs, bool close)
 {
 	static const char data[16] = "rnr-stall";
 	long long start, now, next_hb, gone_at = 0, dry_at = 0;
@@ -1183,6 +1188,14 @@ static int mode_rnr_stall(unsigned int count, unsigned int secs)
 		sent++;
 	}
 	report(sent == count, "%u of %u messages sent to be echoed", sent, count);
+	if (close) {
+		hold(&p, 1000);
+		if (!can_send(&p, true) || send_msg(&p, MSG_CLOSE, 0, 0, NULL, 0)) {
+			report(false, "a CLOSE once the server's SENDs stalled");
+			ret = 1;
+			goto out;
+		}
+	}
 
 	start = now_ms();
 	next_hb = start;
@@ -1205,8 +1218,11 @@ static int mode_rnr_stall(unsigned int count, unsigned int secs)
 	note("%u echoes received in %u buffers, none reposted; %u heartbeats sent",
 	     p.nr_data, p.rx_held, hbs);
 	if (!gone_at)
-		report(false, "the server kept for %u s a connection that takes none of its SENDs",
-		       secs);
+		report(false, "the server kept for %u s a connection taking none of its SENDs%s",
+		       secs, close ? ", closing" : "");
+	else if (close)
+		report(true, "the closing connection ended after %lld ms (%s)",
+		       gone_at - start, gone_how(&p));
 	else if (dry_at && dry_at < gone_at)
 		report(false, "the connection ended after %lld ms, after heartbeats stopped (%lld)",
 		       gone_at - start, dry_at - start);
@@ -1217,6 +1233,16 @@ static int mode_rnr_stall(unsigned int count, unsigned int secs)
 out:
 	peer_close(&p);
 	return ret;
+}
+
+static int mode_rnr_stall(unsigned int count, unsigned int secs)
+{
+	return rnr_stall(count, secs, false);
+}
+
+static int mode_rnr_close(unsigned int count, unsigned int secs)
+{
+	return rnr_stall(count, secs, true);
 }
 
 /*
@@ -2527,6 +2553,7 @@ static const struct {
 	{ "silent", mode_silent, 1, 1 },
 	{ "seq-far", mode_seq_far, 1, 1 },
 	{ "rnr-stall", mode_rnr_stall, CLT_DEPTH + 8, 10000 },
+	{ "rnr-close", mode_rnr_close, CLT_DEPTH + 8, 10000 },
 };
 
 static void print_usage(FILE *f)
@@ -2555,6 +2582,8 @@ static void print_usage(FILE *f)
 		"              rdmx.echo channel, reposting no receive but granting\n"
 		"              credits, with heartbeats while credits last: the server\n"
 		"              must end the connection within SECONDS\n"
+		"  rnr-close   rnr-stall, then a CLOSE: the server must still end the\n"
+		"              connection within SECONDS\n"
 		"  seq-far     on new sessions, DATA with a sequence number 1 or 4096\n"
 		"              behind the next expected (dropped, the connection kept),\n"
 		"              4097 behind, 2^31 away or 1 ahead (the connection ends)\n"
