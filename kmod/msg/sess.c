@@ -231,7 +231,7 @@ static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
 	for (i = 0; i < sess->nr_lanes; i++) {
 		conn = sess->lanes[i].conn;
 		if (conn && conn->state == RDMX_CONN_LIVE &&
-		    (conn->sq_posted || conn->rma_posted) &&
+		    rdmx_conn_sq_busy(conn) &&
 		    time_after(jiffies, conn->sq_stamp + limit))
 			return conn;
 	}

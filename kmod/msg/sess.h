@@ -523,15 +523,21 @@ extern struct mutex rdmx_sess_admit_mutex;
 extern struct rdmx_cm_service rdmx_msg_cm_service;
 
 /*
- * How long a message posted to a peer may stay unacknowledged, and a
- * memory registration incomplete, before the connection is failed: the
- * loss timeout, but at least RDMX_STALL_MIN_MS (a loss timeout of 0 only
- * means not waiting for a lost connection to come back).
+ * How long a connection's send queue may hold work of which nothing
+ * completes before the connection is failed: the loss timeout, but at
+ * least RDMX_STALL_MIN_MS (a loss timeout of 0 only means not waiting for
+ * a lost connection to come back).
  */
 static inline u32 rdmx_stall_ms(void)
 {
 	return max_t(u32, READ_ONCE(rdmx_params.loss_timeout_ms),
 		     RDMX_STALL_MIN_MS);
+}
+
+/* Whether @conn's send queue holds work. Under the session's lock. */
+static inline bool rdmx_conn_sq_busy(const struct rdmx_conn *conn)
+{
+	return conn->sq_posted || conn->rma_posted;
 }
 
 /*
@@ -541,7 +547,7 @@ static inline u32 rdmx_stall_ms(void)
 static inline void rdmx_conn_sq_posting(struct rdmx_conn *conn)
 {
 	lockdep_assert_held(&conn->sess->lock);
-	if (!conn->sq_posted && !conn->rma_posted)
+	if (!rdmx_conn_sq_busy(conn))
 		conn->sq_stamp = jiffies;
 }
 

@@ -89,10 +89,11 @@
  * an edge the server must take, and so keep the connection: a grant of
  * none or of some of the buffers owed, an ack anywhere from the last one
  * sent to what arrived, a duplicate sequence number up to MAX_UNACKED
- * (4096) back, a DATA of 0, 1, 1024 bytes or a whole segment (RDMX_SEG_SIZE), MORE set or
- * cleared, an IMMED of 0 or ~0, a channel nobody has, an OPEN of a service
- * name of 63 bytes or of one, an OPEN_REP that refuses (an edge the mirror
- * says the server need not take is undone). Which frames are hostile is
+ * (4096) back, a DATA of 0, 1, 1024 bytes or a whole segment
+ * (RDMX_SEG_SIZE), MORE set or cleared, an IMMED of 0 or ~0, a channel
+ * nobody has, an OPEN of a service name of 63 bytes or of one, an OPEN_REP
+ * that refuses (an edge the mirror says the server need not take is
+ * undone). Which frames are hostile is
  * drawn from a stream of its own (craftlib.c); the rest of the randomness
  * is splitmix64 seeded with mix2(SEED, frame number) (testlib.h), so frame
  * N of a seed is made alike whatever came before, as far as the session's
