@@ -1156,9 +1156,8 @@ out:
  * granting each buffer back as if it were reposted, and send COUNT
  * messages to be echoed: past this peer's CLT_DEPTH buffers the server's
  * echoes meet an empty receive queue, and its device retries them
- * (receiver not ready; without end with rnr_retry_count 7). Meanwhile
- * this peer sends a HEARTBEAT every RNR_HB_MS while its credits last, so
- * the server hears from it. The
+ * (receiver not ready; without end with rnr_retry_count 7). Meanwhile this peer sends a HEARTBEAT every
+ * RNR_HB_MS while its credits last, so the server hears from it. The
  * server must end the connection while the heartbeats still come: it is
  * taking nothing that was sent to it. With @close, this peer then sends a
  * CLOSE: the server's own CLOSE, which its orderly close waits for, queues
