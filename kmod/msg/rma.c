@@ -780,11 +780,10 @@ void rdmx_rma_batch_init(struct rdmx_rma_batch *batch)
  * rdmx_rma_batch_wait() - wait for a synchronous batch to complete
  * @batch: the batch, whose submitter holds one count of @batch->pending
  *
- * Operations end within the session's failure detection time (the
- * device fails what a dead peer does not acknowledge, and a SEND that a
- * live one keeps refusing, within their retries; the connection's
- * failure flushes the rest), so the wait is not interruptible: their
- * memory is the caller's until they end.
+ * Operations end within the session's failure detection time (a dead
+ * peer, or a send queue on which nothing completes for rdmx_stall_ms(),
+ * fails the connection, which flushes them), so the wait is not
+ * interruptible: their memory is the caller's until they end.
  *
  * Context: process context; may sleep.
  */

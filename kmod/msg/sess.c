@@ -215,12 +215,15 @@ void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
 }
 
 /*
- * A connection whose SENDs have stalled (rdmx_conn_sends_stalled()), if
- * any. A peer that stays in touch yet takes nothing must not hold the
- * send queue, and whatever waits behind it, for ever.
+ * A connection whose send queue has had work posted and no completion for
+ * rdmx_stall_ms(), if any. A peer that stays in touch yet takes nothing
+ * (its receive queue empty whatever its credits say, so that the device
+ * retries a SEND without end) must not hold the send queue, and whatever
+ * waits behind it, for ever.
  */
 static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
 {
+	unsigned long limit = msecs_to_jiffies(rdmx_stall_ms());
 	struct rdmx_conn *conn;
 	unsigned int i;
 
@@ -228,7 +231,8 @@ static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
 	for (i = 0; i < sess->nr_lanes; i++) {
 		conn = sess->lanes[i].conn;
 		if (conn && conn->state == RDMX_CONN_LIVE &&
-		    rdmx_conn_sends_stalled(conn))
+		    rdmx_conn_sq_busy(conn) &&
+		    time_after(jiffies, conn->sq_stamp + limit))
 			return conn;
 	}
 	return NULL;
@@ -242,9 +246,9 @@ static bool rdmx_sess_fail_stuck(struct rdmx_sess *sess)
 	if (!stuck)
 		return false;
 	sess->stats.sq_stalls++;
-	pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs posted)\n",
+	pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs, %u one-sided posted)\n",
 			    sess->id, &sess->peer, stuck->lane, rdmx_stall_ms(),
-			    stuck->sq_posted);
+			    stuck->sq_posted, stuck->rma_posted);
 	rdmx_conn_fail(stuck, -ETIMEDOUT);
 	return true;
 }

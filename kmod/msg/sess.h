@@ -105,17 +105,8 @@ extern atomic64_t rdmx_sessions_refused;
 					 2 * RDMX_SESS_MAX_CHANS)
 static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
-/* A peer otherwise heard from may leave SENDs undone this long, at least. */
+/* A peer otherwise heard from may leave work undone this long, at least. */
 #define RDMX_STALL_MIN_MS		10000
-/*
- * Receiver-not-ready retries of a session's SEND: finite. A conforming
- * peer never answers RNR (a SEND goes only with a credit, and a credit is
- * a posted receive), so a SEND the peer's device keeps refusing means a
- * peer that takes nothing: the device fails it after this many retries of
- * at most 655 ms each (the peer's min_rnr_timer) rather than retrying it,
- * and holding the send queue behind it, for ever (7 would).
- */
-#define RDMX_RNR_RETRY			6
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */
 
@@ -233,9 +224,8 @@ struct rdmx_conn {
  * @retransmits: SENDs posted again after a reconnect
  * @reconnects: connections after the first
  * @hb_misses: heartbeats the peer did not answer
- * @sq_stalls: connections failed because the peer took none of their
- *	SENDs: refused until the RNR retries ran out, or none completed for
- *	rdmx_stall_ms()
+ * @sq_stalls: connections failed because nothing posted on their send
+ *	queue completed for rdmx_stall_ms()
  * @dropped: sequenced messages dropped: duplicates, or for no channel
  */
 struct rdmx_sess_stats {
@@ -548,22 +538,6 @@ static inline u32 rdmx_stall_ms(void)
 static inline bool rdmx_conn_sq_busy(const struct rdmx_conn *conn)
 {
 	return conn->sq_posted || conn->rma_posted;
-}
-
-/*
- * Whether @conn's SENDs have stalled: posted, none completed for
- * rdmx_stall_ms(), and no one-sided operation posted. A one-sided
- * transfer may take long and still progress (a large one, retransmitted
- * over a lossy link or to a starved host) and a dead peer fails it
- * within the transport's retries; what could stall without end is a SEND
- * the peer keeps refusing, which RDMX_RNR_RETRY bounds in the device.
- * This is the backstop. Under the session's lock.
- */
-static inline bool rdmx_conn_sends_stalled(const struct rdmx_conn *conn)
-{
-	return conn->sq_posted && !conn->rma_posted &&
-	       time_after(jiffies, conn->sq_stamp +
-			  msecs_to_jiffies(rdmx_stall_ms()));
 }
 
 /*

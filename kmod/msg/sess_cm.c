@@ -741,7 +741,7 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 	param.private_data_len = sizeof(req);
 	param.flow_control = 1;
 	param.retry_count = 7;
-	param.rnr_retry_count = RDMX_RNR_RETRY;
+	param.rnr_retry_count = 7;
 	param.responder_resources = min_t(u8, 16,
 					  conn->cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u8, 16,
@@ -1075,7 +1075,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
 	param.flow_control = 1;
-	param.rnr_retry_count = RDMX_RNR_RETRY;
+	param.rnr_retry_count = 7;
 	param.responder_resources = min_t(u8, ev->param.conn.responder_resources,
 					  cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u8, ev->param.conn.initiator_depth,

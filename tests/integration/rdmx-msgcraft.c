@@ -29,9 +29,8 @@
  *             connection within SECONDS.
  * rnr-stall   OPEN one echo channel, then stop reposting receives yet
  *             grant each buffer back as if reposted; send COUNT messages to
- *             be echoed: the server's SENDs past this peer's buffers meet
- *             receiver-not-ready, which its device retries (without end
- *             if it was let, rnr_retry_count 7). Heartbeats keep coming
+ *             be echoed: the server's SENDs past this peer's buffers are
+ *             retried by its device without end. Heartbeats keep coming
  *             while credits last; the server must end the connection
  *             before SECONDS, while they do.
  * rnr-close   the same, then a CLOSE: the server's orderly close waits for
@@ -1155,8 +1154,8 @@ out:
  * rnr-stall: OPEN an echo channel, then stop reposting receives while
  * granting each buffer back as if it were reposted, and send COUNT
  * messages to be echoed: past this peer's CLT_DEPTH buffers the server's
- * echoes meet an empty receive queue, and its device retries them
- * (receiver not ready; without end with rnr_retry_count 7). Meanwhile this peer sends a HEARTBEAT every
+ * echoes meet an empty receive queue, and its device retries them without
+ * end (receiver not ready). Meanwhile this peer sends a HEARTBEAT every
  * RNR_HB_MS while its credits last, so the server hears from it. The
  * server must end the connection while the heartbeats still come: it is
  * taking nothing that was sent to it. With @close, this peer then sends a
