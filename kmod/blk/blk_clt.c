@@ -218,12 +218,22 @@ static int rdmx_dq_post_recv(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb)
 static void rdmx_dq_copy_inline(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb,
 				struct request *rq)
 {
-	const u8 *src = page_address(rb->rx.data);
+	u8 *src = page_address(rb->rx.data);
 	struct req_iterator iter;
 	struct bio_vec bv;
 
 	rq_for_each_segment(bv, rq, iter) {
-		memcpy_to_bvec(&bv, src);
+		/* A whole page copies with copy_page(), in words. */
+		if (!bv.bv_offset && bv.bv_len == PAGE_SIZE &&
+		    PAGE_ALIGNED(src)) {
+			void *dst = kmap_local_page(bv.bv_page);
+
+			copy_page(dst, src);
+			kunmap_local(dst);
+			flush_dcache_page(bv.bv_page);
+		} else {
+			memcpy_to_bvec(&bv, src);
+		}
 		src += bv.bv_len;
 	}
 	atomic64_inc(&q->stats.inline_reads);
@@ -1387,7 +1397,13 @@ static int rdmx_disk_add_disk(struct rdmx_disk *bd)
 	bd->tag_set.numa_node = NUMA_NO_NODE;
 	bd->tag_set.cmd_size = sizeof(struct rdmx_dq_req) +
 			       SG_CHUNK_SIZE * sizeof(struct scatterlist);
-	bd->tag_set.flags = RDMX_BLK_MQ_F_MERGE;
+	/*
+	 * No I/O scheduler unless the administrator sets one: the server's
+	 * block layer schedules for its device, and with one hardware queue
+	 * mq-deadline would insert and dispatch every request again here,
+	 * and run the queue from kblockd rather than the submitter.
+	 */
+	bd->tag_set.flags = RDMX_BLK_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 	bd->tag_set.timeout = RDMX_DISK_IO_TIMEOUT_S * HZ;
 	bd->tag_set.driver_data = bd;
 	ret = blk_mq_alloc_tag_set(&bd->tag_set);
