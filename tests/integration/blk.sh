@@ -345,6 +345,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 	# Loopback: this host's own export, over its own device.
 	if d=$(rdmxctl map -p "$port" "$srv" lbs4k 2>"$RDMX_OUT/map-loop.err"); then
 		rdmx_pass "loopback: map lbs4k from this host: $d"
+		rdmx_check "loopback: no I/O scheduler by default (mq-deadline built in)" \
+			grep -q '\[none\]' "/sys/block/${d#/dev/}/queue/scheduler"
 		rdmx_check "loopback: fio randrw bs=64k over 2 MiB, crc32c verified" \
 			fio_verify loop "$d" 64k 2
 		rdmx_check "loopback: unmap $d" rdmxctl unmap "$d"
