@@ -423,8 +423,10 @@ static void rdmx_mr_wr_done(struct ib_cq *cq, struct ib_wc *wc)
  * nothing here touches it after that. The wait cannot be cut short (the
  * device may use the region's keys and pages until the request completes)
  * but it is bounded: the request completes in order behind what was posted
- * before it, and a send queue on which nothing completes for
- * rdmx_stall_ms() fails its connection, whose drain flushes it.
+ * before it, which the device completes or fails within its retries (a
+ * peer that acknowledges nothing, or refuses SENDs: RDMX_RNR_RETRY), and
+ * a send queue on which nothing completes for long fails its connection
+ * (rdmx_conn_sq_stalled()), whose drain flushes it.
  */
 static int rdmx_mr_post_wait(struct rdmx_mr *mr, struct ib_send_wr *wr,
 			     bool wait)

@@ -780,10 +780,12 @@ void rdmx_rma_batch_init(struct rdmx_rma_batch *batch)
  * rdmx_rma_batch_wait() - wait for a synchronous batch to complete
  * @batch: the batch, whose submitter holds one count of @batch->pending
  *
- * Operations end within the session's failure detection time (a dead
- * peer, or a send queue on which nothing completes for rdmx_stall_ms(),
- * fails the connection, which flushes them), so the wait is not
- * interruptible: their memory is the caller's until they end.
+ * Operations end within the session's failure detection time (the device
+ * fails what a dead peer does not acknowledge, and a SEND a live one keeps
+ * refusing, within their retries; a send queue on which nothing completes
+ * for long, rdmx_conn_sq_stalled(), fails the connection; a failed
+ * connection flushes them), so the wait is not interruptible: their
+ * memory is the caller's until they end.
  *
  * Context: process context; may sleep.
  */

@@ -215,24 +215,26 @@ void rdmx_lanes_check_attempts(struct rdmx_sess *sess)
 }
 
 /*
- * A connection whose send queue has had work posted and no completion for
- * rdmx_stall_ms(), if any. A peer that stays in touch yet takes nothing
- * (its receive queue empty whatever its credits say, so that the device
- * retries a SEND without end) must not hold the send queue, and whatever
- * waits behind it, for ever.
+ * A connection whose send queue has held work with no completion for too
+ * long (rdmx_conn_sq_stalled()), if any; its limit in @limit_ms. The
+ * device fails what a dead peer does not acknowledge, and a SEND a live
+ * one keeps refusing (RDMX_RNR_RETRY), but a peer may also stay in touch
+ * and take nothing by other means (an iWARP peer's TCP window held shut):
+ * it must not hold the send queue, and whatever waits behind it, for ever.
  */
-static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
+static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess,
+					      u32 *limit_ms)
 {
-	unsigned long limit = msecs_to_jiffies(rdmx_stall_ms());
 	struct rdmx_conn *conn;
 	unsigned int i;
 
 	lockdep_assert_held(&sess->lock);
 	for (i = 0; i < sess->nr_lanes; i++) {
 		conn = sess->lanes[i].conn;
-		if (conn && conn->state == RDMX_CONN_LIVE &&
-		    rdmx_conn_sq_busy(conn) &&
-		    time_after(jiffies, conn->sq_stamp + limit))
+		if (!conn || conn->state != RDMX_CONN_LIVE)
+			continue;
+		*limit_ms = rdmx_conn_sq_stalled(conn);
+		if (*limit_ms)
 			return conn;
 	}
 	return NULL;
@@ -241,13 +243,15 @@ static struct rdmx_conn *rdmx_sess_stuck_conn(struct rdmx_sess *sess)
 /* Fail a connection whose send queue is stuck; true when there was one. */
 static bool rdmx_sess_fail_stuck(struct rdmx_sess *sess)
 {
-	struct rdmx_conn *stuck = rdmx_sess_stuck_conn(sess);
+	struct rdmx_conn *stuck;
+	u32 limit_ms;
 
+	stuck = rdmx_sess_stuck_conn(sess, &limit_ms);
 	if (!stuck)
 		return false;
 	sess->stats.sq_stalls++;
 	pr_info_ratelimited("session %u: %pISpc: nothing sent on lane %u completed in %u ms (%u SENDs, %u one-sided posted)\n",
-			    sess->id, &sess->peer, stuck->lane, rdmx_stall_ms(),
+			    sess->id, &sess->peer, stuck->lane, limit_ms,
 			    stuck->sq_posted, stuck->rma_posted);
 	rdmx_conn_fail(stuck, -ETIMEDOUT);
 	return true;

@@ -107,6 +107,23 @@ static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
 #define RDMX_SESS_RX_LIMIT		(32 << 20)	/* bytes queued before credits stop */
 /* A peer otherwise heard from may leave work undone this long, at least. */
 #define RDMX_STALL_MIN_MS		10000
+/*
+ * How many times longer a send queue holding one-sided work may go
+ * without a completion: a large READ or WRITE to a slow or starved peer
+ * can take long and still progress.
+ */
+#define RDMX_STALL_RMA_MULT		6
+/*
+ * Receiver-not-ready retries of a session's SENDs, asked of the peer: a
+ * conforming peer never answers RNR (a SEND goes only with a credit, and
+ * a credit is a posted receive), so its device fails a SEND that is
+ * refused this many times, at most 655 ms apart (the refuser's
+ * min_rnr_timer), rather than retrying it without end (7). On InfiniBand
+ * and RoCE each side's QP retries as many times as its peer asks, in the
+ * REQ or the REP: a peer that asks for 7 is refused
+ * (rdmx_cm_rnr_endless()). iWARP has no RNR.
+ */
+#define RDMX_RNR_RETRY			6
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */
 
@@ -224,8 +241,10 @@ struct rdmx_conn {
  * @retransmits: SENDs posted again after a reconnect
  * @reconnects: connections after the first
  * @hb_misses: heartbeats the peer did not answer
- * @sq_stalls: connections failed because nothing posted on their send
- *	queue completed for rdmx_stall_ms()
+ * @sq_stalls: connections failed because the peer took none of their
+ *	SENDs (refused until the RNR retries ran out), or nothing posted on
+ *	their send queue completed for rdmx_stall_ms() (one-sided work:
+ *	RDMX_STALL_RMA_MULT times that)
  * @dropped: sequenced messages dropped: duplicates, or for no channel
  */
 struct rdmx_sess_stats {
@@ -523,10 +542,11 @@ extern struct mutex rdmx_sess_admit_mutex;
 extern struct rdmx_cm_service rdmx_msg_cm_service;
 
 /*
- * How long a connection's send queue may hold work of which nothing
+ * How long a connection's send queue may hold SENDs of which nothing
  * completes before the connection is failed: the loss timeout, but at
  * least RDMX_STALL_MIN_MS (a loss timeout of 0 only means not waiting for
- * a lost connection to come back).
+ * a lost connection to come back). With one-sided work posted,
+ * RDMX_STALL_RMA_MULT times that.
  */
 static inline u32 rdmx_stall_ms(void)
 {
@@ -538,6 +558,25 @@ static inline u32 rdmx_stall_ms(void)
 static inline bool rdmx_conn_sq_busy(const struct rdmx_conn *conn)
 {
 	return conn->sq_posted || conn->rma_posted;
+}
+
+/*
+ * How long @conn's send queue has held work with no completion, in ms,
+ * if longer than it may (rdmx_stall_ms()); else 0. Under the session's
+ * lock.
+ */
+static inline u32 rdmx_conn_sq_stalled(const struct rdmx_conn *conn)
+{
+	u32 limit = rdmx_stall_ms();
+
+	lockdep_assert_held(&conn->sess->lock);
+	if (!rdmx_conn_sq_busy(conn))
+		return 0;
+	if (conn->rma_posted)
+		limit *= RDMX_STALL_RMA_MULT;
+	if (time_before_eq(jiffies, conn->sq_stamp + msecs_to_jiffies(limit)))
+		return 0;
+	return limit;
 }
 
 /*

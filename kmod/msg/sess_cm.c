@@ -741,7 +741,7 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 	param.private_data_len = sizeof(req);
 	param.flow_control = 1;
 	param.retry_count = 7;
-	param.rnr_retry_count = 7;
+	param.rnr_retry_count = RDMX_RNR_RETRY;
 	param.responder_resources = min_t(u8, 16,
 					  conn->cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u8, 16,
@@ -753,6 +753,19 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 	return rdma_connect_locked(conn->cm_id, &param);
 }
 
+/*
+ * Whether the peer's REQ or REP (@ev, CONNECT_REQUEST or ESTABLISHED)
+ * asks for receiver-not-ready retries without end: on InfiniBand and RoCE
+ * this side's QP would retry a SEND the peer refuses for ever
+ * (RDMX_RNR_RETRY). iWARP has no RNR.
+ */
+static bool rdmx_cm_rnr_endless(struct rdma_cm_id *cm_id,
+				const struct rdma_cm_event *ev)
+{
+	return rdma_ib_or_roce(cm_id->device, cm_id->port_num) &&
+	       ev->param.conn.rnr_retry_count > RDMX_RNR_RETRY;
+}
+
 static int rdmx_cm_established(struct rdmx_conn *conn,
 			       struct rdma_cm_event *ev)
 {
@@ -761,6 +774,11 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 	/* The server goes live on the client's first message instead. */
 	if (conn->sess->server)
 		return 0;
+	if (rdmx_cm_rnr_endless(conn->cm_id, ev)) {
+		pr_err_ratelimited("session %u: %pISpc accepted asking for receiver-not-ready retries without end\n",
+				   conn->sess->id, &conn->sess->peer);
+		return -EPROTO;
+	}
 	rdmx_conn_params(conn, &mine);
 	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &mine, &peer)) {
@@ -1015,6 +1033,12 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 		reason = RDMX_REJ_PARAMS;
 		goto reject;
 	}
+	if (rdmx_cm_rnr_endless(cm_id, ev)) {
+		pr_info_ratelimited("%pISpc asks for receiver-not-ready retries without end\n",
+				    &cm_id->route.addr.dst_addr);
+		reason = RDMX_REJ_PARAMS;
+		goto reject;
+	}
 	/* Lanes are bounded here too: the peer's offer is only an offer. */
 	if (req->lane >= RDMX_SESS_MAX_LANES) {
 		reason = RDMX_REJ_PARAMS;
@@ -1075,7 +1099,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	param.private_data = &rep;
 	param.private_data_len = sizeof(rep);
 	param.flow_control = 1;
-	param.rnr_retry_count = 7;
+	param.rnr_retry_count = RDMX_RNR_RETRY;
 	param.responder_resources = min_t(u8, ev->param.conn.responder_resources,
 					  cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u8, ev->param.conn.initiator_depth,

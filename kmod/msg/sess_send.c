@@ -367,7 +367,14 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	} else if (txb->acked) {
 		free = true;
 	}
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+	if (unlikely(wc->status == IB_WC_RNR_RETRY_EXC_ERR)) {
+		/* A conforming peer never refuses a SEND (RDMX_RNR_RETRY). */
+		sess->stats.sq_stalls++;
+		pr_info_ratelimited("session %u: %pISpc took none of the SENDs on lane %u: receiver not ready %u times\n",
+				    sess->id, &sess->peer, conn->lane,
+				    RDMX_RNR_RETRY + 1);
+		rdmx_conn_fail(conn, -EIO);
+	} else if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rdmx_wc_failed(sess, "send", wc);
 		rdmx_conn_fail(conn, -EIO);
 	} else {

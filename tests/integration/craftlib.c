@@ -108,6 +108,17 @@ void craft_target_free(void)
 
 /* ---- one connection ----------------------------------------------------- */
 
+/* Up to @len bytes of @ev's private data into @pdata, zero-filled first. */
+static void cm_event_pdata(const struct rdma_cm_event *ev, void *pdata,
+			   size_t len)
+{
+	memset(pdata, 0, len);
+	if (ev->param.conn.private_data)
+		memcpy(pdata, ev->param.conn.private_data,
+		       ev->param.conn.private_data_len < len ?
+		       ev->param.conn.private_data_len : len);
+}
+
 int craft_cm_next(struct craft_conn *c, int ms, enum rdma_cm_event_type *type,
 		  int *status, void *pdata, size_t len)
 {
@@ -119,13 +130,8 @@ int craft_cm_next(struct craft_conn *c, int ms, enum rdma_cm_event_type *type,
 	*type = ev->event;
 	if (status)
 		*status = ev->status;
-	if (pdata) {
-		memset(pdata, 0, len);
-		if (ev->param.conn.private_data)
-			memcpy(pdata, ev->param.conn.private_data,
-			       ev->param.conn.private_data_len < len ?
-			       ev->param.conn.private_data_len : len);
-	}
+	if (pdata)
+		cm_event_pdata(ev, pdata, len);
 	rdma_ack_cm_event(ev);
 	return 0;
 }
@@ -155,17 +161,10 @@ static int cm_expect(struct craft_conn *c, enum rdma_cm_event_type want)
 	return 0;
 }
 
-int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a)
+/* @c's attributes and its event channel, with an id on it in *@id. */
+static int craft_begin(struct craft_conn *c, const struct craft_conn_attr *a,
+		       struct rdma_cm_id **id)
 {
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = a->max_send_wr,
-			 .max_recv_wr = a->nr_recv,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-		.sq_sig_all = 1,
-	};
-	unsigned int i;
-
 	memset(c, 0, sizeof(*c));
 	c->a = *a;
 	c->len = a->lead + a->nr_recv * a->recv_size + a->send_size;
@@ -175,11 +174,20 @@ int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a)
 			complain("no rdma_cm event channel: %m (no RDMA device?)");
 		return -1;
 	}
-	if (rdma_create_id(c->ch, &c->id, NULL, RDMA_PS_TCP)) {
+	if (rdma_create_id(c->ch, id, NULL, RDMA_PS_TCP)) {
 		if (a->complain)
 			complain("rdma_create_id: %m");
 		return -1;
 	}
+	return 0;
+}
+
+static int craft_build(struct craft_conn *c);
+
+int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a)
+{
+	if (craft_begin(c, a, &c->id))
+		return -1;
 	if (rdma_resolve_addr(c->id, NULL, craft_dst->ai_addr, 5000)) {
 		if (a->complain)
 			complain("cannot resolve %s:%s to an RDMA device: %m (no RDMA device?)",
@@ -195,6 +203,61 @@ int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a)
 	}
 	if (cm_expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED))
 		return -1;
+	return craft_build(c);
+}
+
+int craft_listen(struct craft_conn *c, const struct craft_conn_attr *a,
+		 int ms, void *pdata, size_t len)
+{
+	struct pollfd pfd;
+	struct rdma_cm_event *ev;
+
+	if (craft_begin(c, a, &c->listen_id))
+		return -1;
+	if (rdma_bind_addr(c->listen_id, craft_dst->ai_addr) ||
+	    rdma_listen(c->listen_id, 1)) {
+		if (a->complain)
+			complain("cannot listen on %s:%s: %m", craft_host,
+				 craft_port);
+		return -1;
+	}
+	printf("# listening on %s:%s\n", craft_host, craft_port);
+	fflush(stdout);
+	pfd.fd = c->ch->fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, ms) <= 0 || rdma_get_cm_event(c->ch, &ev)) {
+		if (a->complain)
+			complain("%s:%s: no connect request in %d s", craft_host,
+				 craft_port, ms / 1000);
+		return -1;
+	}
+	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST) {
+		if (a->complain)
+			complain("%s:%s: expected a connect request, got %s",
+				 craft_host, craft_port,
+				 rdma_event_str(ev->event));
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
+	c->id = ev->id;
+	cm_event_pdata(ev, pdata, len);
+	rdma_ack_cm_event(ev);
+	return craft_build(c);
+}
+
+/* PD, CQ and QP on @c->id, its buffer registered, every receive posted. */
+static int craft_build(struct craft_conn *c)
+{
+	const struct craft_conn_attr *a = &c->a;
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = a->max_send_wr,
+			 .max_recv_wr = a->nr_recv,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1,
+	};
+	unsigned int i;
+
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	c->cq = ibv_create_cq(c->id->verbs, a->cqe, NULL, NULL, 0);
 	if (!c->pd || !c->cq) {
@@ -236,8 +299,8 @@ int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a)
 	return 0;
 }
 
-int craft_connect(struct craft_conn *c, const void *pdata, __u8 len,
-		  bool flow_control)
+int craft_connect_rnr(struct craft_conn *c, const void *pdata, __u8 len,
+		      bool flow_control, __u8 rnr_retry)
 {
 	struct rdma_conn_param cp = {
 		.private_data = pdata,
@@ -246,10 +309,29 @@ int craft_connect(struct craft_conn *c, const void *pdata, __u8 len,
 		.initiator_depth = 1,
 		.flow_control = flow_control,
 		.retry_count = 7,
-		.rnr_retry_count = 7,
+		.rnr_retry_count = rnr_retry,
 	};
 
 	return rdma_connect(c->id, &cp);
+}
+
+int craft_connect(struct craft_conn *c, const void *pdata, __u8 len,
+		  bool flow_control)
+{
+	return craft_connect_rnr(c, pdata, len, flow_control, CRAFT_RNR_RETRY);
+}
+
+int craft_accept(struct craft_conn *c, const void *pdata, __u8 len,
+		 __u8 rnr_retry)
+{
+	struct rdma_conn_param cp = {
+		.private_data = pdata,
+		.private_data_len = len,
+		.flow_control = 1,
+		.rnr_retry_count = rnr_retry,
+	};
+
+	return rdma_accept(c->id, &cp);
 }
 
 int craft_post_recv(struct craft_conn *c, unsigned int slot)
@@ -339,6 +421,8 @@ void craft_close(struct craft_conn *c)
 		ibv_dealloc_pd(c->pd);
 	if (c->id)
 		rdma_destroy_id(c->id);
+	if (c->listen_id)
+		rdma_destroy_id(c->listen_id);
 	if (c->ch)
 		rdma_destroy_event_channel(c->ch);
 	free(c->buf);

@@ -174,6 +174,7 @@ struct craft_conn {
 	__u8 *tx;
 	struct craft_conn_attr a;
 	bool disconnect_sent;		/* craft_disconnect() was called */
+	struct rdma_cm_id *listen_id;	/* craft_listen()'s */
 };
 
 /*
@@ -184,6 +185,14 @@ struct craft_conn {
  */
 int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a);
 /*
+ * As craft_setup(), but as the passive side: listen on the target's
+ * address and port (saying so in a note) for a connect request within
+ * @ms, its private data in @pdata (up to @len bytes, zero-filled first),
+ * and build the connection on its id; craft_accept() answers it.
+ */
+int craft_listen(struct craft_conn *c, const struct craft_conn_attr *a,
+		 int ms, void *pdata, size_t len);
+/*
  * Wait for the next CM event within @ms; its type in *@type, its status in
  * *@status (if not NULL), and up to @len bytes of its private data in
  * @pdata (zero-filled first). Returns 0, or -1 on timeout or error.
@@ -191,12 +200,27 @@ int craft_setup(struct craft_conn *c, const struct craft_conn_attr *a);
 int craft_cm_next(struct craft_conn *c, int ms, enum rdma_cm_event_type *type,
 		  int *status, void *pdata, size_t len);
 /*
+ * Receiver-not-ready retries asked of the peer, as rdmx asks (7 would be
+ * without end, which rdmx refuses; kmod/msg/sess.h RDMX_RNR_RETRY).
+ */
+#define CRAFT_RNR_RETRY		6
+/*
  * rdma_connect() with @len bytes of private data at @pdata (NULL and 0:
- * none); the RDMA READ depths are 1 each, the retry counts 7, and
- * @flow_control is the CM's end-to-end flow control flag.
+ * none); the RDMA READ depths are 1 each, the transport retry count 7,
+ * the RNR retry count CRAFT_RNR_RETRY (craft_connect_rnr(): @rnr_retry),
+ * and @flow_control is the CM's end-to-end flow control flag.
  */
 int craft_connect(struct craft_conn *c, const void *pdata, __u8 len,
 		  bool flow_control);
+int craft_connect_rnr(struct craft_conn *c, const void *pdata, __u8 len,
+		      bool flow_control, __u8 rnr_retry);
+/*
+ * rdma_accept() of craft_listen()'s request, with @len bytes of private
+ * data at @pdata, flow control, no RDMA READ, and @rnr_retry RNR retries
+ * asked of the peer.
+ */
+int craft_accept(struct craft_conn *c, const void *pdata, __u8 len,
+		 __u8 rnr_retry);
 /* Post receive slot @slot (work request id @slot). */
 int craft_post_recv(struct craft_conn *c, unsigned int slot);
 /* Post @n SENDs, chained, one scatter entry each, all with id @wr_id. */

@@ -30,10 +30,13 @@
 #      them: the server's queue of answers must stop at its bound), DATA
 #      whose sequence number no retransmission can have (more than 4096
 #      behind, 2^31 away, ahead: the connection ends), a peer that posts
-#      no receive yet grants credits and keeps sending heartbeats (its
-#      connection must end within the loss timeout, and so must the
-#      server's orderly close, its CLOSE queued behind), and 1000 echo
-#      channels whose echoes
+#      no receive yet grants credits and keeps sending heartbeats (the
+#      server's device fails its refused SENDs, and so its connection,
+#      within the loss timeout, and the server's orderly close, its CLOSE
+#      queued behind, too), a peer that asks for receiver-not-ready
+#      retries without end (refused; and, as a listener on node 2 itself,
+#      a server that asks for them: rdmx's client disconnects unused),
+#      and 1000 echo channels whose echoes
 #      the peer never acknowledges; meanwhile another session's ping must
 #      get its echoes (no shared worker waits on the stalled peer);
 #   5. limits: with max_sessions_per_host at 2, four hostile sessions at
@@ -337,6 +340,23 @@ if [ "$RDMX_NODE" = 2 ]; then
 	run_tap msgcraft-seq-far "$MC" seq-far "$srv"
 	run_tap msgcraft-rnr-stall "$MC" -t 90 rnr-stall "$srv"
 	run_tap msgcraft-rnr-close "$MC" -t 90 rnr-close "$srv"
+	run_tap msgcraft-rnr-endless "$MC" rnr-endless "$srv"
+	# A server asking for RNR retries without end, on this node's own
+	# address: rdmx's client must end each connection before using it.
+	lre="$RDMX_OUT/msgcraft-listen-rnr-endless.txt"
+	"$MC" -p 7499 -n 1 -t 60 listen-rnr-endless "$RDMX_ADDR_2" >"$lre" 2>&1 &
+	listener=$!
+	if rdmx_poll 30 grep -q "^# listening on" "$lre"; then
+		rdmx_check "rdmxctl ping gets no echo from a server asking for RNR retries without end" \
+			sh -c "! rdmxctl ping -c 1 -p 7499 --timeout 10 $RDMX_ADDR_2"
+	else
+		rdmx_fail "listen-rnr-endless: listening on $RDMX_ADDR_2:7499"
+	fi
+	wait "$listener"
+	rdmx_check "msgcraft-listen-rnr-endless exits 0" test "$?" -eq 0
+	rdmx_tap_absorb "msgcraft-listen-rnr-endless: " "$lre"
+	rdmx_check "the client's refusal is logged" \
+		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:7499 accepted asking for receiver-not-ready retries without end'"
 	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
 	stall=$!
 	if rdmx_poll 600 grep -q "^ok .* - DATA of" "$RDMX_OUT/msgcraft-echo-stall.txt"; then
@@ -358,7 +378,9 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "unacknowledged OPEN_REPs stop at the lane's bound, logged" \
 		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:[0-9]* acknowledges nothing: [0-9]* messages queued, no more'"
 	rdmx_check "a peer that takes none of the SENDs it granted credits for loses its connection, logged" \
-		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:[0-9]*: nothing sent on lane 0 completed in [0-9]* ms'"
+		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:[0-9]* took none of the SENDs on lane 0: receiver not ready 7 times'"
+	rdmx_check "a peer asking for RNR retries without end is refused, logged" \
+		sh -c "dmesg | grep -q 'rdmx: $RDMX_ADDR_2:[0-9]* asks for receiver-not-ready retries without end'"
 fi
 rdmx_check "node 1 still answers a ping" \
 	rdmxctl ping -c 3 --timeout 20 "$srv"

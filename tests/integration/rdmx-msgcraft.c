@@ -29,13 +29,23 @@
  *             connection within SECONDS.
  * rnr-stall   OPEN one echo channel, then stop reposting receives yet
  *             grant each buffer back as if reposted; send COUNT messages to
- *             be echoed: the server's SENDs past this peer's buffers are
- *             retried by its device without end. Heartbeats keep coming
- *             while credits last; the server must end the connection
- *             before SECONDS, while they do.
+ *             be echoed: the server's SENDs past this peer's buffers meet
+ *             receiver-not-ready, which its device retries as often as
+ *             this peer asked (6). Heartbeats keep coming while credits
+ *             last; the server must end the connection before SECONDS,
+ *             while they do.
  * rnr-close   the same, then a CLOSE: the server's orderly close waits for
  *             its own CLOSE to complete, behind the stalled SENDs; it must
  *             end the connection before SECONDS all the same.
+ * rnr-endless connect as a new session asking for receiver-not-ready
+ *             retries without end (rnr_retry_count 7, where the kernel
+ *             client asks for 6): on InfiniBand and RoCE the server must
+ *             refuse the request (PARAMS); iWARP has no RNR.
+ * listen-rnr-endless
+ *             the other way round: listen on HOST:PORT and accept COUNT
+ *             rdmx clients' requests, answering as the server does but
+ *             asking for RNR retries without end; each client must
+ *             disconnect without sending, within SECONDS.
  * seq-far     on five new sessions, one DATA each whose sequence number is
  *             one behind the next expected, MAX_UNACKED (4096) behind (the
  *             server must drop both as duplicates and keep the
@@ -1154,8 +1164,9 @@ out:
  * rnr-stall: OPEN an echo channel, then stop reposting receives while
  * granting each buffer back as if it were reposted, and send COUNT
  * messages to be echoed: past this peer's CLT_DEPTH buffers the server's
- * echoes meet an empty receive queue, and its device retries them without
- * end (receiver not ready). Meanwhile this peer sends a HEARTBEAT every
+ * echoes meet an empty receive queue, and its device retries them as
+ * often as this peer asked (receiver not ready; CRAFT_RNR_RETRY), then
+ * fails them. Meanwhile this peer sends a HEARTBEAT every
  * RNR_HB_MS while its credits last, so the server hears from it. The
  * server must end the connection while the heartbeats still come: it is
  * taking nothing that was sent to it. With @close, this peer then sends a
@@ -1244,6 +1255,154 @@ static int mode_rnr_stall(unsigned int count, unsigned int secs)
 static int mode_rnr_close(unsigned int count, unsigned int secs)
 {
 	return rnr_stall(count, secs, true);
+}
+
+/* Whether @c's device speaks iWARP, which has no receiver-not-ready. */
+static bool conn_iwarp(const struct craft_conn *c)
+{
+	return c->id->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
+/*
+ * rnr-endless: connect as a new session asking for receiver-not-ready
+ * retries without end (7): on InfiniBand and RoCE the server's QP would
+ * retry for ever a SEND that this peer refuses, so the server must refuse
+ * the request (PARAMS). iWARP has no RNR: there it is accepted.
+ */
+static int mode_rnr_endless(unsigned int count, unsigned int secs)
+{
+	enum rdma_cm_event_type type;
+	union {
+		struct conn_rep rep;
+		struct conn_rej rej;
+	} u;
+	struct conn_req req;
+	int status = 0, ret = 2;
+	unsigned int reason;
+	struct peer p;
+
+	(void)count;
+	(void)secs;
+	memset(&p, 0, sizeof(p));
+	if (peer_setup(&p))
+		goto out;
+	req_pack(&req);
+	if (craft_connect_rnr(&p.c, &req, sizeof(req), true, 7)) {
+		complain("rdma_connect to %s:%s: %m", host, port);
+		goto out;
+	}
+	if (craft_cm_next(&p.c, TIMEOUT_MS, &type, &status, &u, sizeof(u))) {
+		complain("no answer from %s:%s in %d s", host, port,
+			 TIMEOUT_MS / 1000);
+		goto out;
+	}
+	reason = le16toh(u.rej.reason);
+	if (conn_iwarp(&p.c)) {
+		report(type == RDMA_CM_EVENT_ESTABLISHED,
+		       "iWARP (no RNR): a connect request asking for RNR retries without end is accepted: %s",
+		       rdma_event_str(type));
+		if (type == RDMA_CM_EVENT_ESTABLISHED)
+			craft_sess_close(&p.c, p.c.tx);
+	} else {
+		report(type == RDMA_CM_EVENT_REJECTED &&
+		       le16toh(u.rej.magic) == PROTO_MAGIC &&
+		       reason == REJ_PARAMS,
+		       "a connect request asking for RNR retries without end is refused: %s, reason %u",
+		       rdma_event_str(type),
+		       type == RDMA_CM_EVENT_REJECTED ? reason : 0);
+	}
+	ret = n_failed ? 1 : 0;
+out:
+	peer_close(&p);
+	return ret;
+}
+
+/*
+ * One connection of listen-rnr-endless, accepted on @c: until the client
+ * disconnects or @secs pass, whether a message arrived (*@got) and
+ * whether the client disconnected (*@gone).
+ */
+static void listen_watch(struct craft_conn *c, unsigned int secs, bool *got,
+			 bool *gone)
+{
+	long long end = now_ms() + secs * 1000LL;
+	enum rdma_cm_event_type type;
+	struct ibv_wc wc[8];
+	int i, n;
+
+	*got = false;
+	*gone = false;
+	while (!*gone && now_ms() < end) {
+		if (!craft_cm_next(c, 100, &type, NULL, NULL, 0)) {
+			note("listen: %s", rdma_event_str(type));
+			*gone = type == RDMA_CM_EVENT_DISCONNECTED ||
+				type == RDMA_CM_EVENT_CONNECT_ERROR;
+		}
+		while ((n = ibv_poll_cq(c->cq, ARRAY_SIZE(wc), wc)) > 0)
+			for (i = 0; i < n; i++)
+				if (wc[i].status == IBV_WC_SUCCESS &&
+				    wc[i].opcode == IBV_WC_RECV)
+					*got = true;
+	}
+}
+
+/*
+ * listen-rnr-endless: listen on HOST:PORT for COUNT connect requests of
+ * rdmx clients, one after another, and accept each as rdmx's server
+ * would, but asking for receiver-not-ready retries without end (7): on
+ * InfiniBand and RoCE the client's QP would retry for ever a SEND this
+ * peer refuses, so the client must end the connection without a message
+ * sent on it, within SECONDS. iWARP has no RNR: there the client sends.
+ */
+static int mode_listen_rnr_endless(unsigned int count, unsigned int secs)
+{
+	static const struct craft_conn_attr a = {
+		.nr_recv = CLT_DEPTH,
+		.recv_size = RX_SLOT,
+		.send_size = TX_SLOT,
+		.max_send_wr = SQ_DEPTH,
+		.cqe = CLT_DEPTH + SQ_DEPTH + 8,
+		.access = IBV_ACCESS_LOCAL_WRITE,
+		.complain = true,
+	};
+	struct conn_req req;
+	struct conn_rep rep;
+	struct craft_conn c;
+	unsigned int i;
+	bool got, gone;
+
+	for (i = 0; i < count; i++) {
+		if (craft_listen(&c, &a, secs * 1000, &req, sizeof(req))) {
+			craft_close(&c);
+			return 2;
+		}
+		memset(&rep, 0, sizeof(rep));
+		rep.magic = htole16(PROTO_MAGIC);
+		rep.major = PROTO_MAJOR;
+		rep.minor = PROTO_MINOR;
+		rep.queue_depth = htole16(le16toh(req.queue_depth) < CLT_DEPTH ?
+					  le16toh(req.queue_depth) : CLT_DEPTH);
+		rep.nr_lanes = req.nr_lanes;
+		rep.features = htole32(le32toh(req.features) & PROTO_F_MSG);
+		rep.max_msg_size = htole32(SEG_SIZE);
+		rep.generation = req.generation;
+		if (craft_accept(&c, &rep, sizeof(rep), 7)) {
+			complain("rdma_accept: %m");
+			craft_close(&c);
+			return 2;
+		}
+		listen_watch(&c, secs, &got, &gone);
+		if (conn_iwarp(&c))
+			report(got,
+			       "iWARP (no RNR): a client accepted asking for RNR retries without end sends");
+		else
+			report(gone && !got,
+			       "a client accepted asking for RNR retries without end ends the connection unused: %s, %s",
+			       gone ? "disconnected" : "not disconnected",
+			       got ? "a message came" : "no message");
+		craft_close(&c);
+	}
+	return n_failed ? 1 : 0;
 }
 
 /*
@@ -2555,6 +2714,8 @@ static const struct {
 	{ "seq-far", mode_seq_far, 1, 1 },
 	{ "rnr-stall", mode_rnr_stall, CLT_DEPTH + 8, 10000 },
 	{ "rnr-close", mode_rnr_close, CLT_DEPTH + 8, 10000 },
+	{ "rnr-endless", mode_rnr_endless, 1, 1 },
+	{ "listen-rnr-endless", mode_listen_rnr_endless, 1, 100 },
 };
 
 static void print_usage(FILE *f)
@@ -2585,6 +2746,12 @@ static void print_usage(FILE *f)
 		"              must end the connection within SECONDS\n"
 		"  rnr-close   rnr-stall, then a CLOSE: the server must still end the\n"
 		"              connection within SECONDS\n"
+		"  rnr-endless connect asking for RNR retries without end (7):\n"
+		"              refused on InfiniBand and RoCE\n"
+		"  listen-rnr-endless\n"
+		"              listen on HOST:PORT; accept COUNT (default 1) rdmx\n"
+		"              clients' requests asking for RNR retries without end:\n"
+		"              each client must disconnect unused within SECONDS\n"
 		"  seq-far     on new sessions, DATA with a sequence number 1 or 4096\n"
 		"              behind the next expected (dropped, the connection kept),\n"
 		"              4097 behind, 2^31 away or 1 ahead (the connection ends)\n"
