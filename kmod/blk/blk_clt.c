@@ -770,7 +770,7 @@ static int rdmx_dq_route_resolved(struct rdmx_dq *q)
 	param.initiator_depth = min_t(u8, q->ibdev->attrs.max_qp_init_rd_atom,
 				      255);
 	param.retry_count = 7;
-	param.rnr_retry_count = 7;
+	param.rnr_retry_count = RDMX_RNR_RETRY;
 	return rdma_connect_locked(q->cm_id, &param);
 }
 
@@ -786,6 +786,11 @@ static int rdmx_dq_established(struct rdmx_dq *q,
 	struct rdmx_conn_params rep;
 
 	lockdep_assert_held(&q->cm_mutex);
+	if (rdmx_cm_rnr_endless(q->cm_id, ev)) {
+		pr_err_ratelimited("rdmxb%u: %pISpc accepted queue %u asking for receiver-not-ready retries without end\n",
+				   q->bd->index, &q->bd->addr, q->idx);
+		return -EPROTO;
+	}
 	if (rdmx_conn_rep_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &sent, &rep) ||
 	    rep.max_msg_size < SZ_4K)

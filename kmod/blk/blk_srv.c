@@ -1750,7 +1750,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 					  cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u32, ev->param.conn.responder_resources,
 				      cm_id->device->attrs.max_qp_init_rd_atom);
-	param.rnr_retry_count = 7;
+	param.rnr_retry_count = RDMX_RNR_RETRY;
 	cm_id->context = &q->cm_ctx;
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {

@@ -66,10 +66,24 @@ struct rdmx_cm_service {
 	struct list_head node;
 };
 
+/*
+ * Receiver-not-ready retries of a SEND, asked of the peer by every rdmx
+ * connection: a conforming peer never answers RNR (a SEND goes only with
+ * a credit, and a credit is a posted receive), so a device fails a SEND
+ * that is refused this many times, at most 655 ms apart (the refuser's
+ * min_rnr_timer), rather than retrying it, and holding its send queue
+ * behind it, for ever (7 would). On InfiniBand and RoCE each side's QP
+ * retries as many times as its peer asks, in the REQ or the REP: a peer
+ * that asks for 7 is refused (rdmx_cm_rnr_endless()). iWARP has no RNR.
+ */
+#define RDMX_RNR_RETRY			6
+
 void rdmx_cm_service_register(struct rdmx_cm_service *svc);
 void rdmx_cm_service_unregister(struct rdmx_cm_service *svc);
 int rdmx_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 void rdmx_cm_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason);
+bool rdmx_cm_rnr_endless(struct rdma_cm_id *cm_id,
+			 const struct rdma_cm_event *ev);
 int rdmx_cm_event_errno(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 			enum rdmx_rej_reason *reason);
 

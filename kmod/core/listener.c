@@ -575,6 +575,26 @@ void rdmx_cm_reject(struct rdma_cm_id *cm_id, enum rdmx_rej_reason reason)
 	rdma_reject(cm_id, &rej, sizeof(rej), IB_CM_REJ_CONSUMER_DEFINED);
 }
 
+/**
+ * rdmx_cm_rnr_endless() - whether a peer asks for RNR retries without end
+ * @cm_id: the connection's id
+ * @ev: the peer's CONNECT_REQUEST (its REQ) or, on the active side,
+ *	ESTABLISHED (its REP)
+ *
+ * On InfiniBand and RoCE, @cm_id's QP retries a SEND the peer refuses as
+ * receiver not ready as many times as the peer asks; 7 is without end
+ * (RDMX_RNR_RETRY). iWARP has no RNR.
+ *
+ * Context: rdma_cm's handler for @cm_id.
+ * Return: true when @ev asks for retries without end on such a fabric.
+ */
+bool rdmx_cm_rnr_endless(struct rdma_cm_id *cm_id,
+			 const struct rdma_cm_event *ev)
+{
+	return rdma_ib_or_roce(cm_id->device, cm_id->port_num) &&
+	       ev->param.conn.rnr_retry_count > RDMX_RNR_RETRY;
+}
+
 /* A connection request: to the service that takes it, or rejected. */
 static int rdmx_cm_connect_request(struct rdma_cm_id *cm_id,
 				   struct rdma_cm_event *ev)
@@ -594,6 +614,12 @@ static int rdmx_cm_connect_request(struct rdma_cm_id *cm_id,
 	if (rdmx_conn_req_parse(ev->param.conn.private_data,
 				ev->param.conn.private_data_len, &req, &reason))
 		goto reject;
+	if (rdmx_cm_rnr_endless(cm_id, ev)) {
+		pr_info_ratelimited("refused a connection from %pISpc: it asks for receiver-not-ready retries without end\n",
+				    &cm_id->route.addr.dst_addr);
+		rdmx_cm_reject(cm_id, RDMX_REJ_PARAMS);
+		return 1;
+	}
 	mutex_lock(&rdmx_cm_svc_mutex);
 	list_for_each_entry(svc, &rdmx_cm_services, node) {
 		if (svc->takes(&req)) {

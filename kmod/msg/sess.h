@@ -113,17 +113,6 @@ static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
  * can take long and still progress.
  */
 #define RDMX_STALL_RMA_MULT		6
-/*
- * Receiver-not-ready retries of a session's SENDs, asked of the peer: a
- * conforming peer never answers RNR (a SEND goes only with a credit, and
- * a credit is a posted receive), so its device fails a SEND that is
- * refused this many times, at most 655 ms apart (the refuser's
- * min_rnr_timer), rather than retrying it without end (7). On InfiniBand
- * and RoCE each side's QP retries as many times as its peer asks, in the
- * REQ or the REP: a peer that asks for 7 is refused
- * (rdmx_cm_rnr_endless()). iWARP has no RNR.
- */
-#define RDMX_RNR_RETRY			6
 #define RDMX_CHAN_BACKLOG_DEFAULT	64
 #define RDMX_SESS_MAX_LANES		16	/* lanes (RC QPs) per session, at most */
 

@@ -753,19 +753,6 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 	return rdma_connect_locked(conn->cm_id, &param);
 }
 
-/*
- * Whether the peer's REQ or REP (@ev, CONNECT_REQUEST or ESTABLISHED)
- * asks for receiver-not-ready retries without end: on InfiniBand and RoCE
- * this side's QP would retry a SEND the peer refuses for ever
- * (RDMX_RNR_RETRY). iWARP has no RNR.
- */
-static bool rdmx_cm_rnr_endless(struct rdma_cm_id *cm_id,
-				const struct rdma_cm_event *ev)
-{
-	return rdma_ib_or_roce(cm_id->device, cm_id->port_num) &&
-	       ev->param.conn.rnr_retry_count > RDMX_RNR_RETRY;
-}
-
 static int rdmx_cm_established(struct rdmx_conn *conn,
 			       struct rdma_cm_event *ev)
 {
@@ -1030,12 +1017,6 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 
 	/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the peer. */
 	if (req->max_msg_size < RDMX_SEG_SIZE) {
-		reason = RDMX_REJ_PARAMS;
-		goto reject;
-	}
-	if (rdmx_cm_rnr_endless(cm_id, ev)) {
-		pr_info_ratelimited("%pISpc asks for receiver-not-ready retries without end\n",
-				    &cm_id->route.addr.dst_addr);
 		reason = RDMX_REJ_PARAMS;
 		goto reject;
 	}

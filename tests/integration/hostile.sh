@@ -35,7 +35,8 @@
 #      within the loss timeout, and the server's orderly close, its CLOSE
 #      queued behind, too), a peer that asks for receiver-not-ready
 #      retries without end (refused; and, as a listener on node 2 itself,
-#      a server that asks for them: rdmx's client disconnects unused),
+#      a server that asks for them: rdmx's session and block clients
+#      disconnect unused),
 #      and 1000 echo channels whose echoes
 #      the peer never acknowledges; meanwhile another session's ping must
 #      get its echoes (no shared worker waits on the stalled peer);
@@ -331,6 +332,32 @@ else
 fi
 
 # 4. The hostile message peer, from node 2; node 1 only serves.
+
+# KIND WHAT LOG CMD...: rdmx-msgcraft listen-rnr-endless on node 2's own
+# address, port 7499, accepts one connection of CMD (a client of KIND)
+# asking for RNR retries without end: CMD must fail (WHAT), the crafted
+# listener see the connection end unused, and the kernel log say LOG.
+listen_rnr_endless() {
+	local kind=$1 what=$2 log=$3 out listener
+
+	shift 3
+	out="$RDMX_OUT/msgcraft-listen-rnr-endless-$kind.txt"
+	"$MC" -p 7499 -n 1 -t 60 listen-rnr-endless "$RDMX_ADDR_2" >"$out" 2>&1 &
+	listener=$!
+	if rdmx_poll 30 grep -q "^# listening on" "$out"; then
+		"$@" >"$out.cmd" 2>&1
+		rdmx_check "$what against a server asking for RNR retries without end" \
+			test "$?" -ne 0
+	else
+		rdmx_fail "listen-rnr-endless ($kind): listening on $RDMX_ADDR_2:7499"
+	fi
+	wait "$listener"
+	rdmx_check "msgcraft-listen-rnr-endless ($kind) exits 0" test "$?" -eq 0
+	rdmx_tap_absorb "msgcraft-listen-rnr-endless ($kind): " "$out"
+	rdmx_check "the $kind client's refusal is logged" \
+		sh -c "dmesg | grep -q '$log for receiver-not-ready retries without end'"
+}
+
 MC="$RDMX_REPO/tests/integration/rdmx-msgcraft"
 if [ "$RDMX_NODE" = 2 ]; then
 	run_tap msgcraft-silent "$MC" -t 30 silent "$srv"
@@ -342,21 +369,13 @@ if [ "$RDMX_NODE" = 2 ]; then
 	run_tap msgcraft-rnr-close "$MC" -t 90 rnr-close "$srv"
 	run_tap msgcraft-rnr-endless "$MC" rnr-endless "$srv"
 	# A server asking for RNR retries without end, on this node's own
-	# address: rdmx's client must end each connection before using it.
-	lre="$RDMX_OUT/msgcraft-listen-rnr-endless.txt"
-	"$MC" -p 7499 -n 1 -t 60 listen-rnr-endless "$RDMX_ADDR_2" >"$lre" 2>&1 &
-	listener=$!
-	if rdmx_poll 30 grep -q "^# listening on" "$lre"; then
-		rdmx_check "rdmxctl ping gets no echo from a server asking for RNR retries without end" \
-			sh -c "! rdmxctl ping -c 1 -p 7499 --timeout 10 $RDMX_ADDR_2"
-	else
-		rdmx_fail "listen-rnr-endless: listening on $RDMX_ADDR_2:7499"
-	fi
-	wait "$listener"
-	rdmx_check "msgcraft-listen-rnr-endless exits 0" test "$?" -eq 0
-	rdmx_tap_absorb "msgcraft-listen-rnr-endless: " "$lre"
-	rdmx_check "the client's refusal is logged" \
-		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:7499 accepted asking for receiver-not-ready retries without end'"
+	# address: rdmx's clients must end each connection before using it.
+	listen_rnr_endless session "rdmxctl ping gets no echo" \
+		"rdmx: session [0-9]*: $RDMX_ADDR_2:7499 accepted asking" \
+		rdmxctl ping -c 1 -p 7499 --timeout 10 "$RDMX_ADDR_2"
+	listen_rnr_endless block "rdmxctl map fails" \
+		"rdmx: rdmxb[0-9]*: $RDMX_ADDR_2:7499 accepted queue 0 asking" \
+		rdmxctl map -p 7499 --timeout 10s "$RDMX_ADDR_2" craft
 	"$MC" -n 1000 -t 90 echo-stall "$srv" >"$RDMX_OUT/msgcraft-echo-stall.txt" 2>&1 &
 	stall=$!
 	if rdmx_poll 600 grep -q "^ok .* - DATA of" "$RDMX_OUT/msgcraft-echo-stall.txt"; then
@@ -380,7 +399,7 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "a peer that takes none of the SENDs it granted credits for loses its connection, logged" \
 		sh -c "dmesg | grep -q 'rdmx: session [0-9]*: $RDMX_ADDR_2:[0-9]* took none of the SENDs on lane 0: receiver not ready 7 times'"
 	rdmx_check "a peer asking for RNR retries without end is refused, logged" \
-		sh -c "dmesg | grep -q 'rdmx: $RDMX_ADDR_2:[0-9]* asks for receiver-not-ready retries without end'"
+		sh -c "dmesg | grep -q 'rdmx: refused a connection from $RDMX_ADDR_2:[0-9]*: it asks for receiver-not-ready retries without end'"
 fi
 rdmx_check "node 1 still answers a ping" \
 	rdmxctl ping -c 3 --timeout 20 "$srv"

@@ -43,7 +43,8 @@
  *             refuse the request (PARAMS); iWARP has no RNR.
  * listen-rnr-endless
  *             the other way round: listen on HOST:PORT and accept COUNT
- *             rdmx clients' requests, answering as the server does but
+ *             rdmx clients' requests (a session's or a block queue's),
+ *             answering as the server does but
  *             asking for RNR retries without end; each client must
  *             disconnect without sending, within SECONDS.
  * seq-far     on five new sessions, one DATA each whose sequence number is
@@ -1348,8 +1349,9 @@ static void listen_watch(struct craft_conn *c, unsigned int secs, bool *got,
 
 /*
  * listen-rnr-endless: listen on HOST:PORT for COUNT connect requests of
- * rdmx clients, one after another, and accept each as rdmx's server
- * would, but asking for receiver-not-ready retries without end (7): on
+ * rdmx clients (of sessions or of block queues), one after another, and
+ * accept each as rdmx's server would, but asking for receiver-not-ready
+ * retries without end (7): on
  * InfiniBand and RoCE the client's QP would retry for ever a SEND this
  * peer refuses, so the client must end the connection without a message
  * sent on it, within SECONDS. iWARP has no RNR: there the client sends.
@@ -1383,7 +1385,9 @@ static int mode_listen_rnr_endless(unsigned int count, unsigned int secs)
 		rep.queue_depth = htole16(le16toh(req.queue_depth) < CLT_DEPTH ?
 					  le16toh(req.queue_depth) : CLT_DEPTH);
 		rep.nr_lanes = req.nr_lanes;
-		rep.features = htole32(le32toh(req.features) & PROTO_F_MSG);
+		/* A session's or a block queue's request, as it comes. */
+		rep.features = htole32(le32toh(req.features) &
+				       (PROTO_F_MSG | PROTO_F_BLOCK));
 		rep.max_msg_size = htole32(SEG_SIZE);
 		rep.generation = req.generation;
 		if (craft_accept(&c, &rep, sizeof(rep), 7)) {
@@ -2750,8 +2754,9 @@ static void print_usage(FILE *f)
 		"              refused on InfiniBand and RoCE\n"
 		"  listen-rnr-endless\n"
 		"              listen on HOST:PORT; accept COUNT (default 1) rdmx\n"
-		"              clients' requests asking for RNR retries without end:\n"
-		"              each client must disconnect unused within SECONDS\n"
+		"              clients' requests (sessions' or block queues') asking\n"
+		"              for RNR retries without end: each client must\n"
+		"              disconnect unused within SECONDS\n"
 		"  seq-far     on new sessions, DATA with a sequence number 1 or 4096\n"
 		"              behind the next expected (dropped, the connection kept),\n"
 		"              4097 behind, 2^31 away or 1 ahead (the connection ends)\n"
