@@ -133,6 +133,8 @@ static void rdmx_dq_complete_rq(struct request *rq)
 	u64 us = div_u64(ktime_get_ns() - req->start_ns, NSEC_PER_USEC);
 
 	rdmx_dq_unmap(req, rq);
+	if (req->in_flight)
+		atomic_dec(&req->q->sent);
 	req->in_flight = false;
 	trace_rdmx_blk_complete(req->q->bd->index, req->q->idx, rq->tag,
 				req->cmd.opcode, blk_rq_pos(rq) << SECTOR_SHIFT,
@@ -214,27 +216,35 @@ static int rdmx_dq_post_recv(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb)
 	return rdmx_rx_buf_post(q->qp, &rb->rx);
 }
 
-/* An inline READ's data, from the response's receive into the request. */
-static void rdmx_dq_copy_inline(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb,
-				struct request *rq)
+/*
+ * An inline READ's data into the request: @len bytes at @src, then the
+ * rest at @tail (a response after its header in a receive that takes the
+ * data first: its end lands in the header's buffer).
+ */
+static void rdmx_dq_copy_inline(struct rdmx_dq *q, struct request *rq,
+				u8 *src, u32 len, const u8 *tail)
 {
-	u8 *src = page_address(rb->rx.data);
 	struct req_iterator iter;
 	struct bio_vec bv;
 
 	rq_for_each_segment(bv, rq, iter) {
-		/* A whole page copies with copy_page(), in words. */
-		if (!bv.bv_offset && bv.bv_len == PAGE_SIZE &&
-		    PAGE_ALIGNED(src)) {
-			void *dst = kmap_local_page(bv.bv_page);
+		u8 *dst = bvec_kmap_local(&bv);
+		u32 n = min(len, bv.bv_len);
 
+		/* A whole page copies with copy_page(), in words. */
+		if (n == PAGE_SIZE && PAGE_ALIGNED(dst) && PAGE_ALIGNED(src)) {
 			copy_page(dst, src);
-			kunmap_local(dst);
-			flush_dcache_page(bv.bv_page);
 		} else {
-			memcpy_to_bvec(&bv, src);
+			memcpy(dst, src, n);
+			if (n < bv.bv_len) {
+				memcpy(dst + n, tail, bv.bv_len - n);
+				tail += bv.bv_len - n;
+			}
 		}
-		src += bv.bv_len;
+		src += n;
+		len -= n;
+		kunmap_local(dst);
+		flush_dcache_page(bv.bv_page);
 	}
 	atomic64_inc(&q->stats.inline_reads);
 }
@@ -298,23 +308,160 @@ static void rdmx_disk_size_seen(struct rdmx_disk *bd, u64 size)
 				    bd->index, size, bd->lbs);
 }
 
+/*
+ * The request a response's @tag answers: in flight on @q and not answered
+ * yet; else NULL (a protocol error).
+ */
+static struct rdmx_dq_req *rdmx_dq_req_of(struct rdmx_dq *q, u32 tag)
+{
+	struct rdmx_disk *bd = q->bd;
+	struct rdmx_dq_req *req;
+	struct request *rq;
+
+	/* No request exists before the disk (and its tag set) does. */
+	if (tag >= bd->depth || !READ_ONCE(bd->disk))
+		return NULL;
+	rq = blk_mq_tag_to_rq(bd->tag_set.tags[q->idx], tag);
+	if (!rq)
+		return NULL;
+	req = blk_mq_rq_to_pdu(rq);
+	if (!req->in_flight || req->q != q || req->answered)
+		return NULL;
+	return req;
+}
+
+/* Whether @req's answer, with @status, carries its data: a read inline. */
+static bool rdmx_dq_rsp_has_data(const struct rdmx_dq_req *req, u32 status)
+{
+	return req->cmd.opcode == RDMX_BLK_OP_READ &&
+	       (req->cmd.flags & RDMX_BLK_CMD_INLINE) && !status;
+}
+
+/* Take @status as @req's answer (its data, if any, is copied already). */
+static void rdmx_dq_answered(struct rdmx_dq *q, struct rdmx_dq_req *req,
+			     u32 status)
+{
+	req->answered = true;
+	req->status = rdmx_blk_status(status);
+	if (status)
+		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
+				    q->bd->index,
+				    (u64)blk_rq_pos(blk_mq_rq_from_pdu(req)),
+				    -(int)status);
+}
+
+/*
+ * Complete an answered request, once its key is dead: the server killed
+ * it (@killed: the response's SEND with invalidate named it), or a local
+ * invalidation does, whose completion completes it.
+ */
+static void rdmx_dq_finish(struct rdmx_dq *q, struct rdmx_dq_req *req,
+			   bool killed)
+{
+	if (req->mr && !killed) {
+		/* The server did not kill the key: kill it before completing. */
+		struct ib_send_wr inv = {
+			.opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_cqe = &req->inv_cqe,
+			.ex.invalidate_rkey = req->mr->rkey,
+		};
+
+		if (ib_post_send(q->qp, &inv, NULL))
+			rdmx_disk_error(q->bd, "cannot post an invalidation",
+					-EIO);
+		return;
+	}
+	rdmx_dq_put(req);
+}
+
+/* The @i-th response of @rb's: they follow each other from its start. */
+static struct rdmx_blk_rsp *rdmx_dq_rsp_at(struct rdmx_dq_rbuf *rb,
+					   unsigned int i)
+{
+	if (rb->rx.data_first)
+		return (struct rdmx_blk_rsp *)page_address(rb->rx.data) + i;
+	if (!i)
+		return rb->rx.hdr;
+	return (struct rdmx_blk_rsp *)page_address(rb->rx.data) + i - 1;
+}
+
+/*
+ * @n responses in one receive (RDMX_BLK_OPEN_BATCH): each answers a
+ * request in flight, once, with nothing after it (no data, no key killed).
+ * All are checked before any is taken. Return: 0, or -EPROTO.
+ */
+static int rdmx_dq_recv_batch(struct rdmx_dq *q, struct rdmx_dq_rbuf *rb,
+			      unsigned int n)
+{
+	struct rdmx_dq_req *reqs[RDMX_BLK_BATCH_MAX];
+	struct rdmx_blk_rsp *rsp;
+	unsigned int i, j;
+	u32 status;
+
+	if (!q->batch || n > RDMX_BLK_BATCH_MAX)
+		return -EPROTO;
+	for (i = 0; i < n; i++) {
+		rsp = rdmx_dq_rsp_at(rb, i);
+		reqs[i] = rdmx_dq_req_of(q, le32_to_cpu(rsp->tag));
+		if (!reqs[i] ||
+		    rdmx_dq_rsp_has_data(reqs[i], le32_to_cpu(rsp->status)))
+			return -EPROTO;
+		for (j = 0; j < i; j++)
+			if (reqs[j] == reqs[i])
+				return -EPROTO;
+	}
+	for (i = 0; i < n; i++) {
+		rsp = rdmx_dq_rsp_at(rb, i);
+		status = le32_to_cpu(rsp->status);
+		rdmx_disk_size_seen(q->bd, le64_to_cpu(rsp->size));
+		rdmx_dq_answered(q, reqs[i], status);
+	}
+	WRITE_ONCE(q->last_answer, ktime_get_ns());
+	if (rdmx_dq_post_recv(q, rb)) {
+		rdmx_disk_error(q->bd, "cannot post a receive", -EIO);
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		rdmx_dq_finish(q, reqs[i], false);
+	return 0;
+}
+
 static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_dq_rbuf *rb = container_of(wc->wr_cqe,
 					       struct rdmx_dq_rbuf, rx.cqe);
-	struct rdmx_blk_rsp *rsp = rb->rx.hdr;
+	bool imm = wc->wc_flags & IB_WC_WITH_IMM;
 	struct rdmx_dq *q = rb->q;
 	struct rdmx_disk *bd = q->bd;
+	struct rdmx_blk_rsp *rsp;
 	struct rdmx_dq_req *req;
 	struct request *rq;
 	bool inline_read;
 	u32 tag, status;
+	u8 *data;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rdmx_dq_wr_error(q, wc, "RECV");
 		return;
 	}
 	rdmx_rx_buf_sync(q->ibdev, &rb->rx, wc->byte_len);
+	/* Whatever comes first lands at the start of the first entry. */
+	if (rb->rx.data_first) {
+		rsp = page_address(rb->rx.data);
+		data = (u8 *)rsp;
+	} else {
+		rsp = rb->rx.hdr;
+		data = rb->rx.data ? page_address(rb->rx.data) : NULL;
+	}
+	if (imm) {
+		/* An inline READ's data alone (RDMX_BLK_OPEN_IMM_READ). */
+		if (!q->imm_read)
+			goto protocol;
+		tag = be32_to_cpu(wc->ex.imm_data);
+		status = 0;
+		goto answer;
+	}
 	if (wc->byte_len < sizeof(*rsp))
 		goto protocol;
 	tag = le32_to_cpu(rsp->tag);
@@ -342,49 +489,39 @@ static void rdmx_dq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		complete(&q->open_done);
 		return;
 	}
-	/* No request exists before the disk (and its tag set) does. */
-	if (tag >= bd->depth || !READ_ONCE(bd->disk))
+answer:
+	req = rdmx_dq_req_of(q, tag);
+	if (!req)
 		goto protocol;
-	rq = blk_mq_tag_to_rq(bd->tag_set.tags[q->idx], tag);
-	if (!rq)
-		goto protocol;
-	req = blk_mq_rq_to_pdu(rq);
-	if (!req->in_flight || req->q != q || req->answered)
-		goto protocol;
+	rq = blk_mq_rq_from_pdu(req);
 	/* Only the answer to an inline READ carries more: all its data. */
-	inline_read = req->cmd.opcode == RDMX_BLK_OP_READ &&
-		      (req->cmd.flags & RDMX_BLK_CMD_INLINE) && !status;
-	if (wc->byte_len != sizeof(*rsp) +
-			    (inline_read ? blk_rq_bytes(rq) : 0))
-		goto protocol;
-	req->answered = true;
+	inline_read = rdmx_dq_rsp_has_data(req, status);
+	if (imm ? !inline_read || wc->byte_len != blk_rq_bytes(rq) :
+	    wc->byte_len != sizeof(*rsp) +
+			    (inline_read ? blk_rq_bytes(rq) : 0)) {
+		/* Responses alone, together (RDMX_BLK_OPEN_BATCH)? */
+		if (imm || inline_read || wc->byte_len % sizeof(*rsp) ||
+		    rdmx_dq_recv_batch(q, rb, wc->byte_len / sizeof(*rsp)))
+			goto protocol;
+		return;
+	}
 	WRITE_ONCE(q->last_answer, ktime_get_ns());
-	rdmx_disk_size_seen(bd, le64_to_cpu(rsp->size));
-	req->status = rdmx_blk_status(status);
-	if (status)
-		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
-				    bd->index, (u64)blk_rq_pos(rq), -(int)status);
-	if (inline_read)
-		rdmx_dq_copy_inline(q, rb, rq);
+	if (!imm)
+		rdmx_disk_size_seen(bd, le64_to_cpu(rsp->size));
+	if (imm)
+		rdmx_dq_copy_inline(q, rq, data, rb->rx.data_len, NULL);
+	else if (inline_read && rb->rx.data_first)
+		rdmx_dq_copy_inline(q, rq, data + sizeof(*rsp),
+				    rb->rx.data_len - sizeof(*rsp), rb->rx.hdr);
+	else if (inline_read)
+		rdmx_dq_copy_inline(q, rq, data, rb->rx.data_len, NULL);
+	rdmx_dq_answered(q, req, status);
 	if (rdmx_dq_post_recv(q, rb)) {
 		rdmx_disk_error(bd, "cannot post a receive", -EIO);
 		return;
 	}
-	if (req->mr && !((wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
-			 wc->ex.invalidate_rkey == req->mr->rkey)) {
-		/* The server did not kill the key: kill it before completing. */
-		struct ib_send_wr inv = {
-			.opcode = IB_WR_LOCAL_INV,
-			.send_flags = IB_SEND_SIGNALED,
-			.wr_cqe = &req->inv_cqe,
-			.ex.invalidate_rkey = req->mr->rkey,
-		};
-
-		if (ib_post_send(q->qp, &inv, NULL))
-			rdmx_disk_error(bd, "cannot post an invalidation", -EIO);
-		return;
-	}
-	rdmx_dq_put(req);
+	rdmx_dq_finish(q, req, (wc->wc_flags & IB_WC_WITH_INVALIDATE) &&
+		       req->mr && wc->ex.invalidate_rkey == req->mr->rkey);
 	return;
 
 protocol:
@@ -517,12 +654,15 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		if (ret)
 			goto out_unmap;
 	}
+	/* Others in flight: its answer may wait to go with theirs. */
+	if (atomic_inc_return(&q->sent) > 1 && q->batch)
+		req->cmd.flags |= RDMX_BLK_CMD_MORE;
 	req->cmd_dma = ib_dma_map_single(q->ibdev, &req->cmd, sizeof(req->cmd),
 					 DMA_TO_DEVICE);
 	if (ib_dma_mapping_error(q->ibdev, req->cmd_dma)) {
 		req->cmd_dma = 0;
 		ret = -ENOMEM;
-		goto out_unmap;
+		goto out_unsent;
 	}
 	sge[0].addr = req->cmd_dma;
 	sge[0].length = sizeof(req->cmd);
@@ -545,10 +685,12 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	ret = ib_post_send(q->qp, first, NULL);
 	if (ret) {
 		req->in_flight = false;
-		goto out_unmap;
+		goto out_unsent;
 	}
 	return BLK_STS_OK;
 
+out_unsent:
+	atomic_dec(&q->sent);
 out_unmap:
 	rdmx_dq_unmap(req, rq);
 	if (ret == -ENOMEM || ret == -EAGAIN)
@@ -677,6 +819,11 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	q->inline_read_max = da->max_recv_sge >= 2 ?
 			     READ_ONCE(rdmx_blk_params.inline_read_max) : 0;
 	cap.max_recv_sge = q->inline_read_max ? 2 : 1;
+	/* Their data may come alone, page-aligned: not on iWARP. */
+	q->imm_layout = q->inline_read_max &&
+			!rdma_protocol_iwarp(q->ibdev, q->cm_id->port_num);
+	q->imm_read = false;
+	q->batch = false;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
 		return ret;
@@ -703,6 +850,7 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 				       RDMX_BLK_INLINE_MAX : 0);
 		if (ret)
 			return ret;
+		rb->rx.data_first = q->imm_layout;
 		ret = rdmx_dq_post_recv(q, rb);
 		if (ret)
 			return ret;
@@ -803,6 +951,8 @@ static int rdmx_dq_established(struct rdmx_dq *q,
 	}
 	if (rep.max_msg_size < q->bd->max_io)
 		q->bd->max_io = rounddown(rep.max_msg_size, SZ_4K);
+	/* What the OPEN may ask of it (RDMX_PROTO_MINOR). */
+	q->peer_minor = rep.minor;
 	return 0;
 }
 
@@ -892,7 +1042,11 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 	q->open_cmd.length = cpu_to_le32(RDMX_BLK_OPEN_EVENTS |
 					 (bd->ro ? RDMX_BLK_OPEN_RO : 0) |
 					 (q->inline_read_max ?
-					  RDMX_BLK_OPEN_INLINE_READ : 0));
+					  RDMX_BLK_OPEN_INLINE_READ : 0) |
+					 (q->imm_layout && q->peer_minor >= 1 ?
+					  RDMX_BLK_OPEN_IMM_READ : 0) |
+					 (q->inline_read_max && q->peer_minor >= 1 ?
+					  RDMX_BLK_OPEN_BATCH : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);
@@ -928,9 +1082,14 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 	if (status)
 		return status == ENOENT || status == EACCES ||
 		       status == EBUSY ? -(int)status : -EPROTO;
+	/* Its receives hold a batch of responses where they hold data. */
+	q->batch = q->inline_read_max &&
+		   (le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_BATCH);
 	/* A server that declines inline READs gets registered buffers. */
 	if (!(le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_INLINE_READ))
 		q->inline_read_max = 0;
+	q->imm_read = q->inline_read_max && q->imm_layout &&
+		      (le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_IMM_READ);
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
 		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb, mapped %pUb)\n",
@@ -1189,6 +1348,7 @@ static bool rdmx_disk_cancel_rq(struct request *rq, void *data)
 		return true;
 	}
 	req->in_flight = false;
+	atomic_dec(&req->q->sent);
 	req->requeues++;
 	atomic64_inc(&req->q->stats.requeues);
 	blk_mq_requeue_request(rq, false);

@@ -57,7 +57,8 @@ struct rdmx_dq_stats {
 /**
  * struct rdmx_dq_rbuf - a posted receive for one response
  * @rx: its memory: the response in @rx.hdr, then, on a queue that asks
- *	for them, an inline READ's data in @rx.data
+ *	for them, an inline READ's data in @rx.data; with @rx.data_first
+ *	(rdmx_dq.imm_layout), what arrives starts in @rx.data
  * @q: owner
  */
 struct rdmx_dq_rbuf {
@@ -85,6 +86,16 @@ struct rdmx_dq_rbuf {
  * @max_send_sge: send scatter/gather entries
  * @inline_read_max: reads of up to this many bytes get their data in the
  *	response (RDMX_BLK_OPEN_INLINE_READ); 0 when the queue does not
+ * @imm_layout: its receives take the data first, page-aligned, and its
+ *	OPEN asks for RDMX_BLK_OPEN_IMM_READ (not on iWARP)
+ * @imm_read: the server granted it: an inline READ's data may come alone,
+ *	the tag as immediate data; set before the queue goes live
+ * @batch: the server granted RDMX_BLK_OPEN_BATCH: a receive may hold
+ *	several responses; set before the queue goes live (and its
+ *	commands carry RDMX_BLK_CMD_MORE only then)
+ * @peer_minor: the server's RDMX_PROTO_MINOR, from its accept
+ * @sent: its requests in flight (rdmx_dq_req.in_flight): a command sent
+ *	while others are carries RDMX_BLK_CMD_MORE
  * @rbufs: the responses' receive buffers
  * @nr_rbufs: how many
  * @flags: RDMX_DQ_*
@@ -115,6 +126,11 @@ struct rdmx_dq {
 	u32 max_pages;
 	u32 max_send_sge;
 	u32 inline_read_max;
+	bool imm_layout;
+	bool imm_read;
+	bool batch;
+	u8 peer_minor;
+	atomic_t sent;
 	struct rdmx_dq_rbuf *rbufs;
 	unsigned int nr_rbufs;
 	unsigned long flags;

@@ -20,8 +20,9 @@
  * the request. Writes of up to RDMX_BLK_INLINE_MAX bytes travel in the
  * command SEND after the header instead; so do reads of up to that size in
  * the response SEND, on a queue opened with RDMX_BLK_OPEN_INLINE_READ that
- * the server granted: then neither side exposes any memory for them. See
- * Documentation/block.rst.
+ * the server granted: then neither side exposes any memory for them; with
+ * RDMX_BLK_OPEN_IMM_READ granted too, the data comes alone, with the tag
+ * as immediate data. See Documentation/block.rst.
  *
  * Fields are little-endian, reserved bytes are zero (checked), and sizes
  * are pinned by static_assert in blk_srv.c.
@@ -52,7 +53,14 @@ enum rdmx_blk_op {
  * Either way @length is at most RDMX_BLK_INLINE_MAX and @rkey, @addr are 0.
  */
 #define RDMX_BLK_CMD_INLINE	BIT(1)
-#define RDMX_BLK_CMD_KNOWN	(RDMX_BLK_CMD_FUA | RDMX_BLK_CMD_INLINE)
+/*
+ * Other commands of the client's were in flight on the queue when it sent
+ * this one: on a queue granted RDMX_BLK_OPEN_BATCH, its response may wait
+ * to go with others. A hint; any command may carry it.
+ */
+#define RDMX_BLK_CMD_MORE	BIT(2)
+#define RDMX_BLK_CMD_KNOWN	(RDMX_BLK_CMD_FUA | RDMX_BLK_CMD_INLINE | \
+				 RDMX_BLK_CMD_MORE)
 
 /* OPEN flags (rdmx_blk_cmd.length of an OPEN) */
 #define RDMX_BLK_OPEN_RO	BIT(0)	/* the client maps read-only */
@@ -62,8 +70,29 @@ enum rdmx_blk_op {
  * may send inline READs. The server grants it in the answer's open_flags.
  */
 #define RDMX_BLK_OPEN_INLINE_READ BIT(2)
+/*
+ * With RDMX_BLK_OPEN_INLINE_READ: the client's receives take the data
+ * first, page-aligned, and the server may answer an inline READ that
+ * succeeded with the data alone, in a SEND with immediate data: the
+ * tag, big-endian; the answer carries no size then, and the server sends
+ * the header (with the data after it) again when the size has changed
+ * since the last header it built. Not on iWARP (no immediate data). The
+ * server grants it in the answer's open_flags (RDMX_PROTO_MINOR 1).
+ */
+#define RDMX_BLK_OPEN_IMM_READ	BIT(3)
+/*
+ * The client takes up to RDMX_BLK_BATCH_MAX responses in one SEND, one
+ * after another, each with no data after it (not an inline READ's that
+ * succeeded) and no key to invalidate: the server may gather those that
+ * are ready while one of its responses is still on the way. Its receives
+ * hold at least RDMX_BLK_BATCH_MAX responses. The server grants it in the
+ * answer's open_flags (RDMX_PROTO_MINOR 1).
+ */
+#define RDMX_BLK_OPEN_BATCH	BIT(4)
 #define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS | \
-				 RDMX_BLK_OPEN_INLINE_READ)
+				 RDMX_BLK_OPEN_INLINE_READ | \
+				 RDMX_BLK_OPEN_IMM_READ | RDMX_BLK_OPEN_BATCH)
+#define RDMX_BLK_BATCH_MAX	16
 
 /*
  * The tag of an event: a response to no command, sent only to a queue
@@ -117,7 +146,8 @@ struct rdmx_blk_cmd {
  * @status: 0, or a positive errno (EIO, EINVAL, ERANGE, EROFS,
  *	EOPNOTSUPP, ENOENT, EACCES, EPROTO; OPEN also ESTALE, and EBUSY for
  *	a read-write OPEN of an export another map writes)
- * @size: the export's size in bytes (in every response and event)
+ * @size: the export's size in bytes (in every response and event with a
+ *	header)
  * @max_io: OPEN: the largest I/O the server takes, in bytes
  * @lbs: OPEN: logical block size, 512 or 4096
  * @export_flags: OPEN: RDMX_BLK_EXP_*
@@ -126,6 +156,10 @@ struct rdmx_blk_cmd {
  * @reserved: zero
  * A response to an inline READ with status 0 is followed by the read's
  * data, exactly @length bytes of it; every other response is this alone.
+ * On a queue granted RDMX_BLK_OPEN_IMM_READ, such a response may instead
+ * be the data alone, with the tag as the SEND's immediate data; the
+ * server sends this header (and the size) whenever the export's size
+ * differs from the last it sent on the queue.
  */
 struct rdmx_blk_rsp {
 	__le32 tag;

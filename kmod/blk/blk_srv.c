@@ -522,8 +522,66 @@ static void rdmx_srvq_post_failed(struct rdmx_srvq_req *req, int err,
 }
 
 /*
+ * Post the responses waiting on @q->batch as one SEND, one scatter entry
+ * each: its completion ends them all (rdmx_srvq_send_done()), the first
+ * carrying the others on its @batch. Under @q->lock, with @q->nr_batch
+ * non-zero.
+ *
+ * Return: the first of them; on a failure to post, its negative errno in
+ * *@err, and its owner ends them (rdmx_srvq_batch_failed()).
+ */
+static struct rdmx_srvq_req *rdmx_srvq_post_batch(struct rdmx_srvq *q,
+						  int *err)
+{
+	struct ib_sge sge[RDMX_BLK_BATCH_MAX];
+	struct rdmx_srvq_req *first, *req;
+	struct ib_send_wr wr = {
+		.sg_list = sge,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+
+	lockdep_assert_held(&q->lock);
+	first = list_first_entry(&q->batch, struct rdmx_srvq_req, batch);
+	list_for_each_entry(req, &q->batch, batch) {
+		sge[wr.num_sge].addr = req->rsp_dma;
+		sge[wr.num_sge].length = sizeof(*req->rsp);
+		sge[wr.num_sge].lkey = q->pd->local_dma_lkey;
+		wr.num_sge++;
+	}
+	/* The others ride on the first: its @batch becomes their list. */
+	list_del_init(&first->batch);
+	list_splice_init(&q->batch, &first->batch);
+	q->nr_batch = 0;
+	wr.wr_cqe = &first->send_cqe;
+	first->plain = true;
+	*err = ib_post_send(q->qp, &wr, NULL);
+	if (!*err)
+		q->plain_sent++;
+	return first;
+}
+
+/*
+ * End the responses of a batch that will not go (@first and those on its
+ * @batch): the queue is failed already, or @err fails it.
+ */
+static void rdmx_srvq_batch_failed(struct rdmx_srvq_req *first, int err)
+{
+	struct rdmx_srvq_req *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, &first->batch, batch) {
+		list_del_init(&req->batch);
+		rdmx_srvq_req_end(req);
+	}
+	first->plain = false;
+	rdmx_srvq_post_failed(first, err, "cannot post responses");
+}
+
+/*
  * Send the response: after the RDMA WRITE of a read's data when there is
- * one, or with the data after it (inline READ).
+ * one, or with the data after it (inline READ), or the data alone with the
+ * tag as immediate data (inline READ on a queue granted
+ * RDMX_BLK_OPEN_IMM_READ, unless the size changed since the last header).
  */
 static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 {
@@ -544,25 +602,39 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 		     req->io.op == RDMX_BLK_OP_WRITE) &&
 		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
 	struct rdmx_export *exp = rdmx_srvq_exp(q);
+	struct rdmx_srvq_req *first = NULL;
 	unsigned long flags;
 	int ret = -ECONNRESET;
+	u64 size = 0;
+	bool plain;
 
 	rdmx_srvq_req_move(req, RDMX_STAGE_RESPONDING);
 	rsp->tag = cpu_to_le32(req->io.tag);
 	rsp->status = cpu_to_le32(req->status);
-	/* Every response carries the size: a grown export reaches clients. */
+	/* Every header carries the size: a grown export reaches clients. */
 	if (exp)
-		rsp->size = cpu_to_le64(READ_ONCE(exp->size));
+		size = READ_ONCE(exp->size);
+	rsp->size = cpu_to_le64(size);
 	if (rkey) {
 		/* The client's key dies before the client sees the answer. */
 		wr.opcode = IB_WR_SEND_WITH_INV;
 		wr.ex.invalidate_rkey = req->io.rkey;
 	}
-	if (req->inline_mapped && !req->status) {
+	if (req->inline_mapped && !req->status && q->imm_read &&
+	    size == READ_ONCE(q->size_sent)) {
+		/* The data alone: one packet fewer, page-aligned there. */
+		sge[0].addr = sg_dma_address(req->sgl);
+		sge[0].length = req->io.length;
+		wr.opcode = IB_WR_SEND_WITH_IMM;
+		wr.ex.imm_data = cpu_to_be32(req->io.tag);
+	} else if (req->inline_mapped && !req->status) {
 		sge[1].addr = sg_dma_address(req->sgl);
 		sge[1].length = req->io.length;
 		sge[1].lkey = q->pd->local_dma_lkey;
 		wr.num_sge = 2;
+		WRITE_ONCE(q->size_sent, size);
+	} else {
+		WRITE_ONCE(q->size_sent, size);
 	}
 	if (req->status && exp)
 		atomic64_inc(&exp->errors);
@@ -572,16 +644,40 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 	if (req->tag_held)
 		clear_bit(req->io.tag, q->busy);
 	req->tag_held = false;
+	/* The response alone: it may go with others (RDMX_BLK_OPEN_BATCH). */
+	plain = q->batch_max && wr.opcode == IB_WR_SEND && wr.num_sge == 1 &&
+		!(req->rw_dir == DMA_TO_DEVICE && !req->status);
 	spin_lock_irqsave(&q->lock, flags);
-	if (q->state != RDMX_SRVQ_TORN) {
+	if (q->state != RDMX_SRVQ_TORN && plain &&
+	    ((q->plain_sent && (req->io.flags & RDMX_BLK_CMD_MORE)) ||
+	     q->nr_batch)) {
+		/*
+		 * One is on the way and the client awaits others: this one
+		 * goes with the next. One it does not await takes those
+		 * waiting along now, as does a full batch.
+		 */
+		list_add_tail(&req->batch, &q->batch);
+		ret = 0;
+		if (++q->nr_batch == q->batch_max ||
+		    !(req->io.flags & RDMX_BLK_CMD_MORE))
+			first = rdmx_srvq_post_batch(q, &ret);
+	} else if (q->state != RDMX_SRVQ_TORN) {
+		/* Set before the post: its completion may run at once. */
+		req->plain = plain;
 		if (req->rw_dir == DMA_TO_DEVICE && !req->status)
 			ret = rdma_rw_ctx_post(&req->rw, q->qp, q->port, NULL,
 					       &wr);
 		else
 			ret = ib_post_send(q->qp, &wr, NULL);
+		if (ret)
+			req->plain = false;
+		else
+			q->plain_sent += plain;
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (ret)
+	if (ret && first)
+		rdmx_srvq_batch_failed(first, ret);
+	else if (ret)
 		rdmx_srvq_post_failed(req, ret, "cannot post a response");
 }
 
@@ -1028,6 +1124,15 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 		/* The data goes out in the response's SEND, after it. */
 		q->inline_read = (req->io.length & RDMX_BLK_OPEN_INLINE_READ) &&
 				 q->max_send_sge >= 2;
+		/* Or alone, the tag as immediate data: not on iWARP. */
+		q->imm_read = q->inline_read &&
+			      (req->io.length & RDMX_BLK_OPEN_IMM_READ) &&
+			      !rdma_protocol_iwarp(q->ibdev, q->port);
+		/* Responses together, one scatter entry each. */
+		q->batch_max = (req->io.length & RDMX_BLK_OPEN_BATCH) &&
+			       q->max_send_sge >= 2 ?
+			       min_t(u32, q->max_send_sge,
+				     RDMX_BLK_BATCH_MAX) : 0;
 		q->max_io = min(q->max_io, exp->max_io);
 		/*
 		 * Published last: a command that sees the export sees the
@@ -1040,9 +1145,15 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 		rsp->lbs = cpu_to_le32(exp->lbs);
 		rsp->export_flags = cpu_to_le32(exp->flags);
 		rsp->open_flags = cpu_to_le32((req->io.length &
-					       ~RDMX_BLK_OPEN_INLINE_READ) |
+					       ~(RDMX_BLK_OPEN_INLINE_READ |
+						 RDMX_BLK_OPEN_IMM_READ |
+						 RDMX_BLK_OPEN_BATCH)) |
 					      (q->inline_read ?
-					       RDMX_BLK_OPEN_INLINE_READ : 0));
+					       RDMX_BLK_OPEN_INLINE_READ : 0) |
+					      (q->imm_read ?
+					       RDMX_BLK_OPEN_IMM_READ : 0) |
+					      (q->batch_max ?
+					       RDMX_BLK_OPEN_BATCH : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
 		if (q->idx == 0)
 			pr_info_ratelimited("export %s: mapped by %pISc\n", exp->name,
@@ -1268,12 +1379,43 @@ static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
 		queue_work(rdmx_blk_wq, &req->work);
 }
 
+/*
+ * A SEND of responses alone completed (@ok: delivered): the responses that
+ * waited for it go now, together, or end with the queue.
+ */
+static void rdmx_srvq_plain_done(struct rdmx_srvq *q, bool ok)
+{
+	struct rdmx_srvq_req *first = NULL;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	q->plain_sent--;
+	if (q->nr_batch) {
+		if (ok && q->state != RDMX_SRVQ_TORN) {
+			first = rdmx_srvq_post_batch(q, &ret);
+		} else {
+			/* Not to be posted: ended as a batch that failed. */
+			first = list_first_entry(&q->batch,
+						 struct rdmx_srvq_req, batch);
+			list_del_init(&first->batch);
+			list_splice_init(&q->batch, &first->batch);
+			q->nr_batch = 0;
+			ret = -ECONNRESET;
+		}
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (first && ret)
+		rdmx_srvq_batch_failed(first, ret);
+}
+
 static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_srvq_req *req = container_of(wc->wr_cqe,
 						 struct rdmx_srvq_req, send_cqe);
 	struct rdmx_srvq *q = req->q;
 	bool event = req->io.tag == RDMX_BLK_TAG_EVENT;
+	struct rdmx_srvq_req *other, *tmp;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
 	    wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -1289,6 +1431,14 @@ static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (event)
 		clear_bit(RDMX_SRVQ_PROBING, &q->flags);
+	if (req->plain)
+		rdmx_srvq_plain_done(q, wc->status == IB_WC_SUCCESS);
+	req->plain = false;
+	/* The responses that went with it, if any, end with it. */
+	list_for_each_entry_safe(other, tmp, &req->batch, batch) {
+		list_del_init(&other->batch);
+		rdmx_srvq_req_end(other);
+	}
 	rdmx_srvq_req_end(req);
 }
 
@@ -1344,6 +1494,7 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 
 		req->q = q;
 		list_add_tail(&req->node, &q->free);
+		INIT_LIST_HEAD(&req->batch);
 		req->rw_dir = DMA_NONE;
 		INIT_WORK(&req->work, rdmx_srvq_req_work);
 		req->rw_cqe.done = rdmx_srvq_rw_done;
@@ -1465,8 +1616,12 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	}
 	cap.max_send_wr = ctxs * (1 + wrs_per_io);
 	cap.max_rdma_ctxs = ctxs * factor;
-	/* Two for an inline READ's response where the device has them. */
-	cap.max_send_sge = max_t(u32, min_t(u32, 2, da->max_send_sge), sge);
+	/*
+	 * Two for an inline READ's response, and a batch of responses, where
+	 * the device has them.
+	 */
+	cap.max_send_sge = max_t(u32, min_t(u32, RDMX_BLK_BATCH_MAX,
+					    da->max_send_sge), sge);
 	cap.max_recv_wr = q->depth;
 	cap.max_recv_sge = 2;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
@@ -1713,6 +1868,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
 	q->max_io = rounddown(q->max_io, 4096);
 	spin_lock_init(&q->lock);
+	INIT_LIST_HEAD(&q->batch);
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->exp_node);
 	INIT_LIST_HEAD(&q->free);

@@ -211,6 +211,11 @@ struct rdmx_srvq_rbuf {
  * @rsp_dma: its mapping
  * @status: positive errno for the response
  * @tag_held: the command's tag is still marked busy
+ * @batch: on its queue's @batch while its response waits to go with
+ *	others; in the SEND that carries them, the others are on the first
+ *	one's @batch
+ * @plain: its response is a SEND with a response alone, counted in the
+ *	queue's @plain_sent until it completes
  * @stage: enum rdmx_srvq_stage, changed by rdmx_srvq_req_move() alone, by
  *	whoever owns the context: the thread that took it from the free
  *	list, then each completion that hands it on
@@ -237,6 +242,8 @@ struct rdmx_srvq_req {
 	u64 rsp_dma;
 	u32 status;
 	bool tag_held;
+	struct list_head batch;
+	bool plain;
 	enum rdmx_srvq_stage stage;
 };
 
@@ -272,6 +279,19 @@ struct rdmx_srvq_req {
  * @events: the client takes events (RDMX_BLK_OPEN_EVENTS)
  * @inline_read: READs may ask for their data in the response
  *	(RDMX_BLK_OPEN_INLINE_READ, granted)
+ * @imm_read: their data may go alone, the tag as immediate data
+ *	(RDMX_BLK_OPEN_IMM_READ, granted)
+ * @batch_max: responses one SEND may carry (RDMX_BLK_OPEN_BATCH
+ *	granted), else 0
+ * @plain_sent: SENDs of responses alone (rdmx_srvq_req.plain) posted and
+ *	not completed, under @lock
+ * @batch: responses waiting for one of those to complete, to go together
+ *	(at most @batch_max), under @lock; never waiting without one
+ * @nr_batch: how many
+ * @size_sent: the export size the last response built with a header
+ *	carried (READ_ONCE()/WRITE_ONCE(), unordered: it may even go back,
+ *	which costs a header more; the client never reads past the size it
+ *	knows, and a header with the new one follows)
  * @exp_node: on @exp->queues
  * @node: on rdmx_srvqs, under rdmx_exports_mutex
  * @born: when it was accepted (jiffies)
@@ -322,6 +342,12 @@ struct rdmx_srvq {
 	bool ro;
 	bool events;
 	bool inline_read;
+	bool imm_read;
+	u32 batch_max;
+	u32 plain_sent;
+	struct list_head batch;
+	u32 nr_batch;
+	u64 size_sent;
 	struct list_head exp_node;
 	struct list_head node;
 	unsigned long born;

@@ -17,7 +17,12 @@
 
 #define RDMX_PROTO_MAGIC	0x52dc
 #define RDMX_PROTO_MAJOR	1	/* incompatible changes */
-#define RDMX_PROTO_MINOR	0	/* compatible additions */
+/*
+ * Compatible additions. 1: the block service's RDMX_BLK_OPEN_IMM_READ,
+ * RDMX_BLK_OPEN_BATCH and RDMX_BLK_CMD_MORE (a client offers them only
+ * to a server of minor 1 or later).
+ */
+#define RDMX_PROTO_MINOR	1
 
 /* Feature bits offered in a request and granted (a subset) in a reply. */
 #define RDMX_PROTO_F_MSG	BIT(0)	/* message service */

@@ -145,6 +145,9 @@ int rdmx_rx_buf_post(struct ib_qp *qp, struct rdmx_rx_buf *rb)
 		.num_sge = rb->data ? 2 : 1,
 	};
 
+	if (rb->data_first && !WARN_ON_ONCE(!rb->data))
+		swap(sge[0], sge[1]);
+
 	ib_dma_sync_single_for_device(qp->device, rb->hdr_dma, rb->hdr_len,
 				      DMA_FROM_DEVICE);
 	if (rb->data)
@@ -157,15 +160,23 @@ int rdmx_rx_buf_post(struct ib_qp *qp, struct rdmx_rx_buf *rb)
  * rdmx_rx_buf_sync() - make a completed receive's bytes visible to the CPU
  * @dev: the device it is mapped for
  * @rb: the buffer
- * @byte_len: the completion's byte_len: bytes received, header first
+ * @byte_len: the completion's byte_len: bytes received, in the order of
+ *	the scatter entries (@rb->data_first)
  *
  * Context: any context.
  */
 void rdmx_rx_buf_sync(struct ib_device *dev, struct rdmx_rx_buf *rb,
 		      u32 byte_len)
 {
-	u32 hdr = min(byte_len, rb->hdr_len);
-	u32 data = min(byte_len - hdr, rb->data_len);
+	u32 hdr, data;
+
+	if (rb->data_first) {
+		data = min(byte_len, rb->data_len);
+		hdr = min(byte_len - data, rb->hdr_len);
+	} else {
+		hdr = min(byte_len, rb->hdr_len);
+		data = min(byte_len - hdr, rb->data_len);
+	}
 
 	if (hdr)
 		ib_dma_sync_single_for_cpu(dev, rb->hdr_dma, hdr,

@@ -137,6 +137,9 @@ int rdmx_rc_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd,
  * @data_dma: @data's DMA address, 0 while unmapped
  * @hdr_len: bytes of @hdr
  * @data_len: bytes of @data, 0 without it
+ * @data_first: @data is the first scatter entry and @hdr the second, so
+ *	that a message of up to @data_len bytes lands page-aligned; set by
+ *	the owner before rdmx_rx_buf_post(), for a buffer with @data
  *
  * The owner embeds one in each of its receive buffers and finds its own
  * from @cqe with container_of(). Set up with rdmx_rx_buf_init(), posted
@@ -151,6 +154,7 @@ struct rdmx_rx_buf {
 	u64 data_dma;
 	u32 hdr_len;
 	u32 data_len;
+	bool data_first;
 };
 
 int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,

@@ -637,6 +637,11 @@ if [ "$RDMX_NODE" = 2 ]; then
 		rdmx_check "$e: the client logged the resize" sh -c \
 			"dmesg | grep -q '${d#/dev/}: export $e resized from $((16 * mib)) to $((32 * mib)) bytes'"
 		rdmx_check "$e: map show says 32 MiB" disk_json "$d" "j[0]['size'] == $((32 * mib))"
+		# Inline reads, the first since the growth: its answer
+		# carries the new size before the data, the others the data
+		# alone where the fabric has immediate data.
+		rdmx_check "$e: 4 KiB reads after the growth read the old data" sh -c \
+			"dd if=$d bs=4k count=16 iflag=direct status=none | cmp -n 65536 - /tmp/$e-old"
 		head -c $((4 * mib)) /dev/urandom >"/tmp/$e-new"
 		rdmx_check "$e: 4 MiB written past the old end (at 24 MiB)" \
 			dd if="/tmp/$e-new" of="$d" bs=1M seek=24 oflag=direct status=none

@@ -103,9 +103,12 @@
 #define BLK_OP_WRITE_ZEROES	6
 #define BLK_CMD_FUA		BIT(0)
 #define BLK_CMD_INLINE		BIT(1)
+#define BLK_CMD_MORE		BIT(2)
 #define BLK_OPEN_RO		BIT(0)
 #define BLK_OPEN_EVENTS		BIT(1)
 #define BLK_OPEN_INLINE_READ	BIT(2)
+#define BLK_OPEN_IMM_READ	BIT(3)
+#define BLK_OPEN_BATCH		BIT(4)
 #define BLK_TAG_EVENT		0xffffffffU
 #define BLK_EXP_RO		BIT(0)
 #define BLK_INLINE_MAX		4096
@@ -390,6 +393,27 @@ static void pump(struct conn *c)
 				c->sends_done++;
 			} else if (w->wr_id == WR_BIND) {
 				c->bound = true;
+			} else if (c->nr_got < NR_RECV &&
+				   (w->wc_flags & IBV_WC_WITH_IMM)) {
+				/*
+				 * An inline READ's data alone (IMM_READ):
+				 * read as the response it stands for, which
+				 * a queue not granted it never matches.
+				 */
+				struct blk_rsp *g = &c->got[c->nr_got];
+
+				memset(g, 0, sizeof(*g));
+				g->tag = htole32(be32toh(w->imm_data));
+				g->size = htole64(c->size);
+				c->got_len[c->nr_got] = sizeof(*g) + w->byte_len;
+				if (!(c->open_flags & BLK_OPEN_IMM_READ)) {
+					note("data with immediate %u on a queue not granted it",
+					     be32toh(w->imm_data));
+					g->tag = htole32(BLK_TAG_EVENT - 1);
+				}
+				c->got_inv[c->nr_got] = 0;
+				c->nr_got++;
+				post_recv(c, w->wr_id);
 			} else if (c->nr_got < NR_RECV) {
 				c->got[c->nr_got] = *rsp_slot(c, w->wr_id);
 				c->got_len[c->nr_got] = w->byte_len;
@@ -1488,6 +1512,16 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	flags = ro ? BLK_OPEN_RO : 0;
 	if (check || craft_chance(&r, 50))
 		flags |= BLK_OPEN_INLINE_READ;
+	/* The data alone, with the tag as immediate data: not on iWARP. */
+	if ((flags & BLK_OPEN_INLINE_READ) && craft_chance(&r, 50) &&
+	    c->c.id->verbs->device->transport_type != IBV_TRANSPORT_IWARP)
+		flags |= BLK_OPEN_IMM_READ;
+	/*
+	 * Responses together: with one command at a time, each batch holds
+	 * one, but the server's holding and flushing run.
+	 */
+	if ((flags & BLK_OPEN_INLINE_READ) && craft_chance(&r, 50))
+		flags |= BLK_OPEN_BATCH;
 	if (!check && craft_chance(&r, 20))
 		flags |= BLK_OPEN_EVENTS;
 	name = ro ? exp_ro : exp_rw;
@@ -1586,6 +1620,9 @@ static size_t fz_build(struct conn *c, __u64 *r, bool *mw, bool hostile)
 		cmd_fill(c, BLK_OP_FLUSH, tag, 0, 0);
 		break;
 	}
+	/* A hint any command may carry: its answer may wait for others. */
+	if ((c->open_flags & BLK_OPEN_BATCH) && craft_chance(r, 50))
+		c->cmd->flags |= BLK_CMD_MORE;
 	return len;
 }
 
@@ -1896,7 +1933,7 @@ static int fz_expect(const struct conn *c, size_t len, const char **why)
 	inline_len = len - sizeof(*cmd);
 	*why = "a malformed command header";
 	if (op < BLK_OP_OPEN || op > BLK_OP_WRITE_ZEROES ||
-	    (flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE)) || cmd->reserved0)
+	    (flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) || cmd->reserved0)
 		return FZ_ENDS;
 	for (i = 0; op != BLK_OP_OPEN && i < sizeof(cmd->name); i++)
 		if (cmd->name[i])
