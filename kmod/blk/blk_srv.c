@@ -522,6 +522,33 @@ static void rdmx_srvq_post_failed(struct rdmx_srvq_req *req, int err,
 }
 
 /*
+ * Take the responses waiting on @q->batch: the first, carrying the others
+ * on its @batch. Under @q->lock, with @q->nr_batch non-zero.
+ */
+static struct rdmx_srvq_req *rdmx_srvq_batch_take(struct rdmx_srvq *q)
+{
+	struct rdmx_srvq_req *first;
+
+	lockdep_assert_held(&q->lock);
+	first = list_first_entry(&q->batch, struct rdmx_srvq_req, batch);
+	list_del_init(&first->batch);
+	list_splice_init(&q->batch, &first->batch);
+	q->nr_batch = 0;
+	return first;
+}
+
+/* End the responses that went, or were to go, with @first. */
+static void rdmx_srvq_batch_end_others(struct rdmx_srvq_req *first)
+{
+	struct rdmx_srvq_req *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, &first->batch, batch) {
+		list_del_init(&req->batch);
+		rdmx_srvq_req_end(req);
+	}
+}
+
+/*
  * Post the responses waiting on @q->batch as one SEND, one scatter entry
  * each: its completion ends them all (rdmx_srvq_send_done()), the first
  * carrying the others on its @batch. Under @q->lock, with @q->nr_batch
@@ -542,17 +569,14 @@ static struct rdmx_srvq_req *rdmx_srvq_post_batch(struct rdmx_srvq *q,
 	};
 
 	lockdep_assert_held(&q->lock);
-	first = list_first_entry(&q->batch, struct rdmx_srvq_req, batch);
 	list_for_each_entry(req, &q->batch, batch) {
 		sge[wr.num_sge].addr = req->rsp_dma;
 		sge[wr.num_sge].length = sizeof(*req->rsp);
 		sge[wr.num_sge].lkey = q->pd->local_dma_lkey;
 		wr.num_sge++;
 	}
-	/* The others ride on the first: its @batch becomes their list. */
-	list_del_init(&first->batch);
-	list_splice_init(&q->batch, &first->batch);
-	q->nr_batch = 0;
+	/* The others ride on the first. */
+	first = rdmx_srvq_batch_take(q);
 	wr.wr_cqe = &first->send_cqe;
 	first->plain = true;
 	*err = ib_post_send(q->qp, &wr, NULL);
@@ -567,12 +591,7 @@ static struct rdmx_srvq_req *rdmx_srvq_post_batch(struct rdmx_srvq *q,
  */
 static void rdmx_srvq_batch_failed(struct rdmx_srvq_req *first, int err)
 {
-	struct rdmx_srvq_req *req, *tmp;
-
-	list_for_each_entry_safe(req, tmp, &first->batch, batch) {
-		list_del_init(&req->batch);
-		rdmx_srvq_req_end(req);
-	}
+	rdmx_srvq_batch_end_others(first);
 	first->plain = false;
 	rdmx_srvq_post_failed(first, err, "cannot post responses");
 }
@@ -1396,11 +1415,7 @@ static void rdmx_srvq_plain_done(struct rdmx_srvq *q, bool ok)
 			first = rdmx_srvq_post_batch(q, &ret);
 		} else {
 			/* Not to be posted: ended as a batch that failed. */
-			first = list_first_entry(&q->batch,
-						 struct rdmx_srvq_req, batch);
-			list_del_init(&first->batch);
-			list_splice_init(&q->batch, &first->batch);
-			q->nr_batch = 0;
+			first = rdmx_srvq_batch_take(q);
 			ret = -ECONNRESET;
 		}
 	}
@@ -1415,7 +1430,6 @@ static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 						 struct rdmx_srvq_req, send_cqe);
 	struct rdmx_srvq *q = req->q;
 	bool event = req->io.tag == RDMX_BLK_TAG_EVENT;
-	struct rdmx_srvq_req *other, *tmp;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS) &&
 	    wc->status != IB_WC_WR_FLUSH_ERR) {
@@ -1435,10 +1449,7 @@ static void rdmx_srvq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_srvq_plain_done(q, wc->status == IB_WC_SUCCESS);
 	req->plain = false;
 	/* The responses that went with it, if any, end with it. */
-	list_for_each_entry_safe(other, tmp, &req->batch, batch) {
-		list_del_init(&other->batch);
-		rdmx_srvq_req_end(other);
-	}
+	rdmx_srvq_batch_end_others(req);
 	rdmx_srvq_req_end(req);
 }
 
