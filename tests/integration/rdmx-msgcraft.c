@@ -1493,6 +1493,8 @@ static int mode_open_noack(unsigned int count, unsigned int secs)
 #define FZ_CM_PERCENT		10
 /* No connection for this long: the server is gone, the fuzz stops. */
 #define FZ_GIVE_UP_MS		60000
+/* Connections in a row on which the server took no frame: a new session. */
+#define FZ_UNTAKEN_MAX		16
 /* Surprising frames shown in hex, at most. */
 #define FZ_HEX_NOTES		5
 /* Salts of the PRNG streams that are not frames'. */
@@ -1506,7 +1508,7 @@ struct fz_sess {
 	__u32 features;		/* offered: MSG, or MSG | RMA */
 	__u32 snd_nxt, snd_una, rcv_nxt;
 	__u32 alt_ack;		/* rcv_nxt before a fuzzed ack moved it */
-	bool alt;		/* alt_ack is to be tried if going live fails */
+	bool alt;		/* alt_ack is to be tried until a frame is taken */
 	struct chan chans[FZ_CHANS];
 };
 
@@ -1518,6 +1520,9 @@ struct fuzz {
 	unsigned long long attempts;	/* connection attempts */
 	unsigned long long live_lost;	/* connections ended going live */
 	unsigned long long dups;	/* messages the server sent again */
+	unsigned long long alt_tried;	/* times the ack before a fuzzed one was tried */
+	unsigned int untaken;		/* connections in a row with no frame taken */
+	bool taken;			/* the server took a frame on this connection */
 	unsigned int hex_notes;
 };
 
@@ -1589,6 +1594,18 @@ static void fz_req(struct fuzz *z, struct conn_req *req)
 	req->generation = htole64(++z->s.gen);
 }
 
+/*
+ * Whether a connection that ended before the server took a frame may have
+ * ended on the fuzz's ack: one a fuzzed frame moved ahead, which the server
+ * did not take (it refused that frame before reading its ack). The server
+ * then sent again what it has not had acknowledged, all of it behind that
+ * ack (duplicates here), and refused the ack as outside its window.
+ */
+static bool fz_ack_unsure(const struct fuzz *z, const struct peer *p)
+{
+	return z->s.alt && !z->taken && p->nr_dup;
+}
+
 /* Keep what carries over to the session's next connection; close this one. */
 static void fz_drop(struct fuzz *z, struct peer *p)
 {
@@ -1596,6 +1613,12 @@ static void fz_drop(struct fuzz *z, struct peer *p)
 		z->s.snd_nxt = p->snd_nxt;
 		z->s.snd_una = p->snd_una;
 		z->s.rcv_nxt = p->rcv_nxt;
+		if (fz_ack_unsure(z, p)) {
+			/* The ack before the fuzzed one, next time. */
+			z->s.rcv_nxt = z->s.alt_ack;
+			z->s.alt = false;
+			z->alt_tried++;
+		}
 	}
 	z->dups += p->nr_dup;
 	p->chans = NULL;	/* the session's */
@@ -1673,6 +1696,7 @@ static enum fz_dial fz_connect(struct fuzz *z, struct peer *p)
 	if (!z->no_cm && craft_chance(&r, FZ_CM_PERCENT))
 		fz_cm_fuzz(z, &r);
 	memset(p, 0, sizeof(*p));
+	z->taken = false;
 	if (peer_setup(p))
 		return FZ_HOST;
 	fz_req(z, &req);
@@ -1754,15 +1778,20 @@ static enum fz_dial fz_connect(struct fuzz *z, struct peer *p)
 		 * only. The other value, then a new session.
 		 */
 		z->live_lost++;
-		if (z->s.alt)
+		if (z->s.alt) {
 			z->s.rcv_nxt = z->s.alt_ack;
-		else
+			z->alt_tried++;
+		} else {
 			fz_new_session(z);
+		}
 		z->s.alt = false;
 		return FZ_AGAIN;
 	}
+	/*
+	 * Synced, perhaps only by the server's retransmissions: the fuzzed
+	 * ack is not believed until the server takes a frame.
+	 */
 	p->synced = true;
-	z->s.alt = false;
 	z->f.connects++;
 	return FZ_LIVE;
 }
@@ -2468,9 +2497,17 @@ static bool fz_frame(struct fuzz *z, struct peer *p, unsigned long long i)
 		if (peer_gone(p))
 			react = FZ_ENDED;
 	}
+	if (react == FZ_TAKEN) {
+		/* It read the frame's ack: the fuzzed one, if any, stands. */
+		z->taken = true;
+		z->s.alt = false;
+	}
 	if (react == FZ_ENDED) {
 		z->f.disconnects++;
-		if (verdict == FZ_TAKES)
+		if (verdict == FZ_TAKES && fz_ack_unsure(z, p))
+			note("fuzz: frame %llu: the connection ended on the ack %u the server never took; %u next",
+			     i, p->rcv_nxt, z->s.alt_ack);
+		else if (verdict == FZ_TAKES)
 			craft_fuzz_anomaly(&z->f, "frame %llu (%s), %s: ended the connection (%s)",
 					   i, what, why, gone_how(p));
 	} else if (react == FZ_SILENT) {
@@ -2616,8 +2653,17 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 			continue;
 		}
 		live = fz_frame(&z, &p, i++);
-		if (!live)
-			fz_drop(&z, &p);
+		if (live)
+			continue;
+		fz_drop(&z, &p);
+		/* A mirror that lost its way: a fresh start, not a loop. */
+		z.untaken = z.taken ? 0 : z.untaken + 1;
+		if (z.untaken >= FZ_UNTAKEN_MAX) {
+			note("fuzz: %u connections in a row ended before the server took a frame: a new session",
+			     z.untaken);
+			fz_new_session(&z);
+			z.untaken = 0;
+		}
 	}
 	if (live) {
 		/* The session closed, as a client closes it. */
@@ -2626,8 +2672,8 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 			hold(&p, 1000);
 		fz_drop(&z, &p);
 	}
-	note("fuzz: %llu sessions, %llu connections ended going live, %llu messages received twice",
-	     z.sessions, z.live_lost, z.dups);
+	note("fuzz: %llu sessions, %llu connections ended going live, %llu messages received twice, %llu acks tried again",
+	     z.sessions, z.live_lost, z.dups, z.alt_tried);
 	craft_fuzz_summary(&z.f);
 	ret = fz_alive(seed);
 	return craft_fuzz_exit(&z.f, ret);
