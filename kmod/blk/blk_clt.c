@@ -26,8 +26,9 @@
  *                     it, after which no handler touches the queue
  *   disk->open_mutex  (the block layer's) opening against unmapping
  *   bd->lock          (spinlock) bd->state
+ *   q->cork_lock      (spinlock, bh) commands waiting to go together
  * Completions run in softirq context (IB_POLL_SOFTIRQ) and take no lock of
- * rdmx's but bd->lock.
+ * rdmx's but bd->lock and q->cork_lock, never both.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -168,16 +169,109 @@ static void rdmx_dq_wr_error(struct rdmx_dq *q, struct ib_wc *wc,
 	rdmx_disk_error(q->bd, op, -(int)wc->status);
 }
 
+/*
+ * Post @n commands without data (@reqs, mapped) as one SEND, one scatter
+ * entry each (RDMX_BLK_OPEN_CMD_BATCH); the first's completion stands for
+ * all of them.
+ */
+static int rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
+			     unsigned int n)
+{
+	struct ib_sge sge[RDMX_BLK_BATCH_MAX];
+	struct ib_send_wr wr = {
+		.wr_cqe = &reqs[0]->send_cqe,
+		.sg_list = sge,
+		.num_sge = n,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = reqs[i]->cmd_dma;
+		sge[i].length = sizeof(reqs[i]->cmd);
+		sge[i].lkey = q->pd->local_dma_lkey;
+		reqs[i]->batch_next = i + 1 < n ? reqs[i + 1] : NULL;
+	}
+	atomic64_add(n, &q->stats.cmd_batched);
+	atomic64_inc(&q->stats.cmd_batches);
+	return ib_post_send(q->qp, &wr, NULL);
+}
+
+/* Take the commands waiting in @q->cork, for one SEND. */
+static unsigned int rdmx_dq_cork_take(struct rdmx_dq *q,
+				      struct rdmx_dq_req **reqs)
+{
+	unsigned int n = q->nr_cork;
+
+	lockdep_assert_held(&q->cork_lock);
+	memcpy(reqs, q->cork, n * sizeof(*reqs));
+	q->nr_cork = 0;
+	q->cmd_out++;
+	return n;
+}
+
+/*
+ * On a queue granted RDMX_BLK_OPEN_CMD_BATCH, whether @req goes now: a
+ * command goes at once while none of the queue's command SENDs is on the
+ * way; one without data (@plain: no data after it, no registration) sent
+ * while one is waits for that one's completion (rdmx_dq_uncork()), and the
+ * others that came meanwhile go with it, or all go once they fill a SEND.
+ * A queue with one request at a time never waits for this.
+ * Return: the commands to post now, in @reqs; 0 when @req waits.
+ */
+static unsigned int rdmx_dq_cork(struct rdmx_dq *q, struct rdmx_dq_req *req,
+				 bool plain, struct rdmx_dq_req **reqs)
+{
+	unsigned int n = 0;
+
+	spin_lock_bh(&q->cork_lock);
+	if (plain && q->cmd_out) {
+		q->cork[q->nr_cork++] = req;
+		if (q->nr_cork == q->cmd_batch)
+			n = rdmx_dq_cork_take(q, reqs);
+	} else {
+		q->cmd_out++;
+		reqs[0] = req;
+		n = 1;
+	}
+	spin_unlock_bh(&q->cork_lock);
+	return n;
+}
+
+/* A command SEND of @q's completed: those that waited for it go now. */
+static void rdmx_dq_uncork(struct rdmx_dq *q)
+{
+	struct rdmx_dq_req *reqs[RDMX_BLK_BATCH_MAX];
+	unsigned int n = 0;
+
+	spin_lock(&q->cork_lock);
+	q->cmd_out--;
+	if (q->nr_cork)
+		n = rdmx_dq_cork_take(q, reqs);
+	spin_unlock(&q->cork_lock);
+	/* A failed post fails the queue; recovery takes the requests back. */
+	if (n && rdmx_dq_post_cmds(q, reqs, n))
+		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
+}
+
 static void rdmx_dq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_dq_req *req = container_of(wc->wr_cqe,
 					       struct rdmx_dq_req, send_cqe);
+	struct rdmx_dq_req *next;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		rdmx_dq_wr_error(req->q, wc, "SEND");
 		return;
 	}
-	rdmx_dq_put(req);
+	if (req->q->cmd_batch)
+		rdmx_dq_uncork(req->q);
+	/* Each command that went in the SEND: read its next before its put. */
+	for (; req; req = next) {
+		next = req->batch_next;
+		rdmx_dq_put(req);
+	}
 }
 
 static void rdmx_dq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -595,9 +689,11 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd_->rq;
 	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	struct ib_sge sge[1 + RDMX_DISK_INLINE_SGE];
+	struct rdmx_dq_req *reqs[RDMX_BLK_BATCH_MAX];
 	struct ib_send_wr wr = {}, *first = &wr;
 	enum rdmx_disk_state state;
 	int nr_sge = 1, ret;
+	unsigned int n;
 	u8 op;
 
 	state = READ_ONCE(bd->state);
@@ -677,11 +773,24 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		req->reg_wr.wr.next = &wr;
 		first = &req->reg_wr.wr;
 	}
+	req->batch_next = NULL;
 	req->in_flight = true;
 	req->answered = false;
 	req->start_ns = ktime_get_ns();
 	trace_rdmx_blk_submit(bd->index, q->idx, rq->tag, op,
 			      blk_rq_pos(rq) << SECTOR_SHIFT, blk_rq_bytes(rq), 0);
+	if (q->cmd_batch) {
+		n = rdmx_dq_cork(q, req, nr_sge == 1 && !req->mr, reqs);
+		if (!n)
+			return BLK_STS_OK;	/* it goes with others */
+		if (n > 1) {
+			/* In flight now: recovery takes them back. */
+			if (rdmx_dq_post_cmds(q, reqs, n))
+				rdmx_disk_error(bd, "cannot send a request",
+						-EIO);
+			return BLK_STS_OK;
+		}
+	}
 	ret = ib_post_send(q->qp, first, NULL);
 	if (ret) {
 		req->in_flight = false;
@@ -809,7 +918,9 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 		q->cq = NULL;
 		return ret;
 	}
-	q->max_send_sge = min_t(u32, da->max_send_sge, 1 + RDMX_DISK_INLINE_SGE);
+	/* Inline writes' pieces, or commands going together. */
+	q->max_send_sge = min_t(u32, da->max_send_sge,
+				max(1 + RDMX_DISK_INLINE_SGE, RDMX_BLK_BATCH_MAX));
 	/* A registration, a SEND and an invalidation per tag; the OPEN */
 	cap.max_send_wr = bd->depth * 3 + 1;
 	/* A response per tag; the events */
@@ -824,6 +935,10 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 			!rdma_protocol_iwarp(q->ibdev, q->cm_id->port_num);
 	q->imm_read = false;
 	q->batch = false;
+	/* Nothing of the last connection's waits any more (it is drained). */
+	q->cmd_batch = 0;
+	q->cmd_out = 0;
+	q->nr_cork = 0;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
 		return ret;
@@ -1046,7 +1161,9 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 					 (q->imm_layout && q->peer_minor >= 1 ?
 					  RDMX_BLK_OPEN_IMM_READ : 0) |
 					 (q->inline_read_max && q->peer_minor >= 1 ?
-					  RDMX_BLK_OPEN_BATCH : 0));
+					  RDMX_BLK_OPEN_BATCH : 0) |
+					 (q->max_send_sge >= 2 && q->peer_minor >= 2 ?
+					  RDMX_BLK_OPEN_CMD_BATCH : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);
@@ -1090,6 +1207,9 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 		q->inline_read_max = 0;
 	q->imm_read = q->inline_read_max && q->imm_layout &&
 		      (le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_IMM_READ);
+	/* Commands together, one scatter entry each. */
+	q->cmd_batch = le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_CMD_BATCH ?
+		       min_t(u32, q->max_send_sge, RDMX_BLK_BATCH_MAX) : 0;
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
 		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb, mapped %pUb)\n",
@@ -1699,6 +1819,7 @@ long rdmx_ioc_map(void __user *uarg)
 		bd->queues[i].bd = bd;
 		bd->queues[i].idx = i;
 		mutex_init(&bd->queues[i].cm_mutex);
+		spin_lock_init(&bd->queues[i].cork_lock);
 		init_completion(&bd->queues[i].cm_done);
 		init_completion(&bd->queues[i].open_done);
 	}

@@ -39,6 +39,9 @@ struct rdmx_disk;
  *	queue was still answering others (see rdmx_blk_timeout_wait())
  * @requeues: requests taken back from a lost connection to be sent again
  * @inline_reads: reads whose data came in the response (no registration)
+ * @cmd_batched: commands that went in a SEND with others
+ *	(RDMX_BLK_OPEN_CMD_BATCH)
+ * @cmd_batches: the SENDs that carried them
  * @lat: completed requests by latency, from submission to completion
  */
 struct rdmx_dq_stats {
@@ -51,6 +54,8 @@ struct rdmx_dq_stats {
 	atomic64_t slow;
 	atomic64_t requeues;
 	atomic64_t inline_reads;
+	atomic64_t cmd_batched;
+	atomic64_t cmd_batches;
 	atomic64_t lat[RDMX_DISK_LAT_BUCKETS];
 };
 
@@ -93,6 +98,15 @@ struct rdmx_dq_rbuf {
  * @batch: the server granted RDMX_BLK_OPEN_BATCH: a receive may hold
  *	several responses; set before the queue goes live (and its
  *	commands carry RDMX_BLK_CMD_MORE only then)
+ * @cmd_batch: commands one SEND may carry (RDMX_BLK_OPEN_CMD_BATCH
+ *	granted), else 0; set before the queue goes live
+ * @cork_lock: @cmd_out, @cork and @nr_cork; taken with bottom halves off
+ *	(the send completion takes it in softirq context)
+ * @cmd_out: on a @cmd_batch queue, its command SENDs posted and not
+ *	completed
+ * @cork: commands without data that wait for one of those to complete,
+ *	to go together (rdmx_dq_cork()); never waiting without one
+ * @nr_cork: how many
  * @peer_minor: the server's RDMX_PROTO_MINOR, from its accept
  * @sent: its requests in flight (rdmx_dq_req.in_flight): a command sent
  *	while others are carries RDMX_BLK_CMD_MORE
@@ -129,6 +143,11 @@ struct rdmx_dq {
 	bool imm_layout;
 	bool imm_read;
 	bool batch;
+	u32 cmd_batch;
+	spinlock_t cork_lock;	/* @cmd_out, @cork; bh */
+	unsigned int cmd_out;
+	unsigned int nr_cork;
+	struct rdmx_dq_req *cork[RDMX_BLK_BATCH_MAX];
 	u8 peer_minor;
 	atomic_t sent;
 	struct rdmx_dq_rbuf *rbufs;
@@ -220,7 +239,9 @@ struct rdmx_disk {
  * @q: the queue it was sent on
  * @cmd: the command
  * @cmd_dma: its mapping, while in flight
- * @send_cqe: completion of the command's SEND
+ * @send_cqe: completion of the command's SEND (the first command's, for
+ *	several that went in one)
+ * @batch_next: the next command that went in the same SEND, or NULL
  * @reg_cqe: completion (errors only) of the registration
  * @inv_cqe: completion of a local invalidation
  * @reg_wr: the registration
@@ -241,6 +262,7 @@ struct rdmx_dq_req {
 	struct rdmx_blk_cmd cmd;
 	u64 cmd_dma;
 	struct ib_cqe send_cqe;
+	struct rdmx_dq_req *batch_next;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	struct ib_reg_wr reg_wr;

@@ -89,9 +89,18 @@ enum rdmx_blk_op {
  * answer's open_flags (RDMX_PROTO_MINOR 1).
  */
 #define RDMX_BLK_OPEN_BATCH	BIT(4)
+/*
+ * The client may send up to RDMX_BLK_BATCH_MAX commands in one SEND, one
+ * after another, each with no data after it (not an inline WRITE) and
+ * none an OPEN. A receive longer than a command whose first command is
+ * not an inline WRITE is such a batch. The server grants it in the
+ * answer's open_flags (RDMX_PROTO_MINOR 2).
+ */
+#define RDMX_BLK_OPEN_CMD_BATCH	BIT(5)
 #define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS | \
 				 RDMX_BLK_OPEN_INLINE_READ | \
-				 RDMX_BLK_OPEN_IMM_READ | RDMX_BLK_OPEN_BATCH)
+				 RDMX_BLK_OPEN_IMM_READ | RDMX_BLK_OPEN_BATCH | \
+				 RDMX_BLK_OPEN_CMD_BATCH)
 #define RDMX_BLK_BATCH_MAX	16
 
 /*

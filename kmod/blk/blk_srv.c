@@ -416,7 +416,7 @@ static bool rdmx_srvq_runs_here(struct rdmx_srvq *q, const struct rdmx_blk_io *i
 static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 {
 	struct rdmx_srvq *q = req->q;
-	struct rdmx_srvq_rbuf *rb;
+	struct rdmx_srvq_pend *p;
 	unsigned long flags;
 
 	rdmx_srvq_req_move(req, RDMX_STAGE_IDLE);
@@ -439,14 +439,14 @@ static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 
 	/* The context serves the oldest waiting command, or goes back. */
 	spin_lock_irqsave(&q->lock, flags);
-	rb = list_first_entry_or_null(&q->backlog, struct rdmx_srvq_rbuf, node);
-	if (rb)
-		list_del_init(&rb->node);
+	p = list_first_entry_or_null(&q->backlog, struct rdmx_srvq_pend, node);
+	if (p)
+		list_del_init(&p->node);
 	else
 		list_add(&req->node, &q->free);
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (rb) {
-		rdmx_srvq_req_start(req, rb, &rb->io, rb->inline_len);
+	if (p) {
+		rdmx_srvq_req_start(req, p->rb, &p->io, p->inline_len);
 		return;
 	}
 	if (atomic_dec_and_test(&q->active))
@@ -1152,6 +1152,9 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 			       q->max_send_sge >= 2 ?
 			       min_t(u32, q->max_send_sge,
 				     RDMX_BLK_BATCH_MAX) : 0;
+		/* Commands together: every receive holds RDMX_BLK_BATCH_MAX. */
+		WRITE_ONCE(q->cmd_batch,
+			   req->io.length & RDMX_BLK_OPEN_CMD_BATCH);
 		q->max_io = min(q->max_io, exp->max_io);
 		/*
 		 * Published last: a command that sees the export sees the
@@ -1166,13 +1169,16 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 		rsp->open_flags = cpu_to_le32((req->io.length &
 					       ~(RDMX_BLK_OPEN_INLINE_READ |
 						 RDMX_BLK_OPEN_IMM_READ |
-						 RDMX_BLK_OPEN_BATCH)) |
+						 RDMX_BLK_OPEN_BATCH |
+						 RDMX_BLK_OPEN_CMD_BATCH)) |
 					      (q->inline_read ?
 					       RDMX_BLK_OPEN_INLINE_READ : 0) |
 					      (q->imm_read ?
 					       RDMX_BLK_OPEN_IMM_READ : 0) |
 					      (q->batch_max ?
-					       RDMX_BLK_OPEN_BATCH : 0));
+					       RDMX_BLK_OPEN_BATCH : 0) |
+					      (q->cmd_batch ?
+					       RDMX_BLK_OPEN_CMD_BATCH : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
 		if (q->idx == 0)
 			pr_info_ratelimited("export %s: mapped by %pISc\n", exp->name,
@@ -1314,15 +1320,109 @@ respond:
 
 /* ---- server queues: completions ------------------------------------------ */
 
+/*
+ * Run a command that arrived (its entry @p filled, its tag busy) in a free
+ * context, or keep it on the backlog until one is free.
+ */
+static void rdmx_srvq_take(struct rdmx_srvq *q, struct rdmx_srvq_pend *p)
+{
+	struct rdmx_srvq_req *req;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	req = list_first_entry_or_null(&q->free, struct rdmx_srvq_req, node);
+	if (req) {
+		list_del_init(&req->node);
+		atomic_inc(&q->active);
+	} else {
+		list_add_tail(&p->node, &q->backlog);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!req)
+		return;
+	rdmx_srvq_req_prep(req, p->rb, &p->io, p->inline_len);
+	if (rdmx_srvq_runs_here(q, &p->io))
+		rdmx_srvq_req_work(&req->work);
+	else
+		queue_work(rdmx_blk_wq, &req->work);
+}
+
+/* The @i-th command of a batch in @rb: they follow each other from its start. */
+static const struct rdmx_blk_cmd *rdmx_srvq_cmd_at(struct rdmx_srvq_rbuf *rb,
+						   unsigned int i)
+{
+	if (!i)
+		return rb->rx.hdr;
+	return (const struct rdmx_blk_cmd *)page_address(rb->rx.data) + i - 1;
+}
+
+/* Whether @io's command carries its data after it: an inline WRITE. */
+static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
+{
+	return io->op == RDMX_BLK_OP_WRITE && (io->flags & RDMX_BLK_CMD_INLINE);
+}
+
+/*
+ * @len bytes of commands in one receive (RDMX_BLK_OPEN_CMD_BATCH): up to
+ * RDMX_BLK_BATCH_MAX, each with no data after it and none an OPEN. All are
+ * checked, and their tags taken, before any runs; the receive is posted
+ * again before they run, as none needs its bytes.
+ */
+static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
+				 u32 len)
+{
+	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i;
+	u32 tags[RDMX_BLK_BATCH_MAX];
+	struct rdmx_blk_io io;
+	int ret;
+
+	if (len % sizeof(struct rdmx_blk_cmd) || n > RDMX_BLK_BATCH_MAX)
+		goto malformed;
+	for (i = 0; i < n; i++) {
+		if (rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &io) ||
+		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN ||
+		    rdmx_blk_io_inline_write(&io))
+			goto malformed;
+		tags[i] = io.tag;
+	}
+	for (i = 0; i < n; i++) {
+		if (test_and_set_bit(tags[i], q->busy)) {
+			rdmx_srvq_fail(q, "a command reused a busy tag");
+			return;
+		}
+	}
+	/* Parsed again into their entries, now that their tags are ours. */
+	for (i = 0; i < n; i++) {
+		struct rdmx_srvq_pend *p = &q->pend[tags[i]];
+
+		rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &p->io);
+		p->rb = NULL;
+		p->inline_len = 0;
+	}
+	ret = rdmx_srvq_post_recv(q, rb);
+	if (ret) {
+		if (ret != -ECONNRESET)	/* -ECONNRESET: the queue is going */
+			rdmx_srvq_fail(q, "cannot post a receive");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		rdmx_srvq_take(q, &q->pend[tags[i]]);
+	return;
+
+malformed:
+	pr_warn_ratelimited("block queue %u from %pISpc: malformed command batch (%u bytes)\n",
+			    q->idx, &q->peer, len);
+	rdmx_srvq_fail(q, "malformed command batch");
+}
+
 static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_srvq_rbuf *rb = container_of(wc->wr_cqe,
 						 struct rdmx_srvq_rbuf, rx.cqe);
 	const struct rdmx_blk_cmd *cmd = rb->rx.hdr;
 	struct rdmx_srvq *q = rb->q;
-	struct rdmx_srvq_req *req;
+	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
-	unsigned long flags;
 
 	if (unlikely(wc->status != IB_WC_SUCCESS)) {
 		/*
@@ -1344,30 +1444,23 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_srvq_fail(q, "malformed command header");
 		return;
 	}
+	/* Set before the OPEN's answer went, which this follows. */
+	if (wc->byte_len > sizeof(*cmd) && READ_ONCE(q->cmd_batch) &&
+	    !rdmx_blk_io_inline_write(&io)) {
+		rdmx_srvq_recv_batch(q, rb, wc->byte_len);
+		return;
+	}
 	if (io.op == RDMX_BLK_OP_OPEN)
 		atomic_inc(&q->opens);	/* answered: rdmx_srvq_req_work() */
 	if (test_and_set_bit(io.tag, q->busy)) {
 		rdmx_srvq_fail(q, "a command reused a busy tag");
 		return;
 	}
-	spin_lock_irqsave(&q->lock, flags);
-	req = list_first_entry_or_null(&q->free, struct rdmx_srvq_req, node);
-	if (req) {
-		list_del_init(&req->node);
-		atomic_inc(&q->active);
-	} else {
-		rb->io = io;
-		rb->inline_len = wc->byte_len - sizeof(*cmd);
-		list_add_tail(&rb->node, &q->backlog);
-	}
-	spin_unlock_irqrestore(&q->lock, flags);
-	if (!req)
-		return;
-	rdmx_srvq_req_prep(req, rb, &io, wc->byte_len - sizeof(*cmd));
-	if (rdmx_srvq_runs_here(q, &io))
-		rdmx_srvq_req_work(&req->work);
-	else
-		queue_work(rdmx_blk_wq, &req->work);
+	p = &q->pend[io.tag];
+	p->io = io;
+	p->rb = rb;
+	p->inline_len = wc->byte_len - sizeof(*cmd);
+	rdmx_srvq_take(q, p);
 }
 
 static void rdmx_srvq_rw_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -1471,7 +1564,9 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 	}
 	kvfree(q->rbufs);
 	kvfree(q->reqs);
+	kvfree(q->pend);
 	bitmap_free(q->busy);
+	q->pend = NULL;
 	q->rbufs = NULL;
 	q->reqs = NULL;
 	q->busy = NULL;
@@ -1486,13 +1581,14 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 	q->nr_reqs = q->depth * RDMX_SRVQ_CTX_FACTOR;
 	q->reqs = kvcalloc(q->nr_reqs, sizeof(*q->reqs), GFP_KERNEL);
 	q->rbufs = kvcalloc(q->depth, sizeof(*q->rbufs), GFP_KERNEL);
-	if (!q->busy || !q->reqs || !q->rbufs)
+	q->pend = kvcalloc(q->depth, sizeof(*q->pend), GFP_KERNEL);
+	if (!q->busy || !q->reqs || !q->rbufs || !q->pend)
 		return -ENOMEM;
 	for (i = 0; i < q->depth; i++) {
 		struct rdmx_srvq_rbuf *rb = &q->rbufs[i];
 
+		INIT_LIST_HEAD(&q->pend[i].node);
 		rb->q = q;
-		INIT_LIST_HEAD(&rb->node);
 		rb->rx.cqe.done = rdmx_srvq_recv_done;
 		ret = rdmx_rx_buf_init(q->ibdev, &rb->rx,
 				       sizeof(struct rdmx_blk_cmd),

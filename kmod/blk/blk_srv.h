@@ -172,17 +172,31 @@ int rdmx_io_file_flush(struct rdmx_export *exp);
 /**
  * struct rdmx_srvq_rbuf - a posted receive: a command header and inline data
  * @rx: its memory: the command (struct rdmx_blk_cmd) in @rx.hdr, inline
- *	write data in the page @rx.data (page-aligned for direct I/O)
+ *	write data in the page @rx.data (page-aligned for direct I/O); or
+ *	several commands, one after another from @rx.hdr on into @rx.data
+ *	(RDMX_BLK_OPEN_CMD_BATCH)
  * @q: owner
- * @node: on the queue's backlog while no context is free
- * @io: the command, parsed, while on the backlog
- * @inline_len: inline bytes received, while on the backlog
  */
 struct rdmx_srvq_rbuf {
 	struct rdmx_rx_buf rx;
 	struct rdmx_srvq *q;
+};
+
+/**
+ * struct rdmx_srvq_pend - a command that arrived, until a context takes it
+ * @node: on the queue's backlog while no context is free
+ * @io: the command, parsed
+ * @rb: its receive, while the command needs its bytes (inline data, an
+ *	OPEN's name); NULL for one of a batch, whose receive went back at once
+ * @inline_len: inline bytes received
+ *
+ * One per tag: a tag is busy from its command's arrival, so its entry is
+ * free whenever a command with the tag arrives.
+ */
+struct rdmx_srvq_pend {
 	struct list_head node;
 	struct rdmx_blk_io io;
+	struct rdmx_srvq_rbuf *rb;
 	u32 inline_len;
 };
 
@@ -283,6 +297,8 @@ struct rdmx_srvq_req {
  *	(RDMX_BLK_OPEN_IMM_READ, granted)
  * @batch_max: responses one SEND may carry (RDMX_BLK_OPEN_BATCH
  *	granted), else 0
+ * @cmd_batch: a receive may hold several commands (RDMX_BLK_OPEN_CMD_BATCH
+ *	granted); set before the OPEN's answer is sent
  * @plain_sent: SENDs of responses alone (rdmx_srvq_req.plain) posted and
  *	not completed, under @lock
  * @batch: responses waiting for one of those to complete, to go together
@@ -317,6 +333,8 @@ struct rdmx_srvq_req {
  * @nr_reqs: how many
  * @free: unused contexts
  * @backlog: commands received while no context was free, in order
+ *	(rdmx_srvq_pend.node)
+ * @pend: @depth of them, by tag
  * @rbufs: @depth of them
  * @flags: RDMX_SRVQ_FENCED, RDMX_SRVQ_PROBING
  * @release_work: tears the queue down
@@ -344,6 +362,7 @@ struct rdmx_srvq {
 	bool inline_read;
 	bool imm_read;
 	u32 batch_max;
+	bool cmd_batch;
 	u32 plain_sent;
 	struct list_head batch;
 	u32 nr_batch;
@@ -365,6 +384,7 @@ struct rdmx_srvq {
 	unsigned int nr_reqs;
 	struct list_head free;
 	struct list_head backlog;
+	struct rdmx_srvq_pend *pend;
 	struct rdmx_srvq_rbuf *rbufs;
 	unsigned long flags;
 	struct work_struct release_work;

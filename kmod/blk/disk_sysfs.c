@@ -152,6 +152,8 @@ RDMX_DQ_COUNTER(timeouts, RDMX_DQ_SUM(bd, q, timeouts));
 RDMX_DQ_COUNTER(slow, RDMX_DQ_SUM(bd, q, slow));
 RDMX_DQ_COUNTER(requeues, RDMX_DQ_SUM(bd, q, requeues));
 RDMX_DQ_COUNTER(inline_reads, RDMX_DQ_SUM(bd, q, inline_reads));
+RDMX_DQ_COUNTER(cmd_batched, RDMX_DQ_SUM(bd, q, cmd_batched));
+RDMX_DQ_COUNTER(cmd_batches, RDMX_DQ_SUM(bd, q, cmd_batches));
 
 static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 				       struct kobj_attribute *a, char *buf)
@@ -194,6 +196,8 @@ static struct attribute *rdmx_disk_attrs[] = {
 	&rdmx_disk_attr_slow.attr,
 	&rdmx_disk_attr_requeues.attr,
 	&rdmx_disk_attr_inline_reads.attr,
+	&rdmx_disk_attr_cmd_batched.attr,
+	&rdmx_disk_attr_cmd_batches.attr,
 	&rdmx_disk_attr_lat_hist.attr,
 	NULL,
 };
@@ -213,6 +217,8 @@ static struct attribute *rdmx_dq_attrs[] = {
 	&rdmx_dq_attr_slow.attr,
 	&rdmx_dq_attr_requeues.attr,
 	&rdmx_dq_attr_inline_reads.attr,
+	&rdmx_dq_attr_cmd_batched.attr,
+	&rdmx_dq_attr_cmd_batches.attr,
 	&rdmx_dq_attr_lat_hist.attr,
 	NULL,
 };

@@ -2505,7 +2505,7 @@ static bool fz_frame(struct fuzz *z, struct peer *p, unsigned long long i)
 	if (react == FZ_ENDED) {
 		z->f.disconnects++;
 		if (verdict == FZ_TAKES && fz_ack_unsure(z, p))
-			note("fuzz: frame %llu: the connection ended on the ack %u the server never took; %u next",
+			note("fuzz: frame %llu: ended on ack %u, never taken; %u next",
 			     i, p->rcv_nxt, z->s.alt_ack);
 		else if (verdict == FZ_TAKES)
 			craft_fuzz_anomaly(&z->f, "frame %llu (%s), %s: ended the connection (%s)",
@@ -2659,7 +2659,7 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 		/* A mirror that lost its way: a fresh start, not a loop. */
 		z.untaken = z.taken ? 0 : z.untaken + 1;
 		if (z.untaken >= FZ_UNTAKEN_MAX) {
-			note("fuzz: %u connections in a row ended before the server took a frame: a new session",
+			note("fuzz: %u connections in a row took no frame: a new session",
 			     z.untaken);
 			fz_new_session(&z);
 			z.untaken = 0;
@@ -2672,8 +2672,10 @@ static int mode_fuzz(unsigned long long seed, unsigned int count,
 			hold(&p, 1000);
 		fz_drop(&z, &p);
 	}
-	note("fuzz: %llu sessions, %llu connections ended going live, %llu messages received twice, %llu acks tried again",
-	     z.sessions, z.live_lost, z.dups, z.alt_tried);
+	note("fuzz: %llu sessions, %llu connections ended going live, %llu messages received twice",
+	     z.sessions, z.live_lost, z.dups);
+	note("fuzz: %llu times the ack before a fuzzed one tried again",
+	     z.alt_tried);
 	craft_fuzz_summary(&z.f);
 	ret = fz_alive(seed);
 	return craft_fuzz_exit(&z.f, ret);
