@@ -425,14 +425,13 @@ static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 				    req->nents, req->rw_dir);
 		req->rw_dir = DMA_NONE;
 	}
-	if (req->inline_mapped) {
+	/* The context's own page stays mapped for its next inline READ. */
+	if (req->inline_mapped && req->sgl != &req->read_sg)
 		ib_dma_unmap_sg(q->ibdev, req->sgl, req->nents, DMA_TO_DEVICE);
-		req->inline_mapped = false;
-	}
-	if (req->sgl) {
+	req->inline_mapped = false;
+	if (req->sgl && req->sgl != &req->read_sg)
 		sgl_free(req->sgl);
-		req->sgl = NULL;
-	}
+	req->sgl = NULL;
 	if (req->tag_held)
 		clear_bit(req->io.tag, q->busy);
 	req->tag_held = false;
@@ -876,13 +875,25 @@ static int rdmx_srvq_read_map(struct rdmx_srvq_req *req)
 
 	if (!(req->io.flags & RDMX_BLK_CMD_INLINE))
 		return rdmx_srvq_alloc_data(req, DMA_TO_DEVICE);
-	req->sgl = sgl_alloc(req->io.length, GFP_KERNEL, &req->nents);
-	if (!req->sgl)
-		return -ENOMEM;
-	/* At most RDMX_BLK_INLINE_MAX bytes: one page. */
-	if (WARN_ON_ONCE(req->nents != 1) ||
-	    !ib_dma_map_sg(q->ibdev, req->sgl, req->nents, DMA_TO_DEVICE))
-		return -ENOMEM;
+	/* At most RDMX_BLK_INLINE_MAX bytes: the context's page. */
+	BUILD_BUG_ON(RDMX_BLK_INLINE_MAX > PAGE_SIZE);
+	if (!req->read_page) {
+		struct page *page = alloc_page(GFP_KERNEL);
+
+		if (!page)
+			return -ENOMEM;
+		sg_init_table(&req->read_sg, 1);
+		sg_set_page(&req->read_sg, page, PAGE_SIZE, 0);
+		if (!ib_dma_map_sg(q->ibdev, &req->read_sg, 1, DMA_TO_DEVICE)) {
+			__free_page(page);
+			return -ENOMEM;
+		}
+		req->read_page = page;
+	}
+	/* The backend reads this much; the mapping covers the page. */
+	req->read_sg.length = req->io.length;
+	req->sgl = &req->read_sg;
+	req->nents = 1;
 	req->inline_mapped = true;
 	return 0;
 }
@@ -1561,6 +1572,12 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 			ib_dma_unmap_single(q->ibdev, req->rsp_dma,
 					    sizeof(*req->rsp), DMA_TO_DEVICE);
 		kfree(req->rsp);
+		if (req->read_page) {
+			req->read_sg.length = PAGE_SIZE;	/* as mapped */
+			ib_dma_unmap_sg(q->ibdev, &req->read_sg, 1,
+					DMA_TO_DEVICE);
+			__free_page(req->read_page);
+		}
 	}
 	kvfree(q->rbufs);
 	kvfree(q->reqs);

@@ -216,6 +216,10 @@ struct rdmx_srvq_pend {
  * @rw_dir: its direction; DMA_NONE when there is none
  * @inline_mapped: @sgl is mapped to go out after the response (inline READ)
  * @inline_sg: an inline WRITE's data, the page of its receive (@rb)
+ * @read_page: an inline READ's page, the context's own: allocated and
+ *	mapped at the context's first inline READ, kept until the queue goes
+ * @read_sg: @read_page, mapped once (DMA_TO_DEVICE); @sgl points at it
+ *	while an inline READ uses it
  * @again: handed back by its backend to run again from its work, where
  *	it may wait (rdmx_srvq_io_again())
  * @fence_held: a change of the backing store is under way, inside the
@@ -249,6 +253,8 @@ struct rdmx_srvq_req {
 	enum dma_data_direction rw_dir;
 	bool inline_mapped;
 	struct scatterlist inline_sg;
+	struct page *read_page;
+	struct scatterlist read_sg;
 	bool again;
 	bool fence_held;
 	int fence_idx;
