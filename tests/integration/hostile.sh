@@ -13,7 +13,13 @@
 #      --shared, as many of their connections write at once);
 #   1. rdmx-blkcraft -R: two OPENs of one export sent back to back, many
 #      times over (the server runs commands side by side, so a queue must
-#      not be bound twice), and two commands with one tag; then a map
+#      not be bound twice), and two commands with one tag; rdmx-blkcraft
+#      -B: command batches (RDMX_BLK_OPEN_CMD_BATCH), valid ones answered
+#      command by command (inline READs with their data, one past the end
+#      with ERANGE, the queue kept) and malformed ones refused whole (on a
+#      queue that did not ask, a length not of whole commands, 17
+#      commands, an OPEN or an inline WRITE among them, a tag twice or
+#      in flight: the connection ends, nothing answered); then a map
 #      through a listener that user nobody's endpoint made (port 7483)
 #      must be refused: exports are served through administrators'
 #      listeners only, and one where user nobody listens on an address
@@ -54,7 +60,9 @@
 #      fenced: the reconnected map's OPEN waits for it, and its own write
 #      of the same block is what stays; the same for a block device
 #      export, whose writes are bios (a null_blk that completes each
-#      after 10 s holds the write);
+#      after 10 s holds the write); on that export, a command batch that
+#      reuses the tag of a READ still in flight ends the connection
+#      (rdmx-blkcraft -S);
 #  11. a RAM export deleted under a mapped disk and added again: the
 #      client's I/O fails, and never reads zeroes as its data;
 #  12. queues the server drops by itself (rdmx-blkcraft -K): one that
@@ -170,6 +178,8 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "no queue left on craft" rdmx_export_json craft "j[0]['clients'] == 0"
 	rdmx_check "OPEN races logged as malformed" \
 		sh -c "dmesg | grep -q 'rdmx: block queue 0 from .*: malformed OPEN; disconnecting'"
+	rdmx_check "command batches refused whole are logged as malformed" \
+		sh -c "dmesg | grep -q 'rdmx: block queue 0 from .*: malformed command batch'"
 	rdmx_check "an OPEN of craftsec from an unreserved port is logged as refused" \
 		sh -c "dmesg | grep -q 'rdmx: export craftsec: .* connected from an unprivileged port; refused'"
 	rdmx_check "export del craft" rdmxctl export del craft
@@ -179,6 +189,9 @@ else
 	rdmx_barrier up || rdmx_fail "peer came up"
 	run_tap blkcraft \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -R -r "$rounds" \
+		-p "$port" "$srv" craft craftro
+	run_tap blkcraft-batch timeout 600 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -B \
 		-p "$port" "$srv" craft craftro
 	fuzz_par blkcraft-fuzz "$RDMX_REPO/tests/integration/rdmx-blkcraft" \
 		-n 100000 -d "$fuzz_secs" -p "$port" "$srv" craft craftro
@@ -616,6 +629,10 @@ else
 	run_tap blkcraft-fenceb timeout 300 \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -X "$RDMX_SYNC/fenceb-thaw" \
 		"$srv" fenceb craftro
+	# A batch reusing the tag of a READ that the slow device holds.
+	run_tap blkcraft-batch-busy timeout 300 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -S fenceb \
+		-p "$port" "$srv" craft craftro
 	rdmx_barrier fenceb-done 600
 fi
 

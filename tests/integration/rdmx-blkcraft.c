@@ -8,6 +8,8 @@
  * consumer-defined reject for a connect request of another protocol.
  *
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -B HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -S SLOW_EXPORT HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -K HOST EXPORT RO_EXPORT
@@ -18,11 +20,30 @@
  * (default 50), -R runs only the races and the final check. Prints
  * "ok N - ..." / "not ok N - ..." lines and exits 1 on any failure.
  *
+ * Command batches (RDMX_BLK_OPEN_CMD_BATCH, a server of minor 2), part of
+ * the default run, and all there is with -B (then the final check): each
+ * case on a connection of its own (queue depth 20), OPENing EXPORT with
+ * inline reads and CMD_BATCH. Valid batches of 4 and of 16 inline READs
+ * (the 16 also with responses together, and the data alone with
+ * immediate data but on iWARP) of blocks written just before: every tag
+ * answered once, with its block, and the queue serves on; one whose
+ * second READ lies past the export's end: that one answered ERANGE, the
+ * others with their data, the queue kept. Refused whole, the connection
+ * ended and nothing answered: two commands in one SEND on a queue that
+ * did not ask for CMD_BATCH, a batch of 2 * 96 + 8 bytes, one of 17
+ * commands, one holding an OPEN, one whose second command is an inline
+ * WRITE, one with a tag twice, and one reusing the tag of a command sent
+ * just before in the same post (a race: when the server answered that one
+ * first, it is skipped). -S SLOW_EXPORT instead runs that last case
+ * against SLOW_EXPORT (an export whose every request takes seconds): the
+ * reused tag's READ is deterministically still in flight.
+ *
  * -F SEED runs the wire fuzz instead. Each connection (a block queue,
- * queue depth 9, receives with room for an inline READ's data) OPENs
- * EXPORT, or one time in five RO_EXPORT read-only, asking for inline
- * reads half the time and events one time in five. Then MSGS commands (-n,
- * default 10000), or what -d SECONDS allow, one at a time: each a valid
+ * queue depth 9, or 20 one time in two, receives with room for an inline
+ * READ's data) OPENs EXPORT, or one time in five RO_EXPORT read-only,
+ * asking for inline reads half the time, events one time in five and (a
+ * server of minor 2) command batches half the time. Then MSGS commands
+ * (-n, default 10000), or what -d SECONDS allow, one at a time: each a valid
  * command of a random opcode (READ and WRITE inline or through the memory
  * window, FLUSH, DISCARD, WRITE_ZEROES) with a random tag and extent.
  * PERCENT commands in a hundred (-m, default 10) are hostile: now and then
@@ -38,7 +59,19 @@
  * address of the window, odd ones too, FUA, garbage in the key and
  * address of a command that moves no data, an extent refused with EINVAL
  * or ERANGE, the first or the last tag (an edge the mirror says would end
- * the connection is undone). Which commands are hostile is drawn from a
+ * the connection is undone). On a queue granted CMD_BATCH one frame in
+ * four is a batch instead: 2 to 16 (at most the depth) such commands,
+ * with tags of their own, none an inline WRITE, at most one through the
+ * memory window, in one SEND; one of them moved to an edge, or, hostile,
+ * mutated in rounds like a single command: a field of one of them, a tag
+ * twice, an OPEN or an inline WRITE among them, 17 of them, or the bytes
+ * of the whole cut, extended, replaced or flipped. A batch the server
+ * must refuse whole must end the connection with nothing answered; one
+ * whose commands pass the header checks has each answered as if it came
+ * alone, or, when one of them is a protocol error as it runs, the
+ * connection ends (the others answered or not). A single command with
+ * bytes after it on such a queue is judged as the batch the server takes
+ * it for. Which commands are hostile is drawn from a
  * stream of its own (craftlib.c); the rest of the randomness is
  * splitmix64 seeded with mix2(SEED, command number) (testlib.h). Each
  * command's reaction is counted: a disconnect, an error status, status 0,
@@ -109,6 +142,10 @@
 #define BLK_OPEN_INLINE_READ	BIT(2)
 #define BLK_OPEN_IMM_READ	BIT(3)
 #define BLK_OPEN_BATCH		BIT(4)
+#define BLK_OPEN_CMD_BATCH	BIT(5)
+/* The first OPEN flag a server does not know. */
+#define BLK_OPEN_UNKNOWN	BIT(6)
+#define BLK_BATCH_MAX		16
 #define BLK_TAG_EVENT		0xffffffffU
 #define BLK_EXP_RO		BIT(0)
 #define BLK_INLINE_MAX		4096
@@ -116,9 +153,17 @@
 
 /* What this client asks for in its connect request. */
 #define CLT_DEPTH		9
-#define NR_RECV			16
+/* The depth a queue for command batches asks: room for 17 tags. */
+#define BATCH_DEPTH		20
+/* The minor version that knows RDMX_BLK_OPEN_CMD_BATCH. */
+#define MINOR_CMD_BATCH		2
+#define NR_RECV			32
+/* Responses taken and not yet looked at, at most. */
+#define NR_GOT			64
 #define DATA_LEN		(64 * 1024)
 #define TIMEOUT_MS		30000
+/* A receive with room for a response and an inline READ's data. */
+#define RSP_SLOT_INLINE		(sizeof(struct blk_rsp) + BLK_INLINE_MAX)
 
 /* kmod/blk/blk_proto.h: struct rdmx_blk_cmd, _rsp */
 struct blk_cmd {
@@ -160,9 +205,18 @@ enum { WR_SEND = NR_RECV, WR_BIND };
  */
 #define WC_WITH_INV		(IBV_WC_WITH_INV | BIT(2))
 
+/* A response taken from a receive (or an inline READ's data alone). */
+struct got {
+	struct blk_rsp rsp;
+	__u32 inv;			/* the key invalidated, or 0 */
+	__u32 len;			/* its bytes, with data */
+	__u64 sum;			/* FNV-1a of the data after it, if any */
+};
+
 /*
  * One connection: a buffer registered once, holding the data a READ lands
- * in, the command (with its inline data after it) and the receive slots.
+ * in, the command (with its inline data after it, or a batch of commands)
+ * and the receive slots.
  */
 struct conn {
 	struct craft_conn c;		/* c.rx: NR_RECV receive slots */
@@ -175,6 +229,7 @@ struct conn {
 	/* granted in the accept */
 	__u32 depth;
 	__u32 max_msg;
+	__u8 minor;			/* the server's */
 	/* the OPEN's answer */
 	__u64 size;
 	__u32 lbs;
@@ -182,10 +237,14 @@ struct conn {
 	__u32 exp_flags;
 	__u32 open_flags;		/* granted */
 	/* what the completions and events said */
-	struct blk_rsp got[NR_RECV];
-	__u32 got_inv[NR_RECV];		/* the key invalidated, or 0 */
-	__u32 got_len[NR_RECV];
+	struct got got[NR_GOT];
 	unsigned int nr_got;
+	/*
+	 * Tags of inline READs sent and not answered: a response to one,
+	 * status 0, has the data after it; any other longer than a response
+	 * is responses together (RDMX_BLK_OPEN_BATCH).
+	 */
+	__u64 inl_tags;
 	unsigned int sends_done;
 	bool bound;
 	bool disconnected;
@@ -304,9 +363,15 @@ static int conn_setup(struct conn *c)
 	return conn_setup_rsp(c, sizeof(struct blk_rsp));
 }
 
+static void req_pack_depth(struct conn_req *req, __u16 magic, __u8 major,
+			   __u16 depth)
+{
+	craft_req_pack(req, magic, major, depth, PROTO_F_BLOCK, BLK_MAX_IO);
+}
+
 static void req_pack(struct conn_req *req, __u16 magic, __u8 major)
 {
-	craft_req_pack(req, magic, major, CLT_DEPTH, PROTO_F_BLOCK, BLK_MAX_IO);
+	req_pack_depth(req, magic, major, CLT_DEPTH);
 }
 
 /* No flow control: the block service has its tags instead. */
@@ -317,20 +382,22 @@ static int conn_send_req(struct conn *c, const struct conn_req *req)
 
 /*
  * Connect as a block queue of map @uuid (a random one when NULL) in
- * incarnation @gen; checks what the accept grants.
+ * incarnation @gen, asking queue depth @depth, with receives of
+ * @rsp_size bytes; checks what the accept grants.
  */
-static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
+static int conn_open_full(struct conn *c, const __u8 *uuid, __u64 gen,
+			  __u16 depth, size_t rsp_size)
 {
 	enum rdma_cm_event_type type;
 	struct conn_rep rep;
 	struct conn_req req;
 	int status;
 
-	if (conn_setup(c)) {
+	if (conn_setup_rsp(c, rsp_size)) {
 		note("connection setup to %s:%s failed: %m", host, port);
 		return -1;
 	}
-	req_pack(&req, PROTO_MAGIC, PROTO_MAJOR);
+	req_pack_depth(&req, PROTO_MAGIC, PROTO_MAJOR, depth);
 	if (uuid)
 		memcpy(req.sess_uuid, uuid, sizeof(req.sess_uuid));
 	req.generation = htole64(gen);
@@ -346,9 +413,10 @@ static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
 	}
 	c->depth = le16toh(rep.queue_depth);
 	c->max_msg = le32toh(rep.max_msg_size);
+	c->minor = rep.minor;
 	if (le16toh(rep.magic) != PROTO_MAGIC || rep.major != PROTO_MAJOR ||
 	    le32toh(rep.features) != PROTO_F_BLOCK || le16toh(rep.nr_lanes) != 1 ||
-	    c->depth < 2 || c->depth > CLT_DEPTH || !c->max_msg ||
+	    c->depth < 2 || c->depth > depth || !c->max_msg ||
 	    c->max_msg > BLK_MAX_IO || le64toh(rep.generation) != gen) {
 		note("accept: magic %#x major %u features %#x nr_lanes %u",
 		     le16toh(rep.magic), rep.major, le32toh(rep.features),
@@ -360,12 +428,84 @@ static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
 	return 0;
 }
 
+static int conn_open_as(struct conn *c, const __u8 *uuid, __u64 gen)
+{
+	return conn_open_full(c, uuid, gen, CLT_DEPTH, sizeof(struct blk_rsp));
+}
+
 static int conn_open(struct conn *c)
 {
 	return conn_open_as(c, NULL, 1);
 }
 
 /* ---- completions -------------------------------------------------------- */
+
+/* FNV-1a, 64 bits: an inline READ's data, in one word. */
+static __u64 fnv1a(const void *p, size_t len)
+{
+	const __u8 *b = p;
+	__u64 h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Keep response @rsp, @len bytes in all with the @data_len bytes of data
+ * at @data, whose completion invalidated @inv, for a later look.
+ */
+static void got_add(struct conn *c, const struct blk_rsp *rsp, __u32 len,
+		    __u32 inv, const void *data, size_t data_len)
+{
+	__u32 tag = le32toh(rsp->tag);
+	struct got *g;
+
+	if (tag < 64)
+		c->inl_tags &= ~(1ULL << tag);
+	if (c->nr_got >= NR_GOT) {
+		note("more than %d responses not looked at: tag %u dropped",
+		     NR_GOT, tag);
+		return;
+	}
+	g = &c->got[c->nr_got++];
+	g->rsp = *rsp;
+	g->len = len;
+	g->inv = inv;
+	g->sum = data_len ? fnv1a(data, data_len) : 0;
+}
+
+/* Take response @i of those kept, into *@g (when not NULL). */
+static void got_take(struct conn *c, unsigned int i, struct got *g)
+{
+	if (g)
+		*g = c->got[i];
+	c->nr_got--;
+	memmove(&c->got[i], &c->got[i + 1], (c->nr_got - i) * sizeof(c->got[0]));
+}
+
+/*
+ * A receive of @len bytes in slot @slot: a response, one and an inline
+ * READ's data, or (RDMX_BLK_OPEN_BATCH) responses together, each as if
+ * alone; the data follows only a response, status 0, to an inline READ.
+ */
+static void recv_taken(struct conn *c, unsigned int slot, __u32 len, __u32 inv)
+{
+	const struct blk_rsp *r = rsp_slot(c, slot);
+	__u32 tag = len >= sizeof(*r) ? le32toh(r->tag) : BLK_TAG_EVENT - 1;
+	bool data = tag < 64 && (c->inl_tags & (1ULL << tag)) && !r->status;
+	unsigned int k;
+
+	if (len > sizeof(*r) && !data && !(len % sizeof(*r)) &&
+	    len / sizeof(*r) <= BLK_BATCH_MAX &&
+	    (c->open_flags & BLK_OPEN_BATCH)) {
+		for (k = 0; k < len / sizeof(*r); k++)
+			got_add(c, r + k, sizeof(*r), k ? 0 : inv, NULL, 0);
+		return;
+	}
+	got_add(c, r, len, inv, r + 1, len > sizeof(*r) ? len - sizeof(*r) : 0);
+}
 
 /* Reap completions and CM events, without blocking. */
 static void pump(struct conn *c)
@@ -393,33 +533,29 @@ static void pump(struct conn *c)
 				c->sends_done++;
 			} else if (w->wr_id == WR_BIND) {
 				c->bound = true;
-			} else if (c->nr_got < NR_RECV &&
-				   (w->wc_flags & IBV_WC_WITH_IMM)) {
+			} else if (w->wc_flags & IBV_WC_WITH_IMM) {
 				/*
 				 * An inline READ's data alone (IMM_READ):
 				 * read as the response it stands for, which
 				 * a queue not granted it never matches.
 				 */
-				struct blk_rsp *g = &c->got[c->nr_got];
+				struct blk_rsp g;
 
-				memset(g, 0, sizeof(*g));
-				g->tag = htole32(be32toh(w->imm_data));
-				g->size = htole64(c->size);
-				c->got_len[c->nr_got] = sizeof(*g) + w->byte_len;
+				memset(&g, 0, sizeof(g));
+				g.tag = htole32(be32toh(w->imm_data));
+				g.size = htole64(c->size);
 				if (!(c->open_flags & BLK_OPEN_IMM_READ)) {
 					note("data with immediate %u on a queue not granted it",
 					     be32toh(w->imm_data));
-					g->tag = htole32(BLK_TAG_EVENT - 1);
+					g.tag = htole32(BLK_TAG_EVENT - 1);
 				}
-				c->got_inv[c->nr_got] = 0;
-				c->nr_got++;
+				got_add(c, &g, sizeof(g) + w->byte_len, 0,
+					rsp_slot(c, w->wr_id), w->byte_len);
 				post_recv(c, w->wr_id);
-			} else if (c->nr_got < NR_RECV) {
-				c->got[c->nr_got] = *rsp_slot(c, w->wr_id);
-				c->got_len[c->nr_got] = w->byte_len;
-				c->got_inv[c->nr_got] = w->wc_flags & WC_WITH_INV ?
-							w->invalidated_rkey : 0;
-				c->nr_got++;
+			} else {
+				recv_taken(c, w->wr_id, w->byte_len,
+					   w->wc_flags & WC_WITH_INV ?
+					   w->invalidated_rkey : 0);
 				post_recv(c, w->wr_id);
 			}
 		}
@@ -451,10 +587,44 @@ static int pump_until(struct conn *c, bool *flag)
 }
 
 /*
- * Post @n SENDs (at most 2, chained) of @len bytes each: all of the command
- * buffer's first command, or with @each the buffer's commands 0 to @n - 1.
+ * Whether the @len bytes of commands at @cmd are a batch to a server that
+ * granted this queue RDMX_BLK_OPEN_CMD_BATCH: more than a command, the
+ * first not an inline WRITE (whose data follows it).
  */
-static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
+static bool is_batch(const struct conn *c, const struct blk_cmd *cmd,
+		     size_t len)
+{
+	return (c->open_flags & BLK_OPEN_CMD_BATCH) && len > sizeof(*cmd) &&
+	       !(cmd->opcode == BLK_OP_WRITE && (cmd->flags & BLK_CMD_INLINE));
+}
+
+/*
+ * Note the tags of the inline READs among the @len bytes of commands at
+ * @cmd that the server takes as commands: the first, and in a batch of
+ * whole ones the others too. Their responses, status 0, carry data.
+ */
+static void mark_inline_reads(struct conn *c, const struct blk_cmd *cmd,
+			      size_t len)
+{
+	unsigned int i, n = 1;
+
+	if (len < sizeof(*cmd))
+		return;
+	if (is_batch(c, cmd, len) && !(len % sizeof(*cmd)) &&
+	    len / sizeof(*cmd) <= BLK_BATCH_MAX)
+		n = len / sizeof(*cmd);
+	for (i = 0; i < n; i++)
+		if (cmd[i].opcode == BLK_OP_READ &&
+		    (cmd[i].flags & BLK_CMD_INLINE) && le32toh(cmd[i].tag) < 64)
+			c->inl_tags |= 1ULL << le32toh(cmd[i].tag);
+}
+
+/*
+ * Post @n SENDs (at most 2, chained), SEND i of @len[i] bytes from
+ * @at[i] (in the command buffer), and wait for them to complete.
+ */
+static int send_chain(struct conn *c, const struct blk_cmd *const *at,
+		      const size_t *len, unsigned int n)
 {
 	struct ibv_sge sge[2];
 	unsigned int i, want = c->sends_done + n;
@@ -462,9 +632,10 @@ static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
 
 	assert(n <= 2);
 	for (i = 0; i < n; i++) {
-		sge[i].addr = (uintptr_t)(c->cmd + (each ? i : 0));
-		sge[i].length = len;
+		sge[i].addr = (uintptr_t)at[i];
+		sge[i].length = len[i];
 		sge[i].lkey = c->c.mr->lkey;
+		mark_inline_reads(c, at[i], len[i]);
 	}
 	if (craft_post_sends(&c->c, WR_SEND, sge, n))
 		return -1;
@@ -475,6 +646,18 @@ static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
 		usleep(200);
 	}
 	return 0;
+}
+
+/*
+ * Post @n SENDs (at most 2, chained) of @len bytes each: all of the command
+ * buffer's first command, or with @each the buffer's commands 0 to @n - 1.
+ */
+static int send_cmd_n(struct conn *c, size_t len, unsigned int n, bool each)
+{
+	const struct blk_cmd *at[2] = { c->cmd, c->cmd + (each ? 1 : 0) };
+	const size_t lens[2] = { len, len };
+
+	return send_chain(c, at, lens, n);
 }
 
 static int send_cmd(struct conn *c, size_t len)
@@ -548,23 +731,18 @@ static int wait_rsp(struct conn *c, __u32 tag, struct blk_rsp *rsp, __u32 *inv)
 	for (;;) {
 		pump(c);
 		for (i = 0; i < c->nr_got; i++) {
-			int st = le32toh(c->got[i].status);
+			const struct got *g = &c->got[i];
+			int st = le32toh(g->rsp.status);
 
-			if (le32toh(c->got[i].tag) != tag)
+			if (le32toh(g->rsp.tag) != tag)
 				continue;
 			if (rsp)
-				*rsp = c->got[i];
+				*rsp = g->rsp;
 			if (inv)
-				*inv = c->got_inv[i];
-			if (c->got_len[i] != sizeof(*rsp))
-				note("response of %u bytes", c->got_len[i]);
-			c->nr_got--;
-			memmove(&c->got[i], &c->got[i + 1],
-				(c->nr_got - i) * sizeof(c->got[0]));
-			memmove(&c->got_inv[i], &c->got_inv[i + 1],
-				(c->nr_got - i) * sizeof(c->got_inv[0]));
-			memmove(&c->got_len[i], &c->got_len[i + 1],
-				(c->nr_got - i) * sizeof(c->got_len[0]));
+				*inv = g->inv;
+			if (g->len != sizeof(g->rsp))
+				note("response of %u bytes", g->len);
+			got_take(c, i, NULL);
 			return st;
 		}
 		if (c->disconnected || c->flushed || now_ms() > end)
@@ -584,8 +762,9 @@ static int wait_disconnect(struct conn *c)
 	for (;;) {
 		pump(c);
 		if (c->nr_got) {
-			note("answered: tag %u status %s", le32toh(c->got[0].tag),
-			     status_name(le32toh(c->got[0].status)));
+			note("answered: tag %u status %s",
+			     le32toh(c->got[0].rsp.tag),
+			     status_name(le32toh(c->got[0].rsp.status)));
 			return 0;
 		}
 		if (c->disconnected || c->flushed)
@@ -598,13 +777,19 @@ static int wait_disconnect(struct conn *c)
 
 /* ---- commands ----------------------------------------------------------- */
 
+static void cmd_fill_at(struct blk_cmd *cmd, __u8 op, __u32 tag, __u64 off,
+			__u32 len)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = op;
+	cmd->tag = htole32(tag);
+	cmd->offset = htole64(off);
+	cmd->length = htole32(len);
+}
+
 static void cmd_fill(struct conn *c, __u8 op, __u32 tag, __u64 off, __u32 len)
 {
-	memset(c->cmd, 0, sizeof(*c->cmd));
-	c->cmd->opcode = op;
-	c->cmd->tag = htole32(tag);
-	c->cmd->offset = htole64(off);
-	c->cmd->length = htole32(len);
+	cmd_fill_at(c->cmd, op, tag, off, len);
 }
 
 /* OPEN @name; returns the status, or -1 when no answer came. */
@@ -983,7 +1168,8 @@ static void case_violation(enum violation v)
 		break;
 	case V_OPEN_AGAIN:
 	case V_OPEN_FLAG:
-		cmd_fill(&c, BLK_OP_OPEN, 1, 0, v == V_OPEN_FLAG ? BIT(5) : 0);
+		cmd_fill(&c, BLK_OP_OPEN, 1, 0,
+			 v == V_OPEN_FLAG ? BLK_OPEN_UNKNOWN : 0);
 		memcpy(c.cmd->name, exp_rw, strnlen(exp_rw, sizeof(c.cmd->name)));
 		break;
 	}
@@ -1091,7 +1277,7 @@ static void case_open_race(unsigned int rounds)
 			usleep(200);
 		}
 		for (ok_answers = 0; c.nr_got; c.nr_got--)
-			ok_answers += le32toh(c.got[c.nr_got - 1].status) == 0;
+			ok_answers += le32toh(c.got[c.nr_got - 1].rsp.status) == 0;
 		if (ok_answers > 1)
 			twice++;
 		else if (!c.disconnected && !c.flushed)
@@ -1131,6 +1317,484 @@ static void case_still_serves(void)
 		       st < 0 ? "none" : status_name(st));
 	}
 	conn_close(&c);
+}
+
+/* ---- command batches (RDMX_BLK_OPEN_CMD_BATCH) -------------------------- */
+
+/* The batches read blocks from this one of EXPORT on (and write them). */
+#define BATCH_BLOCK		32
+/* An answer that must not come: waited for this long after the last. */
+#define BATCH_QUIET_MS		500
+
+/* What the blocks the batches read hold: random, each its own. */
+static __u8 batch_pat[BLK_BATCH_MAX + 1][BLK_INLINE_MAX];
+
+/*
+ * A connection for a batch case: queue depth BATCH_DEPTH, receives with
+ * room for an inline READ's data, export @name OPENed with @flags, which
+ * must grant INLINE_READ and CMD_BATCH as asked. False (a failed test, @c
+ * closed) when any of that fails.
+ */
+static bool batch_conn(struct conn *c, const char *what, const char *name,
+		       __u32 flags)
+{
+	const __u32 must = BLK_OPEN_INLINE_READ | BLK_OPEN_CMD_BATCH;
+	int st;
+
+	if (conn_open_full(c, NULL, 1, BATCH_DEPTH, RSP_SLOT_INLINE)) {
+		report(false, "%s: connect as a block queue of depth %u", what,
+		       BATCH_DEPTH);
+		goto fail;
+	}
+	if ((flags & BLK_OPEN_CMD_BATCH) && c->minor < MINOR_CMD_BATCH) {
+		report(false, "%s: the server is of minor %u, not %u or later: no command batches",
+		       what, c->minor, MINOR_CMD_BATCH);
+		goto fail;
+	}
+	st = blk_open(c, name, flags);
+	if (st) {
+		report(false, "%s: OPEN %s with flags %#x (got %s)", what, name,
+		       flags, st < 0 ? "no answer" : status_name(st));
+		goto fail;
+	}
+	if ((c->open_flags & must) != (flags & must)) {
+		report(false, "%s: OPEN %s grants flags %#x (asked %#x)", what,
+		       name, c->open_flags, flags);
+		goto fail;
+	}
+	if (c->lbs > BLK_INLINE_MAX || (c->lbs != 512 && c->lbs != 4096) ||
+	    c->size < (__u64)(BATCH_BLOCK + BLK_BATCH_MAX + 1) * c->lbs) {
+		report(false, "%s: OPEN %s: size %llu, lbs %u: too small", what,
+		       name, (unsigned long long)c->size, c->lbs);
+		goto fail;
+	}
+	return true;
+fail:
+	conn_close(c);
+	return false;
+}
+
+/* Command @i of the batch in c->cmd: an inline READ of batch block @blk. */
+static void batch_read(struct conn *c, unsigned int i, __u32 tag,
+		       unsigned int blk)
+{
+	cmd_fill_at(&c->cmd[i], BLK_OP_READ, tag,
+		    (__u64)(BATCH_BLOCK + blk) * c->lbs, c->lbs);
+	c->cmd[i].flags = BLK_CMD_INLINE;
+}
+
+/* Write batch blocks 0 to @n - 1 with their data (inline WRITEs, one by one). */
+static bool batch_write_blocks(struct conn *c, const char *what, unsigned int n)
+{
+	unsigned int i;
+	int st;
+
+	for (i = 0; i < n; i++) {
+		st = blk_write_inline(c, 0, (__u64)(BATCH_BLOCK + i) * c->lbs,
+				      batch_pat[i], c->lbs);
+		if (st) {
+			report(false, "%s: inline WRITE of block %u (got %s)",
+			       what, BATCH_BLOCK + i,
+			       st < 0 ? "no answer" : status_name(st));
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Collect the answers to the @n commands of the batch in c->cmd (tags of
+ * their own) into @out, by command, until each came or the connection
+ * ended or TIMEOUT_MS passed (one that did not come: all zero in @out);
+ * events are passed over. Returns how many
+ * came, or -1 (a failed test) when one answered no command of the batch
+ * or one twice.
+ */
+static int batch_collect(struct conn *c, const char *what, unsigned int n,
+			 struct got *out)
+{
+	long long end = now_ms() + TIMEOUT_MS;
+	bool seen[BLK_BATCH_MAX + 1] = { false };
+	unsigned int i, k, nr = 0;
+	struct got g;
+	__u32 tag;
+
+	/* One not answered stays all zero: its length 0. */
+	memset(out, 0, n * sizeof(*out));
+	while (nr < n) {
+		pump(c);
+		while (c->nr_got && nr < n) {
+			got_take(c, 0, &g);
+			tag = le32toh(g.rsp.tag);
+			if (tag == BLK_TAG_EVENT)
+				continue;
+			for (k = n, i = 0; i < n; i++)
+				if (le32toh(c->cmd[i].tag) == tag)
+					k = i;
+			if (k == n || seen[k]) {
+				report(false, "%s: an answer to tag %u (status %s), %s",
+				       what, tag,
+				       status_name(le32toh(g.rsp.status)),
+				       k == n ? "no command of the batch" :
+				       "answered twice");
+				return -1;
+			}
+			seen[k] = true;
+			out[k] = g;
+			nr++;
+		}
+		if (nr == n || c->disconnected || c->flushed ||
+		    now_ms() > end)
+			break;
+		usleep(200);
+	}
+	return nr;
+}
+
+/*
+ * After a batch was answered: a FLUSH on the same queue is answered too,
+ * and no other answer came in between.
+ */
+static void batch_serves_on(struct conn *c, const char *what)
+{
+	int st = blk_io(c, BLK_OP_FLUSH, 0, 0, 0);
+
+	report(st == 0 && !c->nr_got,
+	       "%s: the queue serves on (a FLUSH after it: %s, %u other answers)",
+	       what, st < 0 ? "no answer" : status_name(st), c->nr_got);
+}
+
+/*
+ * A valid batch of @n inline READs, batch block @n - 1 - i with tag i
+ * (the blocks in reverse): each answered once, status 0, with its
+ * block's data; then the queue serves on. @flags: what else the OPEN
+ * asks for.
+ */
+static void case_batch_reads(unsigned int n, __u32 flags)
+{
+	char what[128];
+	struct got out[BLK_BATCH_MAX];
+	unsigned int i, bad = 0;
+	struct conn c;
+	int nr;
+
+	snprintf(what, sizeof(what), "command batch of %u inline READs%s", n,
+		 flags & BLK_OPEN_BATCH ?
+		 " (queue asking for responses together and data with immediate)" :
+		 "");
+	if (!batch_conn(&c, what, exp_rw, BLK_OPEN_INLINE_READ |
+			BLK_OPEN_CMD_BATCH | flags))
+		return;
+	if (c.depth < n) {
+		skip(what, "the queue depth granted is below the batch");
+		conn_close(&c);
+		return;
+	}
+	if (!batch_write_blocks(&c, what, n)) {
+		conn_close(&c);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		batch_read(&c, i, i, n - 1 - i);
+	if (send_cmd(&c, n * sizeof(*c.cmd))) {
+		report(false, "%s: the SEND completes", what);
+		conn_close(&c);
+		return;
+	}
+	nr = batch_collect(&c, what, n, out);
+	if (nr < 0) {
+		conn_close(&c);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (le32toh(out[i].rsp.status) ||
+		    out[i].len != sizeof(out[i].rsp) + c.lbs ||
+		    out[i].sum != fnv1a(batch_pat[n - 1 - i], c.lbs)) {
+			if (!bad++)
+				note("%s: tag %u: status %s, %u bytes, %s data",
+				     what, i,
+				     status_name(le32toh(out[i].rsp.status)),
+				     out[i].len,
+				     out[i].sum == fnv1a(batch_pat[n - 1 - i], c.lbs) ?
+				     "its" : "other");
+		}
+	}
+	report(nr == (int)n && !bad,
+	       "%s: every tag answered once, with its block's data (%d answers, %u wrong)",
+	       what, nr, bad);
+	if (nr == (int)n && !c.disconnected && !c.flushed)
+		batch_serves_on(&c, what);
+	else
+		report(false, "%s: the queue serves on (%s)", what,
+		       c.disconnected || c.flushed ? "disconnected" : "timed out");
+	conn_close(&c);
+}
+
+/*
+ * A valid batch of three inline READs whose second lies past the export's
+ * end: that one answered ERANGE (a response alone), the others with their
+ * blocks, and the queue kept.
+ */
+static void case_batch_erange(void)
+{
+	const char *what = "command batch whose second READ lies past the end";
+	struct got out[3];
+	unsigned int i;
+	struct conn c;
+	bool ok;
+	int nr;
+
+	if (!batch_conn(&c, what, exp_rw, BLK_OPEN_INLINE_READ |
+			BLK_OPEN_CMD_BATCH))
+		return;
+	if (!batch_write_blocks(&c, what, 3)) {
+		conn_close(&c);
+		return;
+	}
+	for (i = 0; i < 3; i++)
+		batch_read(&c, i, i + 1, i);
+	c.cmd[1].offset = htole64(c.size);
+	if (send_cmd(&c, 3 * sizeof(*c.cmd))) {
+		report(false, "%s: the SEND completes", what);
+		conn_close(&c);
+		return;
+	}
+	nr = batch_collect(&c, what, 3, out);
+	if (nr < 0) {
+		conn_close(&c);
+		return;
+	}
+	ok = nr == 3 && le32toh(out[1].rsp.status) == ERANGE &&
+	     out[1].len == sizeof(out[1].rsp);
+	report(ok, "%s: it is answered ERANGE, alone (%s)", what,
+	       nr < 3 ? "not all answered" :
+	       status_name(le32toh(out[1].rsp.status)));
+	ok = nr == 3;
+	for (i = 0; ok && i < 3; i += 2)
+		ok = !out[i].rsp.status &&
+		     out[i].len == sizeof(out[i].rsp) + c.lbs &&
+		     out[i].sum == fnv1a(batch_pat[i], c.lbs);
+	report(ok, "%s: the others are answered with their blocks", what);
+	if (nr == 3 && !c.disconnected && !c.flushed)
+		batch_serves_on(&c, what);
+	else
+		report(false, "%s: the queue serves on (%s)", what,
+		       c.disconnected || c.flushed ? "disconnected" : "timed out");
+	conn_close(&c);
+}
+
+/* What a batch the server must refuse whole is made of. */
+enum batch_bad {
+	BB_NOT_ASKED, BB_LENGTH, BB_17, BB_OPEN, BB_INLINE_WRITE, BB_TAG_TWICE,
+};
+
+static const char *const batch_bad_name[] = {
+	[BB_NOT_ASKED] = "two commands in one SEND on a queue that did not ask for CMD_BATCH",
+	[BB_LENGTH] = "a command batch of 2 * 96 + 8 bytes",
+	[BB_17] = "a command batch of 17 commands",
+	[BB_OPEN] = "a command batch holding an OPEN",
+	[BB_INLINE_WRITE] = "a command batch whose second command is an inline WRITE",
+	[BB_TAG_TWICE] = "a command batch with a tag twice",
+};
+
+/*
+ * A batch the server must refuse whole: the connection ends, and none of
+ * its commands is answered (all are checked before any runs).
+ */
+static void case_batch_bad(enum batch_bad b)
+{
+	const char *what = batch_bad_name[b];
+	size_t len = 2 * sizeof(struct blk_cmd);
+	struct conn c;
+	unsigned int i;
+	int ret;
+
+	if (!batch_conn(&c, what, exp_rw, BLK_OPEN_INLINE_READ |
+			(b == BB_NOT_ASKED ? 0 : BLK_OPEN_CMD_BATCH)))
+		return;
+	if (b == BB_NOT_ASKED)
+		report(!(c.open_flags & BLK_OPEN_CMD_BATCH),
+		       "a queue that did not ask for CMD_BATCH is not granted it (flags %#x)",
+		       c.open_flags);
+	batch_read(&c, 0, 0, 0);
+	batch_read(&c, 1, 1, 1);
+	switch (b) {
+	case BB_NOT_ASKED:
+		break;
+	case BB_LENGTH:
+		memset(c.cmd + 2, 0, 8);
+		len += 8;
+		break;
+	case BB_17:
+		if (c.depth < BLK_BATCH_MAX + 1) {
+			skip(what, "the queue depth granted is below 17");
+			conn_close(&c);
+			return;
+		}
+		for (i = 0; i < BLK_BATCH_MAX + 1; i++)
+			batch_read(&c, i, i, i);
+		len = (BLK_BATCH_MAX + 1) * sizeof(struct blk_cmd);
+		break;
+	case BB_OPEN:
+		cmd_fill_at(&c.cmd[1], BLK_OP_OPEN, 1, 0, 0);
+		memcpy(c.cmd[1].name, exp_rw,
+		       strnlen(exp_rw, sizeof(c.cmd[1].name)));
+		break;
+	case BB_INLINE_WRITE:
+		cmd_fill_at(&c.cmd[1], BLK_OP_WRITE, 1,
+			    (__u64)BATCH_BLOCK * c.lbs, c.lbs);
+		c.cmd[1].flags = BLK_CMD_INLINE;
+		break;
+	case BB_TAG_TWICE:
+		batch_read(&c, 2, 0, 2);
+		len = 3 * sizeof(struct blk_cmd);
+		break;
+	}
+	/* A SEND flushed as the server drops the connection is no failure. */
+	if (send_cmd(&c, len) && c.wc_err != IBV_WC_WR_FLUSH_ERR) {
+		report(false, "%s: the SEND completes", what);
+		conn_close(&c);
+		return;
+	}
+	if (c.wc_err)
+		note("%s: the SEND was flushed: the connection went first", what);
+	ret = wait_disconnect(&c);
+	report(ret == 1, "%s -> disconnected, nothing answered%s", what,
+	       ret == 0 ? " (got an answer)" : ret < 0 ? " (timed out)" : "");
+	conn_close(&c);
+}
+
+/*
+ * A batch reusing the tag of a command in flight: inline READ tag 1 alone,
+ * then a batch of READs tag 2 and tag 1. On @slow (an export whose every
+ * request takes seconds) the READ is sent and the batch follows once it is
+ * clear the READ is in flight; else (EXPORT) a WRITE_ZEROES of max_io with
+ * tag 1 and the batch go in one post, a race: when the server answered the
+ * WRITE_ZEROES before the batch came, the batch is valid and the case is
+ * skipped. Else the connection must end with the batch not answered (tag
+ * 2 never, tag 1 at most once: the command in flight may be answered
+ * first).
+ */
+static void case_batch_busy(const char *slow)
+{
+	const char *what = slow ?
+		"a command batch reusing the tag of a READ in flight on a slow export" :
+		"a command batch reusing the tag of a command sent with it";
+	const struct blk_cmd *at[2];
+	unsigned int tag1 = 0, tag2 = 0, other = 0;
+	__u32 zeroes;
+	long long end, quiet;
+	size_t lens[2];
+	struct conn c;
+	struct got g;
+	__u32 tag;
+	int ret;
+
+	/* Read-only: the slow export may still have a writer going away. */
+	if (!batch_conn(&c, what, slow ? slow : exp_rw,
+			BLK_OPEN_INLINE_READ | BLK_OPEN_CMD_BATCH |
+			(slow ? BLK_OPEN_RO : 0)))
+		return;
+	if (slow) {
+		batch_read(&c, 0, 1, 0);
+		if (send_cmd(&c, sizeof(*c.cmd))) {
+			report(false, "%s: the READ's SEND completes", what);
+			conn_close(&c);
+			return;
+		}
+		end = now_ms() + 1000;
+		while (!c.nr_got && now_ms() < end) {
+			pump(&c);
+			usleep(1000);
+		}
+		if (c.nr_got) {
+			skip(what, "the READ was answered within 1 s: not slow");
+			conn_close(&c);
+			return;
+		}
+		batch_read(&c, 0, 2, 1);
+		batch_read(&c, 1, 1, 2);
+		ret = send_cmd(&c, 2 * sizeof(*c.cmd));
+	} else {
+		/* The most a command does, at the export's end. */
+		zeroes = c.max_io < c.size ? c.max_io : c.size;
+		zeroes -= zeroes % c.lbs;
+		cmd_fill_at(&c.cmd[0], BLK_OP_WRITE_ZEROES, 1,
+			    c.size - zeroes, zeroes);
+		batch_read(&c, 1, 2, 1);
+		batch_read(&c, 2, 1, 2);
+		at[0] = c.cmd;
+		at[1] = c.cmd + 1;
+		lens[0] = sizeof(*c.cmd);
+		lens[1] = 2 * sizeof(*c.cmd);
+		ret = send_chain(&c, at, lens, 2);
+	}
+	/*
+	 * A SEND may complete in error once the server ended the connection:
+	 * flushed, or over siw the one still in flight with LOC_QP_OP_ERR
+	 * (see case_open_race()). Only one that never completes fails here.
+	 */
+	if (ret && !c.wc_err) {
+		report(false, "%s: the SENDs complete", what);
+		conn_close(&c);
+		return;
+	}
+	if (c.wc_err)
+		note("%s: a SEND completed with status %d: the connection went first",
+		     what, c.wc_err);
+	/* Until the end, or all three answered and nothing more for a while. */
+	end = now_ms() + TIMEOUT_MS;
+	quiet = 0;
+	for (;;) {
+		pump(&c);
+		while (c.nr_got) {
+			got_take(&c, 0, &g);
+			tag = le32toh(g.rsp.tag);
+			if (tag == 1)
+				tag1++;
+			else if (tag == 2)
+				tag2++;
+			else if (tag != BLK_TAG_EVENT)
+				other++;
+			quiet = now_ms() + BATCH_QUIET_MS;
+		}
+		if (c.disconnected || c.flushed || now_ms() > end ||
+		    (tag1 + tag2 >= 3 && now_ms() > quiet))
+			break;
+		usleep(200);
+	}
+	if (!slow && !c.disconnected && !c.flushed && tag1 == 2 && tag2 == 1 &&
+	    !other)
+		skip(what, "the command was answered before the batch came");
+	else
+		report((c.disconnected || c.flushed) && tag1 <= 1 && !tag2 &&
+		       !other,
+		       "%s -> disconnected, the batch not answered (answers: tag 1 %u, tag 2 %u, others %u%s)",
+		       what, tag1, tag2, other,
+		       c.disconnected || c.flushed ? "" : "; no disconnect");
+	conn_close(&c);
+}
+
+/* Every batch case, on connections of their own. */
+static void cases_batch(void)
+{
+	enum batch_bad b;
+	unsigned int i;
+	__u32 imm = BLK_OPEN_IMM_READ;
+
+	for (i = 0; i < ARRAY_SIZE(batch_pat); i++) {
+		if (getrandom(batch_pat[i], sizeof(batch_pat[i]), 0) !=
+		    sizeof(batch_pat[i]))
+			memset(batch_pat[i], 0x11 * (i + 1), sizeof(batch_pat[i]));
+		batch_pat[i][0] = i;
+	}
+	case_batch_reads(4, 0);
+	case_batch_reads(BLK_BATCH_MAX, 0);
+	case_batch_reads(BLK_BATCH_MAX, BLK_OPEN_BATCH | imm);
+	case_batch_erange();
+	for (b = BB_NOT_ASKED; b <= BB_TAG_TWICE; b++)
+		case_batch_bad(b);
+	case_batch_busy(NULL);
 }
 
 /*
@@ -1334,7 +1998,7 @@ static bool probe_mw(void)
 /* ---- wire fuzz ---------------------------------------------------------- */
 
 /* The fuzz's receives: a response, and an inline READ's data after it. */
-#define FZ_RSP_SLOT		(sizeof(struct blk_rsp) + BLK_INLINE_MAX)
+#define FZ_RSP_SLOT		RSP_SLOT_INLINE
 /* A command neither answered nor disconnected in this long is silent. */
 #define FZ_ANSWER_MS		10000
 /* The answer to a fuzzed connect request within. */
@@ -1356,6 +2020,9 @@ struct fz {
 	struct craft_fuzz f;
 	unsigned long long attempts;	/* connection attempts */
 	unsigned long long events;	/* event responses (no command's) */
+	unsigned long long cmd_batch;	/* connects granted CMD_BATCH */
+	unsigned long long batches;	/* frames that were command batches */
+	unsigned long long batch_cmds;	/* commands of those the server ran */
 	unsigned int hex_notes;
 };
 
@@ -1459,15 +2126,18 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	const char *name;
 	int status = 0, st;
 	__u32 flags;
+	__u16 depth;
 	bool ro;
 
 	if (!check && craft_chance(&r, FZ_CM_PERCENT))
 		fz_cm_fuzz(z, &r);
+	/* Deep enough for batches of 16 and 17 commands, half the time. */
+	depth = !check && craft_chance(&r, 50) ? BATCH_DEPTH : CLT_DEPTH;
 	if (conn_setup_rsp(c, FZ_RSP_SLOT)) {
 		complain("connection setup to %s:%s failed: %m", host, port);
 		return FZ_HOST;
 	}
-	req_pack(&req, PROTO_MAGIC, PROTO_MAJOR);
+	req_pack_depth(&req, PROTO_MAGIC, PROTO_MAJOR, depth);
 	if (conn_send_req(c, &req)) {
 		complain("rdma_connect to %s:%s: %m", host, port);
 		return FZ_HOST;
@@ -1498,10 +2168,11 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	}
 	c->depth = le16toh(u.rep.queue_depth);
 	c->max_msg = le32toh(u.rep.max_msg_size);
+	c->minor = u.rep.minor;
 	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
 	    le32toh(u.rep.features) != PROTO_F_BLOCK ||
 	    le16toh(u.rep.nr_lanes) != 1 || c->depth < 2 ||
-	    c->depth > CLT_DEPTH || !c->max_msg || c->max_msg > BLK_MAX_IO ||
+	    c->depth > depth || !c->max_msg || c->max_msg > BLK_MAX_IO ||
 	    le64toh(u.rep.generation) != 1) {
 		craft_fuzz_anomaly(&z->f, "accept: features %#x qps %u depth %u max_msg %u",
 				   le32toh(u.rep.features),
@@ -1524,6 +2195,9 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 		flags |= BLK_OPEN_BATCH;
 	if (!check && craft_chance(&r, 20))
 		flags |= BLK_OPEN_EVENTS;
+	/* Commands together: only a server of minor 2 knows the flag. */
+	if (!check && c->minor >= MINOR_CMD_BATCH && craft_chance(&r, 50))
+		flags |= BLK_OPEN_CMD_BATCH;
 	name = ro ? exp_ro : exp_rw;
 	st = blk_open(c, name, flags);
 	if (st < 0) {
@@ -1542,6 +2216,13 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 			 name, (unsigned long long)c->size, c->lbs, c->max_io);
 		return FZ_NOEXPORT;
 	}
+	/* A server of minor 2 grants it when asked, and only then. */
+	if ((c->open_flags ^ flags) & BLK_OPEN_CMD_BATCH)
+		craft_fuzz_anomaly(&z->f, "OPEN %s: CMD_BATCH %s, granted flags %#x",
+				   name, flags & BLK_OPEN_CMD_BATCH ?
+				   "asked, not granted" : "granted, not asked",
+				   c->open_flags);
+	z->cmd_batch += !!(c->open_flags & BLK_OPEN_CMD_BATCH);
 	z->f.connects++;
 	return FZ_LIVE;
 }
@@ -1555,49 +2236,58 @@ static __u64 fz_offset(const struct conn *c, __u64 *r, __u32 nb)
 }
 
 /*
- * A valid command of a random opcode in c->cmd, with its inline data;
+ * A valid command of a random opcode at @cmd, with its inline data;
  * returns its length. *@mw: it moves its data through the memory window,
  * which the caller binds and names in it. A second OPEN, a protocol error
- * whatever its fields, only for a @hostile frame.
+ * whatever its fields, only for a @hostile frame. For a @batch: with tag
+ * @tag, no data after it (a WRITE goes through the window, or zeroes),
+ * and through the window only when @mw_ok.
  */
-static size_t fz_build(struct conn *c, __u64 *r, bool *mw, bool hostile)
+static size_t fz_build_at(struct conn *c, struct blk_cmd *cmd, __u64 *r,
+			  bool *mw, bool hostile, bool batch, bool mw_ok,
+			  __u32 tag)
 {
 	bool inline_read = c->open_flags & BLK_OPEN_INLINE_READ;
+	bool win = have_mw && (!batch || mw_ok);
 	unsigned int i, w = craft_below(r, 100);
-	__u32 lbs = c->lbs, tag = craft_below(r, c->depth), max_b, nb;
+	__u32 lbs = c->lbs, max_b, nb;
 	__u64 blocks = c->size / lbs;
-	size_t len = sizeof(*c->cmd);
+	size_t len = sizeof(*cmd);
 	__u8 op;
 
+	if (!batch)
+		tag = craft_below(r, c->depth);
 	*mw = false;
 	for (i = 0; i < ARRAY_SIZE(fz_ops) - 1 && w >= fz_ops[i].weight; i++)
 		w -= fz_ops[i].weight;
 	op = fz_ops[i].op;
-	if (op == BLK_OP_OPEN && !hostile)
+	if (op == BLK_OP_OPEN && (!hostile || batch))
 		op = fz_ops[craft_below(r, ARRAY_SIZE(fz_ops) - 1)].op;
-	if (op == BLK_OP_READ && !have_mw && !inline_read)
+	if (op == BLK_OP_READ && !win && !inline_read)
 		op = BLK_OP_FLUSH;
+	if (op == BLK_OP_WRITE && batch && !win)
+		op = BLK_OP_WRITE_ZEROES;
 	switch (op) {
 	case BLK_OP_READ:
 	case BLK_OP_WRITE:
-		*mw = have_mw && (op == BLK_OP_READ ?
-				  !inline_read || craft_chance(r, 50) :
-				  craft_chance(r, 30));
+		*mw = win && (op == BLK_OP_READ ?
+			      !inline_read || craft_chance(r, 50) :
+			      batch || craft_chance(r, 30));
 		max_b = (*mw ? DATA_LEN : BLK_INLINE_MAX) / lbs;
 		if (max_b > c->max_io / lbs)
 			max_b = c->max_io / lbs;
 		nb = 1 + craft_below(r, max_b);
-		cmd_fill(c, op, tag, fz_offset(c, r, nb), nb * lbs);
+		cmd_fill_at(cmd, op, tag, fz_offset(c, r, nb), nb * lbs);
 		if (!*mw) {
-			c->cmd->flags = BLK_CMD_INLINE;
+			cmd->flags = BLK_CMD_INLINE;
 			if (op == BLK_OP_WRITE) {
 				for (i = 0; i < nb * lbs; i++)
-					((__u8 *)(c->cmd + 1))[i] = craft_rand(r);
+					((__u8 *)(cmd + 1))[i] = craft_rand(r);
 				len += nb * lbs;
 			}
 		}
 		if (op == BLK_OP_WRITE && craft_chance(r, 20))
-			c->cmd->flags |= BLK_CMD_FUA;
+			cmd->flags |= BLK_CMD_FUA;
 		break;
 	case BLK_OP_DISCARD:
 	case BLK_OP_WRITE_ZEROES:
@@ -1607,23 +2297,60 @@ static size_t fz_build(struct conn *c, __u64 *r, bool *mw, bool hostile)
 		if (max_b > 256)
 			max_b = 256;
 		nb = 1 + craft_below(r, max_b);
-		cmd_fill(c, op, tag, fz_offset(c, r, nb), nb * lbs);
+		cmd_fill_at(cmd, op, tag, fz_offset(c, r, nb), nb * lbs);
 		if (op == BLK_OP_WRITE_ZEROES && craft_chance(r, 20))
-			c->cmd->flags = BLK_CMD_FUA;
+			cmd->flags = BLK_CMD_FUA;
 		break;
 	case BLK_OP_OPEN:	/* a second one */
-		cmd_fill(c, op, tag, 0, 0);
-		memcpy(c->cmd->name, exp_rw,
-		       strnlen(exp_rw, sizeof(c->cmd->name)));
+		cmd_fill_at(cmd, op, tag, 0, 0);
+		memcpy(cmd->name, exp_rw, strnlen(exp_rw, sizeof(cmd->name)));
 		break;
 	default:
-		cmd_fill(c, BLK_OP_FLUSH, tag, 0, 0);
+		cmd_fill_at(cmd, BLK_OP_FLUSH, tag, 0, 0);
 		break;
 	}
 	/* A hint any command may carry: its answer may wait for others. */
 	if ((c->open_flags & BLK_OPEN_BATCH) && craft_chance(r, 50))
-		c->cmd->flags |= BLK_CMD_MORE;
+		cmd->flags |= BLK_CMD_MORE;
 	return len;
+}
+
+/* A valid command of a random opcode in c->cmd: see fz_build_at(). */
+static size_t fz_build(struct conn *c, __u64 *r, bool *mw, bool hostile)
+{
+	return fz_build_at(c, c->cmd, r, mw, hostile, false, true, 0);
+}
+
+/*
+ * A batch of valid commands in c->cmd (fz_build_at()): 2 to 16, at most
+ * the queue's depth, with tags of their own drawn at random, at most one
+ * through the memory window (*@mw_at: which, or -1). Returns its length.
+ */
+static size_t fz_build_batch(struct conn *c, __u64 *r, int *mw_at)
+{
+	unsigned int i, j, n_max = c->depth, n;
+	__u32 tags[BATCH_DEPTH], t;
+	bool mw;
+
+	if (n_max > BLK_BATCH_MAX)
+		n_max = BLK_BATCH_MAX;
+	n = 2 + craft_below(r, n_max - 1);
+	for (i = 0; i < c->depth; i++)
+		tags[i] = i;
+	for (i = 0; i < n; i++) {
+		j = i + craft_below(r, c->depth - i);
+		t = tags[i];
+		tags[i] = tags[j];
+		tags[j] = t;
+	}
+	*mw_at = -1;
+	for (i = 0; i < n; i++) {
+		fz_build_at(c, &c->cmd[i], r, &mw, false, true, *mw_at < 0,
+			    tags[i]);
+		if (mw)
+			*mw_at = i;
+	}
+	return n * sizeof(struct blk_cmd);
 }
 
 /* A value worth trying for field @k of the command, near what it holds. */
@@ -1680,13 +2407,14 @@ static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
 }
 
 /*
- * Mutate the command (@len bytes with its inline data, room for two
- * pages) one to three times: a field set to a value worth trying, or its
- * bytes cut, extended, replaced or flipped. Returns the new length; @what
- * says what was done.
+ * Mutate the command at @cmd (@len bytes with its inline data, room for
+ * @room) one to three times: a field set to a value worth trying, or (not
+ * with @fields_only) its bytes cut, extended, replaced or flipped. Returns
+ * the new length; @what says what was done.
  */
-static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
-			size_t size)
+static size_t fz_mutate_at(struct conn *c, struct blk_cmd *cmd, __u64 *r,
+			   size_t len, size_t room, bool fields_only,
+			   char *what, size_t size)
 {
 	unsigned int i, n = craft_chance(r, 75) ? 1 : craft_chance(r, 80) ? 2 : 3;
 	static const char *const mangles[] = {
@@ -1694,7 +2422,7 @@ static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
 		[CRAFT_RANDOM_BYTES] = "bytes replaced,",
 		[CRAFT_BIT_FLIPS] = "bits flipped,",
 	};
-	__u8 *b = (__u8 *)c->cmd;
+	__u8 *b = (__u8 *)cmd;
 	char one[96];
 	size_t at = 0;
 
@@ -1708,7 +2436,8 @@ static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
 			w -= fz_cmd_fields[k++].weight;
 		off = fz_cmd_fields[k].off;
 		bytes = fz_cmd_fields[k].size;
-		if (craft_chance(r, 85) && len >= sizeof(*c->cmd)) {
+		if (fields_only ||
+		    (craft_chance(r, 85) && len >= sizeof(*cmd))) {
 			if (bytes > 8) {	/* the name */
 				b[off + craft_below(r, bytes)] =
 					1 + craft_below(r, 255);
@@ -1727,12 +2456,12 @@ static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
 			enum craft_mangle how = craft_below(r, CRAFT_NR_MANGLES);
 			bool follow = craft_chance(r, 50);
 
-			len = craft_mangle(r, b, len, 2 * BLK_INLINE_MAX, how);
+			len = craft_mangle(r, b, len, room, how);
 			/* The length names the inline bytes there are now. */
-			if (follow && len >= sizeof(*c->cmd))
-				c->cmd->length = htole32(len - sizeof(*c->cmd));
+			if (follow && len >= sizeof(*cmd))
+				cmd->length = htole32(len - sizeof(*cmd));
 			snprintf(one, sizeof(one), "%s %zu bytes%s", mangles[how],
-				 len, follow && len >= sizeof(*c->cmd) ?
+				 len, follow && len >= sizeof(*cmd) ?
 				 ", length too" : "");
 		}
 		at += snprintf(what + at, size - at, "%s%s", i ? "; " : "", one);
@@ -1740,15 +2469,22 @@ static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
 	return len;
 }
 
+/* Mutate the command in c->cmd: see fz_mutate_at(). */
+static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
+			size_t size)
+{
+	return fz_mutate_at(c, c->cmd, r, len, 2 * BLK_INLINE_MAX, false,
+			    what, size);
+}
+
 /*
  * The largest transfer the command's opcode can make, set in it: max_io
  * (within the export) for DISCARD and WRITE_ZEROES, the whole window
  * through the memory window, a page inline. Returns the new length.
  */
-static size_t fz_edge_max(struct conn *c, __u64 *r, size_t len, char *one,
-			  size_t size)
+static size_t fz_edge_max(struct conn *c, struct blk_cmd *cmd, __u64 *r,
+			  size_t len, char *one, size_t size)
 {
-	struct blk_cmd *cmd = c->cmd;
 	bool inl = cmd->flags & BLK_CMD_INLINE;
 	__u32 lbs = c->lbs, max = c->max_io, i;
 	__u8 *inline_data = (__u8 *)(cmd + 1);
@@ -1785,9 +2521,9 @@ static size_t fz_edge_max(struct conn *c, __u64 *r, size_t len, char *one,
  * the export's end or across it, an end that overflows, an unaligned
  * offset or length, none, or more than max_io; a FLUSH with an extent.
  */
-static void fz_edge_refused(struct conn *c, __u64 *r, char *one, size_t size)
+static void fz_edge_refused(struct conn *c, struct blk_cmd *cmd, __u64 *r,
+			    char *one, size_t size)
 {
-	struct blk_cmd *cmd = c->cmd;
 	__u32 lbs = c->lbs, length = le32toh(cmd->length);
 	bool inl = cmd->flags & BLK_CMD_INLINE;
 	__u64 off = le64toh(cmd->offset);
@@ -1834,7 +2570,7 @@ static void fz_edge_refused(struct conn *c, __u64 *r, char *one, size_t size)
 }
 
 /*
- * Move the command in c->cmd (@len bytes with its inline data, room for
+ * Move the command at @cmd (@len bytes with its inline data, room for
  * two pages) to an edge that the server must still answer, once or
  * twice: the extent at the export's start or end, the largest transfer,
  * the data at any address of the window (odd ones too) or flush with its
@@ -1843,10 +2579,9 @@ static void fz_edge_refused(struct conn *c, __u64 *r, char *one, size_t size)
  * ERANGE), the first or the last tag. Returns the new length; @what says
  * what was done.
  */
-static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
-		      size_t size)
+static size_t fz_edge(struct conn *c, struct blk_cmd *cmd, __u64 *r,
+		      size_t len, char *what, size_t size)
 {
-	struct blk_cmd *cmd = c->cmd;
 	__u8 op = cmd->opcode;
 	bool inl = cmd->flags & BLK_CMD_INLINE;
 	bool win = (op == BLK_OP_READ || op == BLK_OP_WRITE) && !inl;
@@ -1867,7 +2602,7 @@ static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
 			snprintf(one, sizeof(one), "offset %#llx (the %s)",
 				 (unsigned long long)off, off ? "end" : "start");
 		} else if (k == 1 && op != BLK_OP_FLUSH) {
-			len = fz_edge_max(c, r, len, one, sizeof(one));
+			len = fz_edge_max(c, cmd, r, len, one, sizeof(one));
 		} else if (k == 2 && win && length <= DATA_LEN) {
 			/* Flush with the window's end, or anywhere in it. */
 			room = DATA_LEN - length;
@@ -1889,7 +2624,7 @@ static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
 				 le32toh(cmd->rkey),
 				 (unsigned long long)le64toh(cmd->addr));
 		} else if (k == 5 || k == 6) {
-			fz_edge_refused(c, r, one, sizeof(one));
+			fz_edge_refused(c, cmd, r, one, sizeof(one));
 		} else {
 			tag = craft_chance(r, 50) ? 0 : c->depth - 1;
 			cmd->tag = htole32(tag);
@@ -1901,16 +2636,16 @@ static size_t fz_edge(struct conn *c, __u64 *r, size_t len, char *what,
 }
 
 /*
- * What the server must answer the command in c->cmd (@len bytes, with its
- * inline data): a status, as rdmx_blk_cmd_parse(), rdmx_srvq_open() and
+ * What the server must answer the command at @cmd (@len bytes, with its
+ * inline data), alone: a status, as rdmx_blk_cmd_parse(), rdmx_srvq_open() and
  * rdmx_blk_io_check() have it, or FZ_ENDS (a protocol error, data the
  * server cannot move: a key or an extent outside the window, or a status
  * whose SEND with invalidate names a key this side cannot invalidate), in
  * which case the connection ends. *@why is the rule.
  */
-static int fz_expect(const struct conn *c, size_t len, const char **why)
+static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
+			size_t len, const char **why)
 {
-	const struct blk_cmd *cmd = c->cmd;
 	bool ro = (c->open_flags & BLK_OPEN_RO) || (c->exp_flags & BLK_EXP_RO);
 	__u32 tag, length, rkey, inline_len, i;
 	__u64 off, addr, data = (uintptr_t)c->data;
@@ -1997,29 +2732,19 @@ static int fz_expect(const struct conn *c, size_t len, const char **why)
 
 /*
  * Pump until a response (events apart), a disconnect or @ms. Returns its
- * status, FZ_GONE or FZ_SILENT; *@rsp, *@inv, *@len are the response's,
- * the key its completion invalidated and its length.
+ * status, FZ_GONE or FZ_SILENT; *@g is the response (with the key its
+ * completion invalidated and its length).
  */
-static int fz_wait(struct fz *z, struct conn *c, int ms, struct blk_rsp *rsp,
-		   __u32 *inv, __u32 *len)
+static int fz_wait(struct fz *z, struct conn *c, int ms, struct got *g)
 {
 	long long end = now_ms() + ms;
 
 	for (;;) {
 		pump(c);
 		while (c->nr_got) {
-			*rsp = c->got[0];
-			*inv = c->got_inv[0];
-			*len = c->got_len[0];
-			c->nr_got--;
-			memmove(&c->got[0], &c->got[1],
-				c->nr_got * sizeof(c->got[0]));
-			memmove(&c->got_inv[0], &c->got_inv[1],
-				c->nr_got * sizeof(c->got_inv[0]));
-			memmove(&c->got_len[0], &c->got_len[1],
-				c->nr_got * sizeof(c->got_len[0]));
-			if (le32toh(rsp->tag) != BLK_TAG_EVENT)
-				return le32toh(rsp->status);
+			got_take(c, 0, g);
+			if (le32toh(g->rsp.tag) != BLK_TAG_EVENT)
+				return le32toh(g->rsp.status);
 			z->events++;
 		}
 		if (c->disconnected || c->flushed || c->wc_err)
@@ -2030,11 +2755,278 @@ static int fz_wait(struct fz *z, struct conn *c, int ms, struct blk_rsp *rsp,
 	}
 }
 
+/* The bytes of the answer to @cmd, answered @st: with data, or alone. */
+static __u32 fz_answer_len(const struct blk_cmd *cmd, int st)
+{
+	return sizeof(struct blk_rsp) +
+	       (!st && cmd->opcode == BLK_OP_READ &&
+		(cmd->flags & BLK_CMD_INLINE) ? le32toh(cmd->length) : 0);
+}
+
+/*
+ * Whether the server's header checks (rdmx_blk_cmd_parse(), and the tag
+ * against the depth) pass the command at @cmd.
+ */
+static bool fz_header_ok(const struct conn *c, const struct blk_cmd *cmd)
+{
+	unsigned int i;
+
+	if (cmd->opcode < BLK_OP_OPEN || cmd->opcode > BLK_OP_WRITE_ZEROES ||
+	    (cmd->flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) ||
+	    cmd->reserved0 || le32toh(cmd->tag) >= c->depth)
+		return false;
+	for (i = 0; cmd->opcode != BLK_OP_OPEN && i < sizeof(cmd->name); i++)
+		if (cmd->name[i])
+			return false;
+	return true;
+}
+
+/* What the server must do with a frame of commands (fz_judge()). */
+struct fz_want {
+	bool batch;			/* the server takes it for a batch */
+	bool whole;			/* refused whole: ends, nothing answered */
+	bool ends;			/* the connection ends */
+	unsigned int n;			/* commands that run (not @whole) */
+	int want[BLK_BATCH_MAX];	/* command i's status, or FZ_ENDS */
+	__u32 tag[BLK_BATCH_MAX];
+	const char *why;
+};
+
+/*
+ * What the server must do with the @len bytes in c->cmd. A single
+ * command: fz_expect_at(). On a queue granted CMD_BATCH, more than a
+ * command whose first is not an inline WRITE is a batch: refused whole
+ * (the connection ends, nothing answered) unless it is whole commands, at
+ * most 16, each passing the header checks, none an OPEN or an inline
+ * WRITE, no tag twice (none is in flight: the fuzz waits for every
+ * answer); else each runs as if it came alone, and one that is a
+ * protocol error as it runs ends the connection.
+ */
+static void fz_judge(const struct conn *c, size_t len, struct fz_want *w)
+{
+	const struct blk_cmd *cmd = c->cmd;
+	unsigned int i, j, n;
+	const char *why;
+
+	memset(w, 0, sizeof(*w));
+	if (len < sizeof(*cmd) || !is_batch(c, cmd, len)) {
+		w->n = 1;
+		w->want[0] = fz_expect_at(c, cmd, len, &w->why);
+		w->tag[0] = le32toh(cmd->tag);
+		w->ends = w->want[0] == FZ_ENDS;
+		w->whole = w->ends;
+		return;
+	}
+	w->batch = true;
+	w->whole = true;
+	w->ends = true;
+	w->why = "more than the server's receive holds";
+	if (len > sizeof(*cmd) + BLK_INLINE_MAX)
+		return;
+	w->why = "a malformed command header";
+	if (!fz_header_ok(c, cmd))
+		return;
+	w->why = "a malformed command batch";
+	n = len / sizeof(*cmd);
+	if (len % sizeof(*cmd) || n > BLK_BATCH_MAX)
+		return;
+	for (i = 0; i < n; i++) {
+		cmd = &c->cmd[i];
+		if (!fz_header_ok(c, cmd) || cmd->opcode == BLK_OP_OPEN ||
+		    (cmd->opcode == BLK_OP_WRITE && (cmd->flags & BLK_CMD_INLINE)))
+			return;
+		w->tag[i] = le32toh(cmd->tag);
+	}
+	w->why = "a tag twice in a batch";
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (w->tag[j] == w->tag[i])
+				return;
+	w->whole = false;
+	w->ends = false;
+	w->n = n;
+	w->why = "a valid command batch";
+	for (i = 0; i < n; i++) {
+		w->want[i] = fz_expect_at(c, &c->cmd[i], sizeof(*cmd), &why);
+		if (w->want[i] == FZ_ENDS && !w->ends) {
+			w->ends = true;
+			w->why = why;
+		}
+	}
+}
+
+/*
+ * At most one command of a batch (@len bytes in c->cmd) may name the
+ * bound window's key for its data: the answer to each invalidates it, and
+ * invalidating it twice fails this side, not the server. Any other that
+ * names it gets another key (which ends the connection as it runs).
+ * Returns whether one was changed.
+ */
+static bool fz_batch_one_key(struct conn *c, size_t len)
+{
+	unsigned int i, users = 0;
+	bool changed = false;
+	struct blk_cmd *cmd;
+
+	for (i = 0; c->mw_bound && i < len / sizeof(*cmd); i++) {
+		cmd = &c->cmd[i];
+		if ((cmd->opcode == BLK_OP_READ || cmd->opcode == BLK_OP_WRITE) &&
+		    !(cmd->flags & BLK_CMD_INLINE) &&
+		    le32toh(cmd->rkey) == c->mw_rkey && users++) {
+			cmd->rkey = htole32(c->mw_rkey ^ 1);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+/*
+ * Mutate the batch in c->cmd (@len bytes, room for two pages) once: a
+ * field of one command (fz_mutate_at()), a tag twice, an OPEN or an inline
+ * WRITE among them, 17 of them, or the bytes of the whole cut, extended,
+ * replaced or flipped. Returns the new length; @one says what was done.
+ */
+static size_t fz_mutate_batch(struct conn *c, __u64 *r, size_t len, char *one,
+			      size_t size)
+{
+	unsigned int n = len / sizeof(struct blk_cmd), k, j, w = craft_below(r, 100);
+	static const char *const mangles[] = {
+		[CRAFT_TRUNCATE] = "cut to", [CRAFT_EXTEND] = "extended to",
+		[CRAFT_RANDOM_BYTES] = "bytes replaced,",
+		[CRAFT_BIT_FLIPS] = "bits flipped,",
+	};
+	enum craft_mangle how;
+	char f[160];
+
+	k = craft_below(r, n);
+	if (n && w < 45) {
+		fz_mutate_at(c, &c->cmd[k], r, sizeof(struct blk_cmd),
+			     sizeof(struct blk_cmd), true, f, sizeof(f));
+		snprintf(one, size, "command %u: %s", k, f);
+		return len;
+	}
+	if (n >= 2 && w < 55) {
+		j = (k + 1 + craft_below(r, n - 1)) % n;
+		c->cmd[j].tag = c->cmd[k].tag;
+		snprintf(one, size, "command %u takes command %u's tag %u", j, k,
+			 le32toh(c->cmd[k].tag));
+		return len;
+	}
+	if (n && w < 62) {
+		cmd_fill_at(&c->cmd[k], BLK_OP_OPEN, le32toh(c->cmd[k].tag), 0, 0);
+		memcpy(c->cmd[k].name, exp_rw,
+		       strnlen(exp_rw, sizeof(c->cmd[k].name)));
+		snprintf(one, size, "command %u an OPEN", k);
+		return len;
+	}
+	if (n && w < 69) {
+		cmd_fill_at(&c->cmd[k], BLK_OP_WRITE, le32toh(c->cmd[k].tag),
+			    0, c->lbs);
+		c->cmd[k].flags = BLK_CMD_INLINE;
+		snprintf(one, size, "command %u an inline WRITE", k);
+		return len;
+	}
+	if (n && w < 76) {
+		for (j = n; j < BLK_BATCH_MAX + 1; j++) {
+			c->cmd[j] = c->cmd[j % n];
+			c->cmd[j].tag = htole32(j % c->depth);
+		}
+		snprintf(one, size, "17 commands");
+		return (BLK_BATCH_MAX + 1) * sizeof(struct blk_cmd);
+	}
+	how = craft_below(r, CRAFT_NR_MANGLES);
+	len = craft_mangle(r, (__u8 *)c->cmd, len, 2 * BLK_INLINE_MAX, how);
+	snprintf(one, size, "the whole %s %zu bytes", mangles[how], len);
+	return len;
+}
+
+/*
+ * The answers to a batch (@len bytes in c->cmd) that the server took as
+ * one: judged against @w, until each command is answered (a valid batch),
+ * or the connection ends (one the server must end: nothing answered when
+ * refused whole; else the others' answers as if alone). Returns whether
+ * the connection goes on.
+ */
+static bool fz_batch_watch(struct fz *z, struct conn *c, unsigned long long i,
+			   const struct fz_want *w, const char *what, size_t len)
+{
+	bool answered[BLK_BATCH_MAX] = { false }, odd = false, live = false;
+	unsigned int k, nr = 0;
+	struct got g;
+	__u32 tag;
+	int st;
+
+	z->batches++;
+	if (!w->whole)
+		z->batch_cmds += w->n;
+	for (;;) {
+		if (!w->ends && nr == w->n) {
+			live = true;
+			break;
+		}
+		st = c->wc_err ? FZ_GONE : fz_wait(z, c, FZ_ANSWER_MS, &g);
+		if (st == FZ_GONE) {
+			z->f.disconnects++;
+			if (!w->ends) {
+				odd = true;
+				craft_fuzz_anomaly(&z->f, "batch %llu (%s), %s: ended, %u answered",
+						   i, what, w->why, nr);
+			}
+			break;
+		}
+		if (st == FZ_SILENT) {
+			z->f.silent++;
+			odd = true;
+			note("fuzz: batch %llu (%s), %s: silent %d s, %u answered; dropped",
+			     i, what, w->why, FZ_ANSWER_MS / 1000, nr);
+			break;
+		}
+		if (st)
+			z->f.err_replies++;
+		else
+			z->f.ok_replies++;
+		tag = le32toh(g.rsp.tag);
+		for (k = 0; k < w->n && (w->whole || w->tag[k] != tag); k++)
+			;
+		if (k == w->n || w->whole || answered[k]) {
+			odd = true;
+			craft_fuzz_anomaly(&z->f, "batch %llu (%s), %s: tag %u answered %s, %s",
+					   i, what, w->why, tag, status_name(st),
+					   w->whole ? "not disconnected" :
+					   k == w->n ? "no command of the batch" :
+					   "twice");
+			break;
+		}
+		answered[k] = true;
+		nr++;
+		if (st != w->want[k]) {
+			odd = true;
+			craft_fuzz_anomaly(&z->f, "batch %llu (%s), %s: its %u (tag %u) %s, not %s",
+					   i, what, w->why, k, tag, status_name(st),
+					   w->want[k] == FZ_ENDS ? "disconnected" :
+					   status_name(w->want[k]));
+		} else if (g.len != fz_answer_len(&c->cmd[k], st)) {
+			odd = true;
+			craft_fuzz_anomaly(&z->f, "batch %llu: its %u (tag %u): %u B, not %u",
+					   i, k, tag, g.len,
+					   fz_answer_len(&c->cmd[k], st));
+		}
+		/* The window is free again once its key was invalidated. */
+		if (c->mw_bound && g.inv == c->mw_rkey)
+			c->mw_bound = false;
+	}
+	if (odd && z->hex_notes++ < FZ_HEX_NOTES)
+		craft_note_hex("fuzz: that batch", c->cmd, len);
+	/* After an answer the mirror did not allow, start afresh. */
+	return live && !odd;
+}
+
 /*
  * Command @i (of seed z->f.seed): built, then hostile (mutated, in rounds,
  * until the server must end the connection) or moved to an edge the
  * server must answer (and undone, should the mirror say otherwise); sent,
- * judged.
+ * judged. On a queue granted CMD_BATCH, one time in four a batch of
+ * commands instead, one of them moved to an edge, or the batch mutated.
  */
 static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 {
@@ -2043,15 +3035,23 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 	__u64 r = mix2(z->f.seed, i);
 	__u32 inv = 0, got_len = 0, want_len;
 	const struct blk_cmd *cmd = c->cmd;
-	char what[256], one[256];
-	unsigned int round;
+	char what[512], one[200];
+	unsigned int round, k = 0;
 	size_t len, at, built_len;
-	struct blk_rsp rsp;
+	struct fz_want w;
 	const char *why;
-	int want, st;
-	bool mw, odd;
+	struct got g;
+	int want, st, mw_at = -1;
+	bool mw, odd, batch;
 
-	len = fz_build(c, &r, &mw, hostile);
+	batch = (c->open_flags & BLK_OPEN_CMD_BATCH) && craft_chance(&r, 25);
+	if (batch) {
+		len = fz_build_batch(c, &r, &mw_at);
+		mw = mw_at >= 0;
+	} else {
+		len = fz_build(c, &r, &mw, hostile);
+		mw_at = mw ? 0 : -1;
+	}
 	if (mw) {
 		/* A window still bound is replaced: binding it again fails. */
 		if ((c->mw_bound && mw_renew(c)) ||
@@ -2059,34 +3059,53 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 				   IBV_ACCESS_REMOTE_READ))
 			return false;
 		c->mw_bound = true;
-		c->cmd->rkey = htole32(c->mw_rkey);
-		c->cmd->addr = htole64((uintptr_t)c->data);
+		c->cmd[mw_at].rkey = htole32(c->mw_rkey);
+		c->cmd[mw_at].addr = htole64((uintptr_t)c->data);
 	}
 	if (hostile) {
 		*what = 0;
 		for (round = 0; round < CRAFT_MUTATE_ROUNDS; round++) {
-			len = fz_mutate(c, &r, len, one, sizeof(one));
+			if (batch)
+				len = fz_mutate_batch(c, &r, len, one, sizeof(one));
+			else
+				len = fz_mutate(c, &r, len, one, sizeof(one));
 			at = strlen(what);
 			snprintf(what + at, sizeof(what) - at, "%s%s",
 				 round ? "; " : "", one);
-			want = fz_expect(c, len, &why);
-			if (want == FZ_ENDS)
+			if (batch && fz_batch_one_key(c, len)) {
+				at = strlen(what);
+				snprintf(what + at, sizeof(what) - at,
+					 " (a second key user changed)");
+			}
+			fz_judge(c, len, &w);
+			if (w.ends)
 				break;
 		}
 	} else {
 		memcpy(built, c->cmd, len);
 		built_len = len;
-		len = fz_edge(c, &r, len, what, sizeof(what));
-		want = fz_expect(c, len, &why);
-		if (want == FZ_ENDS) {
+		if (batch) {
+			k = craft_below(&r, len / sizeof(*cmd));
+			fz_edge(c, &c->cmd[k], &r, sizeof(*cmd), one,
+				sizeof(one));
+			snprintf(what, sizeof(what), "command %u: %s", k, one);
+		} else {
+			len = fz_edge(c, c->cmd, &r, len, what, sizeof(what));
+		}
+		if (batch)
+			fz_batch_one_key(c, len);
+		fz_judge(c, len, &w);
+		if (w.ends) {
 			/* Not an edge the server must answer: as built. */
 			undone = true;
 			len = built_len;
 			memcpy(c->cmd, built, len);
 			snprintf(what, sizeof(what), "valid, as built");
-			want = fz_expect(c, len, &why);
+			fz_judge(c, len, &w);
 		}
 	}
+	want = w.want[0];
+	why = w.why;
 	if (send_cmd(c, len) && !c->wc_err && !c->disconnected && !c->flushed) {
 		note("fuzz: command %llu (%s): the SEND did not complete",
 		     i, what);
@@ -2099,9 +3118,15 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 		z->f.edgy++;
 		z->f.edgy_undone += undone;
 	}
+	/* What the server takes for a batch, a mutated command too. */
+	if (w.batch)
+		return fz_batch_watch(z, c, i, &w, what, len);
 	/* A SEND that failed: the server's QP went into error first. */
-	st = c->wc_err ? FZ_GONE : fz_wait(z, c, FZ_ANSWER_MS, &rsp, &inv,
-					   &got_len);
+	st = c->wc_err ? FZ_GONE : fz_wait(z, c, FZ_ANSWER_MS, &g);
+	if (st >= 0) {
+		inv = g.inv;
+		got_len = g.len;
+	}
 	if (st == FZ_GONE) {
 		z->f.disconnects++;
 		odd = want != FZ_ENDS;
@@ -2118,11 +3143,8 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 			z->f.err_replies++;
 		else
 			z->f.ok_replies++;
-		want_len = sizeof(rsp);
-		if (!st && cmd->opcode == BLK_OP_READ &&
-		    (cmd->flags & BLK_CMD_INLINE))
-			want_len += le32toh(cmd->length);
-		odd = want != st || le32toh(rsp.tag) != le32toh(cmd->tag) ||
+		want_len = fz_answer_len(cmd, st);
+		odd = want != st || le32toh(g.rsp.tag) != le32toh(cmd->tag) ||
 		      got_len != want_len;
 		if (want != st)
 			craft_fuzz_anomaly(&z->f, "command %llu (%s), %s: answered %s, not %s",
@@ -2131,7 +3153,7 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 					   status_name(want));
 		else if (odd)
 			craft_fuzz_anomaly(&z->f, "command %llu: tag %u, %u bytes; not tag %u, %u",
-					   i, le32toh(rsp.tag), got_len,
+					   i, le32toh(g.rsp.tag), got_len,
 					   le32toh(cmd->tag), want_len);
 		/* The window is free again once its key was invalidated. */
 		if (c->mw_bound && inv == c->mw_rkey)
@@ -2152,9 +3174,8 @@ static int fz_alive(struct fz *z)
 {
 	long long end = now_ms() + FZ_GIVE_UP_MS;
 	const char *why = "no connection";
-	__u32 inv, got_len;
-	struct blk_rsp rsp;
 	enum fz_dial d;
+	struct got g;
 	struct conn c;
 	int st = -1;
 
@@ -2181,9 +3202,9 @@ static int fz_alive(struct fz *z)
 		cmd_fill(&c, BLK_OP_READ, 1, 0, c.lbs);
 		c.cmd->flags = BLK_CMD_INLINE;
 		if (!send_cmd(&c, sizeof(*c.cmd)))
-			st = fz_wait(z, &c, TIMEOUT_MS, &rsp, &inv, &got_len);
-		if (st == 0 && (le32toh(rsp.tag) != 1 ||
-				got_len != sizeof(rsp) + c.lbs)) {
+			st = fz_wait(z, &c, TIMEOUT_MS, &g);
+		if (st == 0 && (le32toh(g.rsp.tag) != 1 ||
+				g.len != sizeof(g.rsp) + c.lbs)) {
 			why = "a wrong answer";
 			st = -1;
 		}
@@ -2256,6 +3277,8 @@ static int mode_fuzz(unsigned long long seed, unsigned long count,
 		conn_close(&c);
 	if (z.events)
 		note("fuzz: %llu events (responses to no command)", z.events);
+	note("fuzz: %llu queues granted CMD_BATCH, %llu batches, %llu commands run in them",
+	     z.cmd_batch, z.batches, z.batch_cmds);
 	craft_fuzz_summary(&z.f);
 	return craft_fuzz_exit(&z.f, fz_alive(&z));
 }
@@ -2264,6 +3287,8 @@ static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -B HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -S SLOW_EXPORT HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -K HOST EXPORT RO_EXPORT\n"
@@ -2274,6 +3299,12 @@ static void print_usage(FILE *f)
 		"  are overwritten), RO_EXPORT a read-only one. Prints TAP lines.\n"
 		"  -r ROUNDS   connections per race driven (default 50)\n"
 		"  -R          only the races, then a check that EXPORT still serves\n"
+		"  -B          only the command batches (CMD_BATCH: valid ones, refused\n"
+		"              ones), then a check that EXPORT still serves\n"
+		"  -S SLOW_EXPORT\n"
+		"              only a command batch reusing the tag of a READ in\n"
+		"              flight on SLOW_EXPORT, whose every request takes\n"
+		"              seconds: the server must end the connection\n"
 		"  -F SEED     the wire fuzz instead: MSGS (default 10000) valid\n"
 		"              commands of random opcodes, with a PRNG seeded by SEED,\n"
 		"              each either mutated (fields, truncation, extension,\n"
@@ -2305,16 +3336,22 @@ int main(int argc, char **argv)
 	unsigned long count = 10000, fuzz_secs = 0;
 	unsigned int open_rounds = 50, hostile_pct = CRAFT_HOSTILE_PCT;
 	unsigned long long seed = 0;
-	bool races_only = false, fuzz = false;
-	const char *thaw = NULL, *open_want = NULL;
+	bool races_only = false, fuzz = false, batches_only = false;
+	const char *thaw = NULL, *open_want = NULL, *slow = NULL;
 	bool keepalive = false;
 	enum violation v;
 	char *endp;
 	int opt, ret;
 
 	craft_prog = "rdmx-blkcraft";
-	while ((opt = getopt(argc, argv, "d:F:hKm:n:O:p:r:RX:")) != -1) {
+	while ((opt = getopt(argc, argv, "Bd:F:hKm:n:O:p:r:RS:X:")) != -1) {
 		switch (opt) {
+		case 'B':
+			batches_only = true;
+			break;
+		case 'S':
+			slow = optarg;
+			break;
 		case 'K':
 			keepalive = true;
 			break;
@@ -2400,13 +3437,22 @@ int main(int argc, char **argv)
 			printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return ret;
 	}
-	if (thaw || open_want || keepalive) {
+	if (thaw || open_want || keepalive || slow) {
 		if (open_want)
 			case_open_only(open_want);
 		else if (thaw)
 			case_fence(thaw);
+		else if (slow)
+			case_batch_busy(slow);
 		else
 			case_keepalive();
+		craft_target_free();
+		printf("# %d tests, %d failed\n", n_tests, n_failed);
+		return n_failed ? 1 : 0;
+	}
+	if (batches_only) {
+		cases_batch();
+		case_still_serves();
 		craft_target_free();
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return n_failed ? 1 : 0;
@@ -2421,6 +3467,7 @@ int main(int argc, char **argv)
 		case_extents();
 		for (v = V_OPCODE; v <= V_INLINE_KEY; v++)
 			case_violation(v);
+		cases_batch();
 	}
 	case_busy_tag();
 	case_open_race(open_rounds);
