@@ -412,7 +412,11 @@ if [ "$RDMX_NODE" = 2 ]; then
 		case " $bss " in
 		*" 512 "*|*" 4k "*)
 			rdmx_check "$e: reads of up to 4 KiB came inline in the response" \
-				disk_json "$d" "j[0]['inline_reads'] > 0" ;;
+				disk_json "$d" "j[0]['inline_reads'] > 0"
+			# Eight at a time: some wait for a command SEND and go
+			# several in one (RDMX_BLK_OPEN_CMD_BATCH).
+			rdmx_check "$e: commands without data went several in one SEND" \
+				disk_json "$d" "j[0]['cmd_batched'] > j[0]['cmd_batches'] > 0" ;;
 		esac
 		case " $bss " in
 		*" 64k "*|*" 256k "*|*" 1M "*)
