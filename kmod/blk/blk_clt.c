@@ -193,8 +193,10 @@ static int rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 		sge[i].lkey = q->pd->local_dma_lkey;
 		reqs[i]->batch_next = i + 1 < n ? reqs[i + 1] : NULL;
 	}
-	atomic64_add(n, &q->stats.cmd_batched);
-	atomic64_inc(&q->stats.cmd_batches);
+	if (n > 1) {
+		atomic64_add(n, &q->stats.cmd_batched);
+		atomic64_inc(&q->stats.cmd_batches);
+	}
 	return ib_post_send(q->qp, &wr, NULL);
 }
 
@@ -239,17 +241,21 @@ static unsigned int rdmx_dq_cork(struct rdmx_dq *q, struct rdmx_dq_req *req,
 	return n;
 }
 
-/* A command SEND of @q's completed: those that waited for it go now. */
+/*
+ * A command SEND of @q's completed, or was never posted: those that waited
+ * for it go now. Not once the queue is going down (teardown drains it):
+ * they stay in flight, and recovery takes them back.
+ */
 static void rdmx_dq_uncork(struct rdmx_dq *q)
 {
 	struct rdmx_dq_req *reqs[RDMX_BLK_BATCH_MAX];
 	unsigned int n = 0;
 
-	spin_lock(&q->cork_lock);
+	spin_lock_bh(&q->cork_lock);
 	q->cmd_out--;
-	if (q->nr_cork)
+	if (q->nr_cork && test_bit(RDMX_DQ_LIVE, &q->flags))
 		n = rdmx_dq_cork_take(q, reqs);
-	spin_unlock(&q->cork_lock);
+	spin_unlock_bh(&q->cork_lock);
 	/* A failed post fails the queue; recovery takes the requests back. */
 	if (n && rdmx_dq_post_cmds(q, reqs, n))
 		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
@@ -794,6 +800,9 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	ret = ib_post_send(q->qp, first, NULL);
 	if (ret) {
 		req->in_flight = false;
+		/* Not on the way after all: those it held go now. */
+		if (q->cmd_batch)
+			rdmx_dq_uncork(q);
 		goto out_unsent;
 	}
 	return BLK_STS_OK;
@@ -1207,8 +1216,10 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 		q->inline_read_max = 0;
 	q->imm_read = q->inline_read_max && q->imm_layout &&
 		      (le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_IMM_READ);
-	/* Commands together, one scatter entry each. */
-	q->cmd_batch = le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_CMD_BATCH ?
+	/* Commands together, one scatter entry each: if offered. */
+	q->cmd_batch = (le32_to_cpu(q->open_cmd.length) &
+			le32_to_cpu(rsp->open_flags) &
+			RDMX_BLK_OPEN_CMD_BATCH) ?
 		       min_t(u32, q->max_send_sge, RDMX_BLK_BATCH_MAX) : 0;
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
