@@ -949,6 +949,13 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	q->cmd_out = 0;
 	q->nr_cork = 0;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
+	if ((ret == -EINVAL || ret == -ENOMEM) &&
+	    q->max_send_sge > 1 + RDMX_DISK_INLINE_SGE) {
+		/* Too big a send queue for the device: fewer together. */
+		q->max_send_sge = 1 + RDMX_DISK_INLINE_SGE;
+		cap.max_send_sge = q->max_send_sge;
+		ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
+	}
 	if (ret)
 		return ret;
 	q->qp = q->cm_id->qp;
