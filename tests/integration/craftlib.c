@@ -696,13 +696,16 @@ int craft_req_verdict(const struct conn_req *req)
 		return REJ_PARAMS;
 	if (!features)
 		return REJ_FEATURES;
-	/* rdmx_sess_listener_event(): a block queue, else a session */
+	/*
+	 * rdmx_cm_connect_request(): the service that takes it, by its
+	 * features (a block queue, else a session); then rdmx_msg_connect()
+	 */
 	if (features == PROTO_F_BLOCK)
 		return -1;
-	if (max_msg < SEG_SIZE)
-		return REJ_PARAMS;
 	if (!(features & PROTO_F_MSG))
 		return REJ_FEATURES;
+	if (max_msg < SEG_SIZE)
+		return REJ_PARAMS;
 	if (lane >= SESS_MAX_LANES)
 		return REJ_PARAMS;
 	return -1;
