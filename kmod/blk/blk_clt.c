@@ -170,12 +170,13 @@ static void rdmx_dq_wr_error(struct rdmx_dq *q, struct ib_wc *wc,
 }
 
 /*
- * Post @n commands without data (@reqs, mapped) as one SEND, one scatter
- * entry each (RDMX_BLK_OPEN_CMD_BATCH); the first's completion stands for
- * all of them.
+ * Post @n commands without data (@reqs, mapped, in flight) as one SEND,
+ * one scatter entry each (RDMX_BLK_OPEN_CMD_BATCH); the first's completion
+ * stands for all of them. A failed post fails the queue, and recovery
+ * takes the requests back.
  */
-static int rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
-			     unsigned int n)
+static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
+			      unsigned int n)
 {
 	struct ib_sge sge[RDMX_BLK_BATCH_MAX];
 	struct ib_send_wr wr = {
@@ -197,7 +198,8 @@ static int rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 		atomic64_add(n, &q->stats.cmd_batched);
 		atomic64_inc(&q->stats.cmd_batches);
 	}
-	return ib_post_send(q->qp, &wr, NULL);
+	if (ib_post_send(q->qp, &wr, NULL))
+		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
 }
 
 /* Take the commands waiting in @q->cork, for one SEND. */
@@ -256,9 +258,8 @@ static void rdmx_dq_uncork(struct rdmx_dq *q)
 	if (q->nr_cork && test_bit(RDMX_DQ_LIVE, &q->flags))
 		n = rdmx_dq_cork_take(q, reqs);
 	spin_unlock_bh(&q->cork_lock);
-	/* A failed post fails the queue; recovery takes the requests back. */
-	if (n && rdmx_dq_post_cmds(q, reqs, n))
-		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
+	if (n)
+		rdmx_dq_post_cmds(q, reqs, n);
 }
 
 static void rdmx_dq_send_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -790,10 +791,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		if (!n)
 			return BLK_STS_OK;	/* it goes with others */
 		if (n > 1) {
-			/* In flight now: recovery takes them back. */
-			if (rdmx_dq_post_cmds(q, reqs, n))
-				rdmx_disk_error(bd, "cannot send a request",
-						-EIO);
+			rdmx_dq_post_cmds(q, reqs, n);
 			return BLK_STS_OK;
 		}
 	}

@@ -412,6 +412,12 @@ static bool rdmx_srvq_runs_here(struct rdmx_srvq *q, const struct rdmx_blk_io *i
 	       rdmx_export_nowait(rdmx_srvq_exp(q));
 }
 
+/* Whether @req is an inline READ with its page: its data goes in the SEND. */
+static bool rdmx_srvq_reads_inline(const struct rdmx_srvq_req *req)
+{
+	return req->sgl == &req->read_sg;
+}
+
 /* A command is over: free what it used and give its context back. */
 static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 {
@@ -426,10 +432,7 @@ static void rdmx_srvq_req_end(struct rdmx_srvq_req *req)
 		req->rw_dir = DMA_NONE;
 	}
 	/* The context's own page stays mapped for its next inline READ. */
-	if (req->inline_mapped && req->sgl != &req->read_sg)
-		ib_dma_unmap_sg(q->ibdev, req->sgl, req->nents, DMA_TO_DEVICE);
-	req->inline_mapped = false;
-	if (req->sgl && req->sgl != &req->read_sg)
+	if (req->sgl && !rdmx_srvq_reads_inline(req))
 		sgl_free(req->sgl);
 	req->sgl = NULL;
 	if (req->tag_held)
@@ -638,14 +641,14 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 		wr.opcode = IB_WR_SEND_WITH_INV;
 		wr.ex.invalidate_rkey = req->io.rkey;
 	}
-	if (req->inline_mapped && !req->status && q->imm_read &&
+	if (rdmx_srvq_reads_inline(req) && !req->status && q->imm_read &&
 	    size == READ_ONCE(q->size_sent)) {
 		/* The data alone: one packet fewer, page-aligned there. */
 		sge[0].addr = sg_dma_address(req->sgl);
 		sge[0].length = req->io.length;
 		wr.opcode = IB_WR_SEND_WITH_IMM;
 		wr.ex.imm_data = cpu_to_be32(req->io.tag);
-	} else if (req->inline_mapped && !req->status) {
+	} else if (rdmx_srvq_reads_inline(req) && !req->status) {
 		sge[1].addr = sg_dma_address(req->sgl);
 		sge[1].length = req->io.length;
 		sge[1].lkey = q->pd->local_dma_lkey;
@@ -894,7 +897,6 @@ static int rdmx_srvq_read_map(struct rdmx_srvq_req *req)
 	req->read_sg.length = req->io.length;
 	req->sgl = &req->read_sg;
 	req->nents = 1;
-	req->inline_mapped = true;
 	return 0;
 }
 
@@ -1376,14 +1378,16 @@ static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
 /*
  * @len bytes of commands in one receive (RDMX_BLK_OPEN_CMD_BATCH): up to
  * RDMX_BLK_BATCH_MAX, each with no data after it and none an OPEN. All are
- * checked, and their tags taken, before any runs; the receive is posted
- * again before they run, as none needs its bytes.
+ * checked, and their tags taken, before any runs (one that is not fails
+ * the queue); the receive is posted again before they run, as none needs
+ * its bytes.
  */
 static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 				 u32 len)
 {
 	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i;
 	u32 tags[RDMX_BLK_BATCH_MAX];
+	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
 	int ret;
 
@@ -1394,21 +1398,16 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN ||
 		    rdmx_blk_io_inline_write(&io))
 			goto malformed;
-		tags[i] = io.tag;
-	}
-	for (i = 0; i < n; i++) {
-		if (test_and_set_bit(tags[i], q->busy)) {
+		if (test_and_set_bit(io.tag, q->busy)) {
 			rdmx_srvq_fail(q, "a command reused a busy tag");
 			return;
 		}
-	}
-	/* Parsed again into their entries, now that their tags are ours. */
-	for (i = 0; i < n; i++) {
-		struct rdmx_srvq_pend *p = &q->pend[tags[i]];
-
-		rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &p->io);
+		/* Its tag is ours: so is its entry. */
+		p = &q->pend[io.tag];
+		p->io = io;
 		p->rb = NULL;
 		p->inline_len = 0;
+		tags[i] = io.tag;
 	}
 	ret = rdmx_srvq_post_recv(q, rb);
 	if (ret) {

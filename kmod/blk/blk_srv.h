@@ -214,12 +214,12 @@ struct rdmx_srvq_pend {
  * @nents: entries of @sgl
  * @rw: rdma_rw context over @sgl
  * @rw_dir: its direction; DMA_NONE when there is none
- * @inline_mapped: @sgl is mapped to go out after the response (inline READ)
  * @inline_sg: an inline WRITE's data, the page of its receive (@rb)
  * @read_page: an inline READ's page, the context's own: allocated and
  *	mapped at the context's first inline READ, kept until the queue goes
  * @read_sg: @read_page, mapped once (DMA_TO_DEVICE); @sgl points at it
- *	while an inline READ uses it
+ *	while an inline READ uses it, whose data then goes out after the
+ *	response
  * @again: handed back by its backend to run again from its work, where
  *	it may wait (rdmx_srvq_io_again())
  * @fence_held: a change of the backing store is under way, inside the
@@ -251,7 +251,6 @@ struct rdmx_srvq_req {
 	unsigned int nents;
 	struct rdma_rw_ctx rw;
 	enum dma_data_direction rw_dir;
-	bool inline_mapped;
 	struct scatterlist inline_sg;
 	struct page *read_page;
 	struct scatterlist read_sg;
