@@ -198,7 +198,9 @@ if [ "$RDMX_NODE" = 1 ]; then
 	rdmx_check "rdmxctl listen list shows it" rdmx_json \
 		"any(l['addr'].endswith(':7473') for l in j)" <"$RDMX_OUT/listeners.json"
 	mkdir -p "$RDMX_OUT/files"
-	rdmxctl msg recv -p 7473 files --count 3 --dir "$RDMX_OUT/files" \
+	# Bounded: a sender that fails must not leave this node waiting for
+	# the guest's timeout.
+	timeout 600 rdmxctl msg recv -p 7473 files --count 3 --dir "$RDMX_OUT/files" \
 		>"$RDMX_OUT/msg-recv.txt" 2>&1 &
 	rcv=$!
 	sleep 3
