@@ -66,7 +66,6 @@
 #define RDMX_DISK_SLOW_MAX		4	/* I/O timeouts a slow request may wait */
 #define RDMX_DISK_REQUEUE_MIN		2	/* requeues before a request may fail */
 #define RDMX_DISK_RECONNECT_MAX_MS	2000
-#define RDMX_DISK_INLINE_SGE		4	/* inline write pieces, at most */
 
 #define TO(state)	RDMX_FSM_TO(RDMX_DISK_, state)
 
@@ -170,10 +169,41 @@ static void rdmx_dq_wr_error(struct rdmx_dq *q, struct ib_wc *wc,
 }
 
 /*
- * Post @n commands without data (@reqs, mapped, in flight) as one SEND,
- * one scatter entry each (RDMX_BLK_OPEN_CMD_BATCH); the first's completion
- * stands for all of them. A failed post fails the queue, and recovery
- * takes the requests back.
+ * @req's command in a SEND of its own, with an inline write's data: after
+ * the command, or before it for a server of minor 3 or later, whose
+ * receives take the data first. @sge has room for 1 + RDMX_DISK_INLINE_SGE.
+ */
+static void rdmx_dq_one_wr(struct rdmx_dq *q, struct rdmx_dq_req *req,
+			   struct ib_send_wr *wr, struct ib_sge *sge)
+{
+	unsigned int n = req->nr_data_sge, at = q->peer_minor >= 3 ? n : 0;
+
+	memcpy(sge + (at ? 0 : 1), req->data_sge, n * sizeof(*sge));
+	sge[at] = (struct ib_sge){
+		.addr = req->cmd_dma,
+		.length = sizeof(req->cmd),
+		.lkey = q->pd->local_dma_lkey,
+	};
+	*wr = (struct ib_send_wr){
+		.wr_cqe = &req->send_cqe,
+		.sg_list = sge,
+		.num_sge = 1 + n,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+}
+
+/* A batch's scatter entries hold one command alone, with its data. */
+static_assert(RDMX_BLK_BATCH_MAX >= 1 + RDMX_DISK_INLINE_SGE);
+
+/*
+ * Post @n commands (@reqs, mapped, in flight) that waited together
+ * (rdmx_dq_cork()). Several go as one SEND, one scatter entry each
+ * (RDMX_BLK_OPEN_CMD_BATCH), whose completion stands for all of them;
+ * an inline write's data follows in a SEND of its own, the tag as
+ * immediate data (RDMX_BLK_OPEN_WRITE_IMM), whose completion then stands
+ * for that request's. One alone goes as it would have. A failed post
+ * fails the queue, and recovery takes the requests back.
  */
 static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 			      unsigned int n)
@@ -186,18 +216,41 @@ static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	unsigned int i;
+	struct ib_send_wr *last = &wr;
+	struct rdmx_dq_req *req;
+	unsigned int i, nr_imm = 0;
 
+	if (n == 1) {
+		reqs[0]->batch_next = NULL;
+		rdmx_dq_one_wr(q, reqs[0], &wr, sge);
+		goto post;
+	}
 	for (i = 0; i < n; i++) {
-		sge[i].addr = reqs[i]->cmd_dma;
-		sge[i].length = sizeof(reqs[i]->cmd);
+		req = reqs[i];
+		sge[i].addr = req->cmd_dma;
+		sge[i].length = sizeof(req->cmd);
 		sge[i].lkey = q->pd->local_dma_lkey;
-		reqs[i]->batch_next = i + 1 < n ? reqs[i + 1] : NULL;
+		req->batch_next = i + 1 < n ? reqs[i + 1] : NULL;
+		req->data_alone = req->nr_data_sge;
+		if (!req->data_alone)
+			continue;
+		req->data_wr = (struct ib_send_wr){
+			.wr_cqe = &req->data_cqe,
+			.sg_list = req->data_sge,
+			.num_sge = req->nr_data_sge,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(le32_to_cpu(req->cmd.tag)),
+		};
+		last->next = &req->data_wr;
+		last = &req->data_wr;
+		nr_imm++;
 	}
-	if (n > 1) {
-		atomic64_add(n, &q->stats.cmd_batched);
-		atomic64_inc(&q->stats.cmd_batches);
-	}
+	atomic64_add(n, &q->stats.cmd_batched);
+	atomic64_inc(&q->stats.cmd_batches);
+	if (nr_imm)
+		atomic64_add(nr_imm, &q->stats.imm_writes);
+post:
 	if (ib_post_send(q->qp, &wr, NULL))
 		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
 }
@@ -218,9 +271,10 @@ static unsigned int rdmx_dq_cork_take(struct rdmx_dq *q,
 /*
  * On a queue granted RDMX_BLK_OPEN_CMD_BATCH, whether @req goes now: a
  * command goes at once while none of the queue's command SENDs is on the
- * way; one without data (@plain: no data after it, no registration) sent
- * while one is waits for that one's completion (rdmx_dq_uncork()), and the
- * others that came meanwhile go with it, or all go once they fill a SEND.
+ * way; one without data (@plain: no data after it, no registration; or an
+ * inline write, with RDMX_BLK_OPEN_WRITE_IMM) sent while one is waits for
+ * that one's completion (rdmx_dq_uncork()), and the others that came
+ * meanwhile go with it, or all go once they fill a SEND.
  * A queue with one request at a time never waits for this.
  * Return: the commands to post now, in @reqs; 0 when @req waits.
  */
@@ -274,11 +328,29 @@ static void rdmx_dq_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	if (req->q->cmd_batch)
 		rdmx_dq_uncork(req->q);
-	/* Each command that went in the SEND: read its next before its put. */
+	/*
+	 * Each command that went in the SEND: read its next before its put.
+	 * One whose data went after it is put when that SEND completes, later
+	 * (a queue's SENDs complete in order).
+	 */
 	for (; req; req = next) {
 		next = req->batch_next;
-		rdmx_dq_put(req);
+		if (!req->data_alone)
+			rdmx_dq_put(req);
 	}
+}
+
+/* An inline write's data went, alone, after its command (RDMX_BLK_OPEN_WRITE_IMM). */
+static void rdmx_dq_data_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_dq_req *req = container_of(wc->wr_cqe,
+					       struct rdmx_dq_req, data_cqe);
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rdmx_dq_wr_error(req->q, wc, "SEND");
+		return;
+	}
+	rdmx_dq_put(req);
 }
 
 static void rdmx_dq_reg_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -630,8 +702,7 @@ protocol:
 }
 
 static int rdmx_dq_map_data(struct rdmx_dq *q, struct request *rq,
-			    struct rdmx_dq_req *req, struct ib_sge *sge,
-			    int *nr_sge)
+			    struct rdmx_dq_req *req)
 {
 	struct scatterlist *sg;
 	int nents, count, i, nr;
@@ -656,11 +727,11 @@ static int rdmx_dq_map_data(struct rdmx_dq *q, struct request *rq,
 	if (rq_data_dir(rq) == WRITE && blk_rq_bytes(rq) <= RDMX_BLK_INLINE_MAX &&
 	    count < q->max_send_sge && count <= RDMX_DISK_INLINE_SGE) {
 		for_each_sg(req->sgt.sgl, sg, count, i) {
-			sge[1 + i].addr = sg_dma_address(sg);
-			sge[1 + i].length = sg_dma_len(sg);
-			sge[1 + i].lkey = q->pd->local_dma_lkey;
+			req->data_sge[i].addr = sg_dma_address(sg);
+			req->data_sge[i].length = sg_dma_len(sg);
+			req->data_sge[i].lkey = q->pd->local_dma_lkey;
 		}
-		*nr_sge = 1 + count;
+		req->nr_data_sge = count;
 		req->cmd.flags |= RDMX_BLK_CMD_INLINE;
 		return 0;
 	}
@@ -697,10 +768,10 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct rdmx_dq_req *req = blk_mq_rq_to_pdu(rq);
 	struct ib_sge sge[1 + RDMX_DISK_INLINE_SGE];
 	struct rdmx_dq_req *reqs[RDMX_BLK_BATCH_MAX];
-	struct ib_send_wr wr = {}, *first = &wr;
+	struct ib_send_wr wr, *first = &wr;
 	enum rdmx_disk_state state;
-	int nr_sge = 1, ret;
 	unsigned int n;
+	int ret;
 	u8 op;
 
 	state = READ_ONCE(bd->state);
@@ -748,12 +819,14 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		req->cmd.flags |= RDMX_BLK_CMD_FUA;
 	req->status = BLK_STS_OK;
 	req->nents = 0;
+	req->nr_data_sge = 0;
+	req->data_alone = false;
 	req->mr = NULL;
 	refcount_set(&req->ref, 2);	/* the SEND's completion and the response */
 
 	blk_mq_start_request(rq);
 	if (op == RDMX_BLK_OP_READ || op == RDMX_BLK_OP_WRITE) {
-		ret = rdmx_dq_map_data(q, rq, req, sge, &nr_sge);
+		ret = rdmx_dq_map_data(q, rq, req);
 		if (ret)
 			goto out_unmap;
 	}
@@ -767,15 +840,9 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 		ret = -ENOMEM;
 		goto out_unsent;
 	}
-	sge[0].addr = req->cmd_dma;
-	sge[0].length = sizeof(req->cmd);
-	sge[0].lkey = q->pd->local_dma_lkey;
 	req->send_cqe.done = rdmx_dq_send_done;
-	wr.wr_cqe = &req->send_cqe;
-	wr.sg_list = sge;
-	wr.num_sge = nr_sge;
-	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
+	req->data_cqe.done = rdmx_dq_data_done;
+	rdmx_dq_one_wr(q, req, &wr, sge);
 	if (req->mr) {
 		req->reg_wr.wr.next = &wr;
 		first = &req->reg_wr.wr;
@@ -787,7 +854,8 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	trace_rdmx_blk_submit(bd->index, q->idx, rq->tag, op,
 			      blk_rq_pos(rq) << SECTOR_SHIFT, blk_rq_bytes(rq), 0);
 	if (q->cmd_batch) {
-		n = rdmx_dq_cork(q, req, nr_sge == 1 && !req->mr, reqs);
+		n = rdmx_dq_cork(q, req, !req->mr &&
+				 (!req->nr_data_sge || q->write_imm), reqs);
 		if (!n)
 			return BLK_STS_OK;	/* it goes with others */
 		if (n > 1) {
@@ -944,6 +1012,7 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	q->batch = false;
 	/* Nothing of the last connection's waits any more (it is drained). */
 	q->cmd_batch = 0;
+	q->write_imm = false;
 	q->cmd_out = 0;
 	q->nr_cork = 0;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
@@ -1177,7 +1246,11 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 					 (q->inline_read_max && q->peer_minor >= 1 ?
 					  RDMX_BLK_OPEN_BATCH : 0) |
 					 (q->max_send_sge >= 2 && q->peer_minor >= 2 ?
-					  RDMX_BLK_OPEN_CMD_BATCH : 0));
+					  RDMX_BLK_OPEN_CMD_BATCH : 0) |
+					 (q->max_send_sge >= 2 && q->peer_minor >= 3 &&
+					  !rdma_protocol_iwarp(q->ibdev,
+							       q->cm_id->port_num) ?
+					  RDMX_BLK_OPEN_WRITE_IMM : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);
@@ -1226,6 +1299,10 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 			le32_to_cpu(rsp->open_flags) &
 			RDMX_BLK_OPEN_CMD_BATCH) ?
 		       min_t(u32, q->max_send_sge, RDMX_BLK_BATCH_MAX) : 0;
+	/* Inline writes with them, their data alone after: if offered. */
+	q->write_imm = q->cmd_batch &&
+		       (le32_to_cpu(q->open_cmd.length) &
+			le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_WRITE_IMM);
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
 		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb, mapped %pUb)\n",

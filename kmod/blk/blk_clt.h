@@ -24,6 +24,8 @@
 
 struct rdmx_disk;
 
+/* Inline write pieces, at most (scatter entries of its SEND but one). */
+#define RDMX_DISK_INLINE_SGE	4
 /* Latency histogram buckets: [2^i, 2^(i+1)) us, the last open-ended. */
 #define RDMX_DISK_LAT_BUCKETS	24
 
@@ -42,6 +44,8 @@ struct rdmx_disk;
  * @cmd_batched: commands that went in a SEND with others
  *	(RDMX_BLK_OPEN_CMD_BATCH)
  * @cmd_batches: the SENDs that carried them
+ * @imm_writes: inline writes whose command went with others and whose
+ *	data went alone after it (RDMX_BLK_OPEN_WRITE_IMM)
  * @lat: completed requests by latency, from submission to completion
  */
 struct rdmx_dq_stats {
@@ -56,6 +60,7 @@ struct rdmx_dq_stats {
 	atomic64_t inline_reads;
 	atomic64_t cmd_batched;
 	atomic64_t cmd_batches;
+	atomic64_t imm_writes;
 	atomic64_t lat[RDMX_DISK_LAT_BUCKETS];
 };
 
@@ -100,14 +105,20 @@ struct rdmx_dq_rbuf {
  *	commands carry RDMX_BLK_CMD_MORE only then)
  * @cmd_batch: commands one SEND may carry (RDMX_BLK_OPEN_CMD_BATCH
  *	granted), else 0; set before the queue goes live
+ * @write_imm: the server granted RDMX_BLK_OPEN_WRITE_IMM: an inline write
+ *	may wait with the commands without data, its data going alone after
+ *	them; set before the queue goes live
  * @cork_lock: @cmd_out, @cork and @nr_cork; taken with bottom halves off
  *	(the send completion takes it in softirq context)
  * @cmd_out: on a @cmd_batch queue, its command SENDs posted and not
  *	completed
- * @cork: commands without data that wait for one of those to complete,
- *	to go together (rdmx_dq_cork()); never waiting without one
+ * @cork: commands without data (and inline writes, with @write_imm) that
+ *	wait for one of those to complete, to go together (rdmx_dq_cork());
+ *	never waiting without one
  * @nr_cork: how many
- * @peer_minor: the server's RDMX_PROTO_MINOR, from its accept
+ * @peer_minor: the server's RDMX_PROTO_MINOR, from its accept; from 3 on,
+ *	its receives take the data first, and an inline write goes as its
+ *	data, then its command
  * @sent: its requests in flight (rdmx_dq_req.in_flight): a command sent
  *	while others are carries RDMX_BLK_CMD_MORE
  * @rbufs: the responses' receive buffers
@@ -144,6 +155,7 @@ struct rdmx_dq {
 	bool imm_read;
 	bool batch;
 	u32 cmd_batch;
+	bool write_imm;
 	spinlock_t cork_lock;	/* @cmd_out, @cork; bh */
 	unsigned int cmd_out;
 	unsigned int nr_cork;
@@ -242,6 +254,13 @@ struct rdmx_disk {
  * @send_cqe: completion of the command's SEND (the first command's, for
  *	several that went in one)
  * @batch_next: the next command that went in the same SEND, or NULL
+ * @data_sge: an inline write's data, mapped: its scatter entries
+ * @nr_data_sge: how many; 0 for any other request
+ * @data_wr: the SEND of that data alone, after a batch that carried the
+ *	command (rdmx_dq_post_cmds())
+ * @data_cqe: its completion, which then stands for the request's SEND
+ * @data_alone: its data went so: @data_cqe, not the batch's completion,
+ *	holds the request's reference
  * @reg_cqe: completion (errors only) of the registration
  * @inv_cqe: completion of a local invalidation
  * @reg_wr: the registration
@@ -263,6 +282,11 @@ struct rdmx_dq_req {
 	u64 cmd_dma;
 	struct ib_cqe send_cqe;
 	struct rdmx_dq_req *batch_next;
+	struct ib_sge data_sge[RDMX_DISK_INLINE_SGE];
+	unsigned int nr_data_sge;
+	struct ib_send_wr data_wr;
+	struct ib_cqe data_cqe;
+	bool data_alone;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	struct ib_reg_wr reg_wr;

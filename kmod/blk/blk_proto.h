@@ -24,6 +24,13 @@
  * RDMX_BLK_OPEN_IMM_READ granted too, the data comes alone, with the tag
  * as immediate data. See Documentation/block.rst.
  *
+ * Between a client and a server both of RDMX_PROTO_MINOR 3 or later, the
+ * server's receives take the data first: a SEND's first bytes land at the
+ * start of a page. Its commands (one, or a batch) start there; an inline
+ * WRITE puts its data first and its command last, so the data lands
+ * page-aligned: a SEND whose last 96 bytes are an inline WRITE of the
+ * SEND's other bytes is one.
+ *
  * Fields are little-endian, reserved bytes are zero (checked), and sizes
  * are pinned by static_assert in blk_srv.c.
  */
@@ -97,10 +104,21 @@ enum rdmx_blk_op {
  * answer's open_flags (RDMX_PROTO_MINOR 2).
  */
 #define RDMX_BLK_OPEN_CMD_BATCH	BIT(5)
+/*
+ * With RDMX_BLK_OPEN_CMD_BATCH: a batch may also carry inline WRITEs, whose
+ * data then comes alone, each in a SEND of its own after the batch, with
+ * immediate data: the WRITE's tag, big-endian; exactly @length bytes, so
+ * that 4 KiB of data is 4 KiB on the wire. Only where the server's
+ * receives take the data first (both sides of RDMX_PROTO_MINOR 3 or
+ * later, see below); not on iWARP (no immediate data). The server grants
+ * it in the answer's open_flags (RDMX_PROTO_MINOR 3).
+ */
+#define RDMX_BLK_OPEN_WRITE_IMM	BIT(6)
 #define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS | \
 				 RDMX_BLK_OPEN_INLINE_READ | \
 				 RDMX_BLK_OPEN_IMM_READ | RDMX_BLK_OPEN_BATCH | \
-				 RDMX_BLK_OPEN_CMD_BATCH)
+				 RDMX_BLK_OPEN_CMD_BATCH | \
+				 RDMX_BLK_OPEN_WRITE_IMM)
 #define RDMX_BLK_BATCH_MAX	16
 
 /*

@@ -1168,6 +1168,14 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 		/* Commands together: every receive holds RDMX_BLK_BATCH_MAX. */
 		WRITE_ONCE(q->cmd_batch,
 			   req->io.length & RDMX_BLK_OPEN_CMD_BATCH);
+		/*
+		 * Inline WRITEs among them, their data alone after: where it
+		 * lands page-aligned, and with immediate data (not iWARP).
+		 */
+		WRITE_ONCE(q->write_imm,
+			   q->cmd_batch && q->data_first &&
+			   (req->io.length & RDMX_BLK_OPEN_WRITE_IMM) &&
+			   !rdma_protocol_iwarp(q->ibdev, q->port));
 		q->max_io = min(q->max_io, exp->max_io);
 		/*
 		 * Published last: a command that sees the export sees the
@@ -1183,7 +1191,8 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 					       ~(RDMX_BLK_OPEN_INLINE_READ |
 						 RDMX_BLK_OPEN_IMM_READ |
 						 RDMX_BLK_OPEN_BATCH |
-						 RDMX_BLK_OPEN_CMD_BATCH)) |
+						 RDMX_BLK_OPEN_CMD_BATCH |
+						 RDMX_BLK_OPEN_WRITE_IMM)) |
 					      (q->inline_read ?
 					       RDMX_BLK_OPEN_INLINE_READ : 0) |
 					      (q->imm_read ?
@@ -1191,7 +1200,9 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 					      (q->batch_max ?
 					       RDMX_BLK_OPEN_BATCH : 0) |
 					      (q->cmd_batch ?
-					       RDMX_BLK_OPEN_CMD_BATCH : 0));
+					       RDMX_BLK_OPEN_CMD_BATCH : 0) |
+					      (q->write_imm ?
+					       RDMX_BLK_OPEN_WRITE_IMM : 0));
 		uuid_copy(&rsp->uuid, &exp->uuid);
 		if (q->idx == 0)
 			pr_info_ratelimited("export %s: mapped by %pISc\n", exp->name,
@@ -1211,6 +1222,23 @@ out:
 }
 
 /*
+ * The @i-th command in @rb (of a batch, or 0: the only one): they follow
+ * each other from its start, which is the page on a queue whose receives
+ * take the data first.
+ */
+static const struct rdmx_blk_cmd *rdmx_srvq_cmd_at(struct rdmx_srvq_rbuf *rb,
+						   unsigned int i)
+{
+	const struct rdmx_blk_cmd *page = page_address(rb->rx.data);
+
+	if (rb->rx.data_first)
+		return page + i;
+	if (!i)
+		return rb->rx.hdr;
+	return page + i - 1;
+}
+
+/*
  * Run a command (process context: rdmx_blk_wq, or the CQ's work for a READ
  * or WRITE its backend only submits): from RUNNING, a WRITE whose data was
  * fetched from FETCHING, or a READ or WRITE its device had no room for
@@ -1227,9 +1255,7 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	int ret = 0;
 
 	if (req->io.op == RDMX_BLK_OP_OPEN) {
-		const struct rdmx_blk_cmd *cmd = req->rb->rx.hdr;
-
-		ret = rdmx_srvq_open(req, cmd->name);
+		ret = rdmx_srvq_open(req, rdmx_srvq_cmd_at(req->rb, 0)->name);
 		atomic_dec(&q->opens);
 		rdmx_srvq_repost(req);
 		if (ret == -EPROTO) {
@@ -1360,15 +1386,6 @@ static void rdmx_srvq_take(struct rdmx_srvq *q, struct rdmx_srvq_pend *p)
 		queue_work(rdmx_blk_wq, &req->work);
 }
 
-/* The @i-th command of a batch in @rb: they follow each other from its start. */
-static const struct rdmx_blk_cmd *rdmx_srvq_cmd_at(struct rdmx_srvq_rbuf *rb,
-						   unsigned int i)
-{
-	if (!i)
-		return rb->rx.hdr;
-	return (const struct rdmx_blk_cmd *)page_address(rb->rx.data) + i - 1;
-}
-
 /* Whether @io's command carries its data after it: an inline WRITE. */
 static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
 {
@@ -1377,26 +1394,31 @@ static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
 
 /*
  * @len bytes of commands in one receive (RDMX_BLK_OPEN_CMD_BATCH): up to
- * RDMX_BLK_BATCH_MAX, each with no data after it and none an OPEN. All are
- * checked, and their tags taken, before any runs (one that is not fails
- * the queue); the receive is posted again before they run, as none needs
- * its bytes.
+ * RDMX_BLK_BATCH_MAX, none an OPEN, each with no data after it: an inline
+ * WRITE's data comes alone, later (RDMX_BLK_OPEN_WRITE_IMM,
+ * rdmx_srvq_recv_data()). All are checked, and their tags taken, before
+ * any runs (one that is not fails the queue); the receive is posted again
+ * before they run, as none needs its bytes.
  */
 static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 				 u32 len)
 {
-	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i;
+	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i, nr_run = 0;
 	u32 tags[RDMX_BLK_BATCH_MAX];
 	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
+	bool later;
 	int ret;
 
 	if (len % sizeof(struct rdmx_blk_cmd) || n > RDMX_BLK_BATCH_MAX)
 		goto malformed;
 	for (i = 0; i < n; i++) {
 		if (rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &io) ||
-		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN ||
-		    rdmx_blk_io_inline_write(&io))
+		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN)
+			goto malformed;
+		later = rdmx_blk_io_inline_write(&io);
+		if (later && (!READ_ONCE(q->write_imm) || !io.length ||
+			      io.length > RDMX_BLK_INLINE_MAX))
 			goto malformed;
 		if (test_and_set_bit(io.tag, q->busy)) {
 			rdmx_srvq_fail(q, "a command reused a busy tag");
@@ -1407,7 +1429,10 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 		p->io = io;
 		p->rb = NULL;
 		p->inline_len = 0;
-		tags[i] = io.tag;
+		if (later)
+			__set_bit(io.tag, q->awaiting);
+		else
+			tags[nr_run++] = io.tag;
 	}
 	ret = rdmx_srvq_post_recv(q, rb);
 	if (ret) {
@@ -1415,7 +1440,7 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 			rdmx_srvq_fail(q, "cannot post a receive");
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < nr_run; i++)
 		rdmx_srvq_take(q, &q->pend[tags[i]]);
 	return;
 
@@ -1425,12 +1450,69 @@ malformed:
 	rdmx_srvq_fail(q, "malformed command batch");
 }
 
+/*
+ * An inline WRITE's data alone, @len bytes from the start of @rb's page,
+ * for the WRITE with tag @tag that came in a batch before it
+ * (RDMX_BLK_OPEN_WRITE_IMM): it runs now, its receive held until its data
+ * is written.
+ */
+static void rdmx_srvq_recv_data(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
+				u32 tag, u32 len)
+{
+	struct rdmx_srvq_pend *p;
+
+	if (!READ_ONCE(q->write_imm) || tag >= q->depth ||
+	    !__test_and_clear_bit(tag, q->awaiting)) {
+		pr_warn_ratelimited("block queue %u from %pISpc: data for no WRITE (tag %u)\n",
+				    q->idx, &q->peer, tag);
+		rdmx_srvq_fail(q, "data for no WRITE");
+		return;
+	}
+	p = &q->pend[tag];
+	if (len != p->io.length) {
+		pr_warn_ratelimited("block queue %u from %pISpc: %u bytes of data for a WRITE of %u\n",
+				    q->idx, &q->peer, len, p->io.length);
+		rdmx_srvq_fail(q, "data of the wrong length");
+		return;
+	}
+	p->rb = rb;
+	p->inline_len = len;
+	rdmx_srvq_take(q, p);
+}
+
+/*
+ * On a queue whose receives take the data first, whether the @len bytes
+ * in @rb are an inline WRITE with its command last: its last 96 bytes
+ * (copied to @cmd; they may straddle the page and @rb's header buffer)
+ * parse as an inline WRITE of the @len - 96 bytes before them.
+ */
+static bool rdmx_srvq_cmd_last(struct rdmx_srvq_rbuf *rb, u32 len,
+			       struct rdmx_blk_cmd *cmd)
+{
+	u32 off = len - sizeof(*cmd), n;
+	struct rdmx_blk_io io;
+
+	if (len <= sizeof(*cmd))
+		return false;
+	/* len is at most the receive's size: page and header buffer. */
+	n = off < rb->rx.data_len ? min_t(u32, sizeof(*cmd),
+					  rb->rx.data_len - off) : 0;
+	if (n)
+		memcpy(cmd, (u8 *)page_address(rb->rx.data) + off, n);
+	if (n < sizeof(*cmd))
+		memcpy((u8 *)cmd + n, (u8 *)rb->rx.hdr + off + n -
+		       rb->rx.data_len, sizeof(*cmd) - n);
+	return !rdmx_blk_cmd_parse(cmd, &io) && rdmx_blk_io_inline_write(&io) &&
+	       io.length == off;
+}
+
 static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rdmx_srvq_rbuf *rb = container_of(wc->wr_cqe,
 						 struct rdmx_srvq_rbuf, rx.cqe);
-	const struct rdmx_blk_cmd *cmd = rb->rx.hdr;
+	const struct rdmx_blk_cmd *cmd = rdmx_srvq_cmd_at(rb, 0);
 	struct rdmx_srvq *q = rb->q;
+	struct rdmx_blk_cmd last;
 	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
 
@@ -1449,6 +1531,13 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	rdmx_rx_buf_sync(q->ibdev, &rb->rx, wc->byte_len);
 	WRITE_ONCE(q->alive_seq, q->alive_seq + 1);
+	if (wc->wc_flags & IB_WC_WITH_IMM) {
+		rdmx_srvq_recv_data(q, rb, be32_to_cpu(wc->ex.imm_data),
+				    wc->byte_len);
+		return;
+	}
+	if (rb->rx.data_first && rdmx_srvq_cmd_last(rb, wc->byte_len, &last))
+		cmd = &last;
 	if (wc->byte_len < sizeof(*cmd) ||
 	    rdmx_blk_cmd_parse(cmd, &io) || io.tag >= q->depth) {
 		rdmx_srvq_fail(q, "malformed command header");
@@ -1458,6 +1547,11 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->byte_len > sizeof(*cmd) && READ_ONCE(q->cmd_batch) &&
 	    !rdmx_blk_io_inline_write(&io)) {
 		rdmx_srvq_recv_batch(q, rb, wc->byte_len);
+		return;
+	}
+	/* Where the data comes first, an inline WRITE's command is last. */
+	if (rb->rx.data_first && cmd != &last && rdmx_blk_io_inline_write(&io)) {
+		rdmx_srvq_fail(q, "an inline WRITE before its data");
 		return;
 	}
 	if (io.op == RDMX_BLK_OP_OPEN)
@@ -1562,7 +1656,7 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 {
 	unsigned int i;
 
-	for (i = 0; q->rbufs && i < q->depth; i++)
+	for (i = 0; q->rbufs && i < q->nr_rbufs; i++)
 		rdmx_rx_buf_exit(q->ibdev, &q->rbufs[i].rx);
 	for (i = 0; q->reqs && i < q->nr_reqs; i++) {
 		struct rdmx_srvq_req *req = &q->reqs[i];
@@ -1582,6 +1676,8 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 	kvfree(q->reqs);
 	kvfree(q->pend);
 	bitmap_free(q->busy);
+	bitmap_free(q->awaiting);
+	q->awaiting = NULL;
 	q->pend = NULL;
 	q->rbufs = NULL;
 	q->reqs = NULL;
@@ -1594,16 +1690,19 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 	int ret;
 
 	q->busy = bitmap_zalloc(q->depth, GFP_KERNEL);
+	q->awaiting = bitmap_zalloc(q->depth, GFP_KERNEL);
 	q->nr_reqs = q->depth * RDMX_SRVQ_CTX_FACTOR;
 	q->reqs = kvcalloc(q->nr_reqs, sizeof(*q->reqs), GFP_KERNEL);
-	q->rbufs = kvcalloc(q->depth, sizeof(*q->rbufs), GFP_KERNEL);
+	q->nr_rbufs = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
+	q->rbufs = kvcalloc(q->nr_rbufs, sizeof(*q->rbufs), GFP_KERNEL);
 	q->pend = kvcalloc(q->depth, sizeof(*q->pend), GFP_KERNEL);
-	if (!q->busy || !q->reqs || !q->rbufs || !q->pend)
+	if (!q->busy || !q->awaiting || !q->reqs || !q->rbufs || !q->pend)
 		return -ENOMEM;
-	for (i = 0; i < q->depth; i++) {
+	for (i = 0; i < q->depth; i++)
+		INIT_LIST_HEAD(&q->pend[i].node);
+	for (i = 0; i < q->nr_rbufs; i++) {
 		struct rdmx_srvq_rbuf *rb = &q->rbufs[i];
 
-		INIT_LIST_HEAD(&q->pend[i].node);
 		rb->q = q;
 		rb->rx.cqe.done = rdmx_srvq_recv_done;
 		ret = rdmx_rx_buf_init(q->ibdev, &rb->rx,
@@ -1611,6 +1710,7 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 				       RDMX_BLK_INLINE_MAX);
 		if (ret)
 			return ret;
+		rb->rx.data_first = q->data_first;
 	}
 	for (i = 0; i < q->nr_reqs; i++) {
 		struct rdmx_srvq_req *req = &q->reqs[i];
@@ -1706,7 +1806,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	struct ib_qp_cap cap = {};
 	struct ib_device_attr *da = &q->ibdev->attrs;
 	unsigned int pages = DIV_ROUND_UP(q->max_io, PAGE_SIZE) + 1;
-	unsigned int sge, wrs_per_io, factor, ctxs;
+	unsigned int sge, wrs_per_io, factor, ctxs, nr_recv;
 	int ret;
 
 	q->pd = ib_alloc_pd(q->ibdev, 0);
@@ -1728,8 +1828,9 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 			break;
 		q->depth /= 2;
 	}
-	/* A receive per tag; an RDMA context's requests and a response each. */
-	q->cq_size = q->depth + ctxs * (1 + wrs_per_io) + 1;
+	/* The receives; an RDMA context's requests and a response each. */
+	nr_recv = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
+	q->cq_size = nr_recv + ctxs * (1 + wrs_per_io) + 1;
 	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
@@ -1745,7 +1846,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	 */
 	cap.max_send_sge = max_t(u32, min_t(u32, RDMX_BLK_BATCH_MAX,
 					    da->max_send_sge), sge);
-	cap.max_recv_wr = q->depth;
+	cap.max_recv_wr = nr_recv;
 	cap.max_recv_sge = 2;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
@@ -1990,6 +2091,8 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 			(u32)q->ibdev->attrs.max_qp_wr / 4);
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
 	q->max_io = rounddown(q->max_io, 4096);
+	/* A client that knows it sends inline WRITEs' data first. */
+	q->data_first = req->minor >= 3;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->batch);
 	init_waitqueue_head(&q->wait);
@@ -2010,7 +2113,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	ret = rdmx_srvq_alloc_bufs(q);
 	if (ret)
 		goto out_teardown;
-	for (i = 0; i < q->depth; i++) {
+	for (i = 0; i < q->nr_rbufs; i++) {
 		ret = rdmx_srvq_post_recv(q, &q->rbufs[i]);
 		if (ret)
 			goto out_teardown;

@@ -26,6 +26,13 @@
 #define RDMX_SRVQ_DEPTH_MAX	256
 /* Contexts per tag: a response in flight, and the tag's next command. */
 #define RDMX_SRVQ_CTX_FACTOR	2
+/*
+ * Receives beyond the depth on a queue whose receives take the data first:
+ * a batch's, until it is posted again, while its WRITEs' data takes one
+ * each (the client posts one batch at a time; more costs a receiver-not-
+ * ready retry, not a failure).
+ */
+#define RDMX_SRVQ_SPARE_RECVS	2
 /* How often rdmx_srvq_watch() looks at the queues. */
 #define RDMX_SRVQ_WATCH_MS	1000
 /*
@@ -174,7 +181,11 @@ int rdmx_io_file_flush(struct rdmx_export *exp);
  * @rx: its memory: the command (struct rdmx_blk_cmd) in @rx.hdr, inline
  *	write data in the page @rx.data (page-aligned for direct I/O); or
  *	several commands, one after another from @rx.hdr on into @rx.data
- *	(RDMX_BLK_OPEN_CMD_BATCH)
+ *	(RDMX_BLK_OPEN_CMD_BATCH). With @rx.data_first (rdmx_srvq.data_first)
+ *	the page comes first: commands start there, and an inline WRITE's
+ *	data fills it from its start, its command after it (in the page, or
+ *	in @rx.hdr for 4 KiB); or a WRITE's data alone
+ *	(RDMX_BLK_OPEN_WRITE_IMM)
  * @q: owner
  */
 struct rdmx_srvq_rbuf {
@@ -304,6 +315,14 @@ struct rdmx_srvq_req {
  *	granted), else 0
  * @cmd_batch: a receive may hold several commands (RDMX_BLK_OPEN_CMD_BATCH
  *	granted); set before the OPEN's answer is sent
+ * @data_first: its receives take the data first, page-aligned (a client
+ *	of RDMX_PROTO_MINOR 3 or later): commands start in the page, and an
+ *	inline WRITE's command comes after its data; set at the accept
+ * @write_imm: a batch may carry inline WRITEs whose data comes alone, the
+ *	tag as immediate data (RDMX_BLK_OPEN_WRITE_IMM granted); set before
+ *	the OPEN's answer is sent
+ * @awaiting: tags of such WRITEs whose data has not come yet (their tags
+ *	are busy too); only the receive completions touch it, one at a time
  * @plain_sent: SENDs of responses alone (rdmx_srvq_req.plain) posted and
  *	not completed, under @lock
  * @batch: responses waiting for one of those to complete, to go together
@@ -340,7 +359,10 @@ struct rdmx_srvq_req {
  * @backlog: commands received while no context was free, in order
  *	(rdmx_srvq_pend.node)
  * @pend: @depth of them, by tag
- * @rbufs: @depth of them
+ * @rbufs: the receives: @depth of them, and RDMX_SRVQ_SPARE_RECVS more
+ *	with @data_first (a batch's receive, taken before it is posted
+ *	again, besides one for each of its WRITEs' data)
+ * @nr_rbufs: how many
  * @flags: RDMX_SRVQ_FENCED, RDMX_SRVQ_PROBING
  * @release_work: tears the queue down
  * @disconnect_work: disconnects a failed queue once its port is usable
@@ -368,6 +390,9 @@ struct rdmx_srvq {
 	bool imm_read;
 	u32 batch_max;
 	bool cmd_batch;
+	bool data_first;
+	bool write_imm;
+	unsigned long *awaiting;
 	u32 plain_sent;
 	struct list_head batch;
 	u32 nr_batch;
@@ -391,6 +416,7 @@ struct rdmx_srvq {
 	struct list_head backlog;
 	struct rdmx_srvq_pend *pend;
 	struct rdmx_srvq_rbuf *rbufs;
+	unsigned int nr_rbufs;
 	unsigned long flags;
 	struct work_struct release_work;
 	struct work_struct disconnect_work;

@@ -154,6 +154,7 @@ RDMX_DQ_COUNTER(requeues, RDMX_DQ_SUM(bd, q, requeues));
 RDMX_DQ_COUNTER(inline_reads, RDMX_DQ_SUM(bd, q, inline_reads));
 RDMX_DQ_COUNTER(cmd_batched, RDMX_DQ_SUM(bd, q, cmd_batched));
 RDMX_DQ_COUNTER(cmd_batches, RDMX_DQ_SUM(bd, q, cmd_batches));
+RDMX_DQ_COUNTER(imm_writes, RDMX_DQ_SUM(bd, q, imm_writes));
 
 static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 				       struct kobj_attribute *a, char *buf)
@@ -198,6 +199,7 @@ static struct attribute *rdmx_disk_attrs[] = {
 	&rdmx_disk_attr_inline_reads.attr,
 	&rdmx_disk_attr_cmd_batched.attr,
 	&rdmx_disk_attr_cmd_batches.attr,
+	&rdmx_disk_attr_imm_writes.attr,
 	&rdmx_disk_attr_lat_hist.attr,
 	NULL,
 };
@@ -219,6 +221,7 @@ static struct attribute *rdmx_dq_attrs[] = {
 	&rdmx_dq_attr_inline_reads.attr,
 	&rdmx_dq_attr_cmd_batched.attr,
 	&rdmx_dq_attr_cmd_batches.attr,
+	&rdmx_dq_attr_imm_writes.attr,
 	&rdmx_dq_attr_lat_hist.attr,
 	NULL,
 };

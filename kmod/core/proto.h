@@ -21,9 +21,11 @@
  * Compatible additions. 1: the block service's RDMX_BLK_OPEN_IMM_READ,
  * RDMX_BLK_OPEN_BATCH and RDMX_BLK_CMD_MORE (a client offers them only
  * to a server of minor 1 or later). 2: RDMX_BLK_OPEN_CMD_BATCH (offered
- * only to a server of minor 2 or later).
+ * only to a server of minor 2 or later). 3: a block server's receives take
+ * the data first, and inline WRITEs carry their command last, when both
+ * sides are of minor 3 or later; RDMX_BLK_OPEN_WRITE_IMM.
  */
-#define RDMX_PROTO_MINOR	2
+#define RDMX_PROTO_MINOR	3
 
 /* Feature bits offered in a request and granted (a subset) in a reply. */
 #define RDMX_PROTO_F_MSG	BIT(0)	/* message service */

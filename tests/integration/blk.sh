@@ -416,7 +416,16 @@ if [ "$RDMX_NODE" = 2 ]; then
 			# Eight at a time: some wait for a command SEND and go
 			# several in one (RDMX_BLK_OPEN_CMD_BATCH).
 			rdmx_check "$e: commands without data went several in one SEND" \
-				disk_json "$d" "j[0]['cmd_batched'] > j[0]['cmd_batches'] > 0" ;;
+				disk_json "$d" "j[0]['cmd_batched'] > j[0]['cmd_batches'] > 0"
+			# Writes of up to 4 KiB among them: their data alone
+			# after, the tag as immediate data; iWARP has none.
+			if [ "$RDMX_RDMA" = siw ]; then
+				rdmx_check "$e: no write's data went alone (iWARP)" \
+					disk_json "$d" "j[0]['imm_writes'] == 0"
+			else
+				rdmx_check "$e: writes of up to 4 KiB went with the commands, their data alone" \
+					disk_json "$d" "j[0]['imm_writes'] > 0"
+			fi ;;
 		esac
 		case " $bss " in
 		*" 64k "*|*" 256k "*|*" 1M "*)

@@ -36,7 +36,7 @@
 /* kmod/core/proto.h */
 #define PROTO_MAGIC		0x52dc
 #define PROTO_MAJOR		1
-#define PROTO_MINOR		2
+#define PROTO_MINOR		3
 #define PROTO_F_MSG		BIT(0)
 #define PROTO_F_RMA		BIT(1)
 #define PROTO_F_BLOCK		BIT(2)

@@ -143,8 +143,9 @@
 #define BLK_OPEN_IMM_READ	BIT(3)
 #define BLK_OPEN_BATCH		BIT(4)
 #define BLK_OPEN_CMD_BATCH	BIT(5)
+#define BLK_OPEN_WRITE_IMM	BIT(6)
 /* The first OPEN flag a server does not know. */
-#define BLK_OPEN_UNKNOWN	BIT(6)
+#define BLK_OPEN_UNKNOWN	BIT(7)
 #define BLK_BATCH_MAX		16
 #define BLK_TAG_EVENT		0xffffffffU
 #define BLK_EXP_RO		BIT(0)
@@ -157,6 +158,11 @@
 #define BATCH_DEPTH		20
 /* The minor version that knows RDMX_BLK_OPEN_CMD_BATCH. */
 #define MINOR_CMD_BATCH		2
+/*
+ * The minor version whose server's receives take the data first (an
+ * inline WRITE's command after its data), and RDMX_BLK_OPEN_WRITE_IMM.
+ */
+#define MINOR_DATA_FIRST	3
 #define NR_RECV			32
 /* Responses taken and not yet looked at, at most. */
 #define NR_GOT			64
@@ -230,6 +236,7 @@ struct conn {
 	__u32 depth;
 	__u32 max_msg;
 	__u8 minor;			/* the server's */
+	bool data_first;		/* both of MINOR_DATA_FIRST or later */
 	/* the OPEN's answer */
 	__u64 size;
 	__u32 lbs;
@@ -254,6 +261,12 @@ struct conn {
 
 static const char *host, *port = "7471", *exp_rw, *exp_ro;
 static bool have_mw;
+/*
+ * The minor version the connect requests say: MINOR_CMD_BATCH (every
+ * SEND starts with a command), or MINOR_DATA_FIRST for the cases of a
+ * server whose receives take the data first.
+ */
+static __u8 req_minor = MINOR_CMD_BATCH;
 
 /* The statuses a block server answers with, by name. */
 static const char *status_name(int s)
@@ -367,6 +380,7 @@ static void req_pack_depth(struct conn_req *req, __u16 magic, __u8 major,
 			   __u16 depth)
 {
 	craft_req_pack(req, magic, major, depth, PROTO_F_BLOCK, BLK_MAX_IO);
+	req->minor = req_minor;
 }
 
 static void req_pack(struct conn_req *req, __u16 magic, __u8 major)
@@ -414,6 +428,8 @@ static int conn_open_full(struct conn *c, const __u8 *uuid, __u64 gen,
 	c->depth = le16toh(rep.queue_depth);
 	c->max_msg = le32toh(rep.max_msg_size);
 	c->minor = rep.minor;
+	c->data_first = req_minor >= MINOR_DATA_FIRST &&
+			c->minor >= MINOR_DATA_FIRST;
 	if (le16toh(rep.magic) != PROTO_MAGIC || rep.major != PROTO_MAJOR ||
 	    le32toh(rep.features) != PROTO_F_BLOCK || le16toh(rep.nr_lanes) != 1 ||
 	    c->depth < 2 || c->depth > depth || !c->max_msg ||
@@ -665,6 +681,82 @@ static int send_cmd(struct conn *c, size_t len)
 	return send_cmd_n(c, len, 1, false);
 }
 
+/* Wait until @want SENDs completed in all; 0, or -1 (failed, timed out). */
+static int sends_wait(struct conn *c, unsigned int want)
+{
+	long long end = now_ms() + TIMEOUT_MS;
+
+	while (c->sends_done < want) {
+		pump(c);
+		if (c->wc_err || now_ms() > end)
+			return -1;
+		usleep(200);
+	}
+	return 0;
+}
+
+/*
+ * One SEND of @len bytes at @data (registered) and then the command at
+ * @cmd: an inline WRITE for a server whose receives take the data first.
+ */
+static int send_data_first(struct conn *c, const void *data, __u32 len,
+			   const struct blk_cmd *cmd)
+{
+	struct ibv_sge sge[2] = {
+		{ .addr = (uintptr_t)data, .length = len, .lkey = c->c.mr->lkey },
+		{ .addr = (uintptr_t)cmd, .length = sizeof(*cmd),
+		  .lkey = c->c.mr->lkey },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = WR_SEND,
+		.sg_list = sge,
+		.num_sge = 2,
+		.opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	unsigned int want = c->sends_done + 1;
+
+	if (ibv_post_send(c->c.id->qp, &wr, &bad))
+		return -1;
+	return sends_wait(c, want);
+}
+
+/*
+ * In one post: a SEND of the @len bytes of commands in the command buffer
+ * (none when @len is 0), then @nd SENDs of data alone (RDMX_BLK_OPEN_WRITE_IMM), SEND i the
+ * @dlen[i] bytes at c->data + i * BLK_INLINE_MAX with immediate data
+ * @imm[i] (a tag); wait for them all to complete.
+ */
+static int send_with_data(struct conn *c, size_t len, unsigned int nd,
+			  const __u32 *dlen, const __u32 *imm)
+{
+	struct ibv_send_wr wr[1 + BLK_BATCH_MAX], *bad;
+	struct ibv_sge sge[1 + BLK_BATCH_MAX];
+	unsigned int i, first = len ? 0 : 1;
+	unsigned int want = c->sends_done + 1 - first + nd;
+
+	assert(nd <= BLK_BATCH_MAX);
+	memset(wr, 0, sizeof(wr));
+	for (i = first; i <= nd; i++) {
+		sge[i].addr = (uintptr_t)(i ? c->data + (i - 1) * BLK_INLINE_MAX :
+					  (__u8 *)c->cmd);
+		sge[i].length = i ? dlen[i - 1] : len;
+		sge[i].lkey = c->c.mr->lkey;
+		wr[i].wr_id = WR_SEND;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].opcode = i ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND;
+		if (i)
+			wr[i].imm_data = htobe32(imm[i - 1]);
+		wr[i].send_flags = IBV_SEND_SIGNALED;
+		wr[i].next = i < nd ? &wr[i + 1] : NULL;
+	}
+	mark_inline_reads(c, c->cmd, len);
+	if (ibv_post_send(c->c.id->qp, &wr[first], &bad))
+		return -1;
+	return sends_wait(c, want);
+}
+
 /*
  * Bind the memory window over the data buffer with a fresh key, for the
  * server's RDMA WRITE (@access IBV_ACCESS_REMOTE_WRITE), READ, or both.
@@ -869,14 +961,18 @@ static int blk_io(struct conn *c, __u8 op, __u32 tag, __u64 off, __u32 len)
 	return st;
 }
 
-/* A WRITE of @len bytes of @src, inline in the command's SEND. */
+/*
+ * A WRITE of @len bytes of @src, inline in the command's SEND: after the
+ * command, or before it where the server's receives take the data first.
+ */
 static int blk_write_inline(struct conn *c, __u32 tag, __u64 off,
 			    const void *src, __u32 len)
 {
 	cmd_fill(c, BLK_OP_WRITE, tag, off, len);
 	c->cmd->flags = BLK_CMD_INLINE;
 	memcpy(c->cmd + 1, src, len);
-	if (send_cmd(c, sizeof(*c->cmd) + len))
+	if (c->data_first ? send_data_first(c, c->cmd + 1, len, c->cmd) :
+	    send_cmd(c, sizeof(*c->cmd) + len))
 		return -1;
 	return wait_rsp(c, tag, NULL, NULL);
 }
@@ -1583,6 +1679,28 @@ static void case_batch_erange(void)
 	conn_close(&c);
 }
 
+/*
+ * After SENDs the server must refuse (@sent: 0, or -1 when they did not
+ * all complete well): the connection ends, and nothing is answered. A
+ * SEND that completes in error as the server drops the connection
+ * (flushed) is no failure.
+ */
+static void expect_refused(struct conn *c, const char *what, int sent)
+{
+	int ret;
+
+	if (sent && !c->wc_err) {
+		report(false, "%s: the SENDs complete", what);
+		return;
+	}
+	if (c->wc_err)
+		note("%s: a SEND completed with status %d: the connection went first",
+		     what, c->wc_err);
+	ret = wait_disconnect(c);
+	report(ret == 1, "%s -> disconnected, nothing answered%s", what,
+	       ret == 0 ? " (got an answer)" : ret < 0 ? " (timed out)" : "");
+}
+
 /* What a batch the server must refuse whole is made of. */
 enum batch_bad {
 	BB_NOT_ASKED, BB_LENGTH, BB_17, BB_OPEN, BB_INLINE_WRITE, BB_TAG_TWICE,
@@ -1607,7 +1725,6 @@ static void case_batch_bad(enum batch_bad b)
 	size_t len = 2 * sizeof(struct blk_cmd);
 	struct conn c;
 	unsigned int i;
-	int ret;
 
 	if (!batch_conn(&c, what, exp_rw, BLK_OPEN_INLINE_READ |
 			(b == BB_NOT_ASKED ? 0 : BLK_OPEN_CMD_BATCH)))
@@ -1650,17 +1767,7 @@ static void case_batch_bad(enum batch_bad b)
 		len = 3 * sizeof(struct blk_cmd);
 		break;
 	}
-	/* A SEND flushed as the server drops the connection is no failure. */
-	if (send_cmd(&c, len) && c.wc_err != IBV_WC_WR_FLUSH_ERR) {
-		report(false, "%s: the SEND completes", what);
-		conn_close(&c);
-		return;
-	}
-	if (c.wc_err)
-		note("%s: the SEND was flushed: the connection went first", what);
-	ret = wait_disconnect(&c);
-	report(ret == 1, "%s -> disconnected, nothing answered%s", what,
-	       ret == 0 ? " (got an answer)" : ret < 0 ? " (timed out)" : "");
+	expect_refused(&c, what, send_cmd(&c, len));
 	conn_close(&c);
 }
 
@@ -1775,9 +1882,279 @@ static void case_batch_busy(const char *slow)
 	conn_close(&c);
 }
 
+/* ---- data first, and alone (minor 3, RDMX_BLK_OPEN_WRITE_IMM) --------- */
+
+/*
+ * batch_conn() as a client of MINOR_DATA_FIRST: the server's receives
+ * take the data first. False (a failed test, @c closed) when it is not.
+ */
+static bool data_first_conn(struct conn *c, const char *what, __u32 flags)
+{
+	bool ok;
+
+	req_minor = MINOR_DATA_FIRST;
+	ok = batch_conn(c, what, exp_rw, flags);
+	req_minor = MINOR_CMD_BATCH;
+	if (ok && !c->data_first) {
+		report(false, "%s: the server is of minor %u, not %u or later",
+		       what, c->minor, MINOR_DATA_FIRST);
+		conn_close(c);
+		return false;
+	}
+	return ok;
+}
+
+/*
+ * Read @len bytes at @off with an inline READ alone (tag @tag): its
+ * status, or -1 (no answer, or one of the wrong size); the FNV-1a of its
+ * data in *@sum.
+ */
+static int read_inline(struct conn *c, __u32 tag, __u64 off, __u32 len,
+		       __u64 *sum)
+{
+	long long end = now_ms() + TIMEOUT_MS;
+	unsigned int i;
+	struct got g;
+
+	cmd_fill(c, BLK_OP_READ, tag, off, len);
+	c->cmd->flags = BLK_CMD_INLINE;
+	if (send_cmd(c, sizeof(*c->cmd)))
+		return -1;
+	for (;;) {
+		pump(c);
+		for (i = 0; i < c->nr_got; i++) {
+			if (le32toh(c->got[i].rsp.tag) != tag)
+				continue;
+			got_take(c, i, &g);
+			*sum = g.sum;
+			if (!g.rsp.status && g.len != sizeof(g.rsp) + len)
+				return -1;
+			return le32toh(g.rsp.status);
+		}
+		if (c->disconnected || c->flushed || now_ms() > end)
+			return -1;
+		usleep(200);
+	}
+}
+
+/* Whether batch block @blk holds the @len bytes of @pat. */
+static bool block_holds(struct conn *c, const char *what, unsigned int blk,
+			const __u8 *pat, __u32 len)
+{
+	__u64 sum = 0;
+	int st;
+
+	st = read_inline(c, 0, (__u64)(BATCH_BLOCK + blk) * c->lbs, len, &sum);
+	if (st || sum != fnv1a(pat, len)) {
+		note("%s: block %u: READ %s, %s data", what, BATCH_BLOCK + blk,
+		     st < 0 ? "not answered" : status_name(st),
+		     sum == fnv1a(pat, len) ? "its" : "other");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A server of minor 3 and a client that says it is: inline WRITEs with
+ * their command after their data, one block (the command in the page) and
+ * 4 KiB (the command in the receive's header buffer), then read back.
+ */
+static void case_data_first(void)
+{
+	const char *what = "inline WRITEs with their command after their data (minor 3)";
+	struct conn c;
+	int st1, st2;
+
+	if (!data_first_conn(&c, what,
+			     BLK_OPEN_INLINE_READ | BLK_OPEN_CMD_BATCH))
+		return;
+	st1 = blk_write_inline(&c, 1, (__u64)BATCH_BLOCK * c.lbs, batch_pat[1],
+			       c.lbs);
+	st2 = blk_write_inline(&c, 2, (__u64)(BATCH_BLOCK + 1) * c.lbs,
+			       batch_pat[2], BLK_INLINE_MAX);
+	report(!st1 && !st2, "%s: answered (%s, %s)", what,
+	       st1 < 0 ? "no answer" : status_name(st1),
+	       st2 < 0 ? "no answer" : status_name(st2));
+	report(block_holds(&c, what, 1, batch_pat[2], BLK_INLINE_MAX) &&
+	       block_holds(&c, what, 0, batch_pat[1], c.lbs),
+	       "%s: the blocks hold what was written", what);
+	conn_close(&c);
+}
+
+/*
+ * RDMX_BLK_OPEN_WRITE_IMM: a batch of four inline WRITEs and two inline
+ * READs, the WRITEs' data alone after it in reverse order, each with its
+ * tag as immediate data: all answered, status 0, the READs with their
+ * blocks' data, and the written blocks hold what was written.
+ */
+static void case_write_imm(void)
+{
+	const char *what = "a batch of 4 inline WRITEs and 2 READs, the data alone after it";
+	static const unsigned int wblk[4] = { 0, 1, 2, 3 }, rblk[2] = { 4, 5 };
+	struct got out[6];
+	__u32 dlen[4], imm[4];
+	unsigned int i, bad = 0;
+	struct conn c;
+	int nr;
+
+	if (!data_first_conn(&c, what, BLK_OPEN_INLINE_READ |
+			     BLK_OPEN_CMD_BATCH | BLK_OPEN_WRITE_IMM))
+		return;
+	if (!(c.open_flags & BLK_OPEN_WRITE_IMM)) {
+		skip(what, "WRITE_IMM not granted (iWARP has no immediate data)");
+		conn_close(&c);
+		return;
+	}
+	for (i = 0; i < 2; i++)
+		if (blk_write_inline(&c, 0, (__u64)(BATCH_BLOCK + rblk[i]) * c.lbs,
+				     batch_pat[rblk[i]], c.lbs)) {
+			report(false, "%s: the READs' blocks written", what);
+			conn_close(&c);
+			return;
+		}
+	/* Commands: W0 R4 W1 W2 R5 W3, tags 0 to 5. */
+	for (i = 0; i < 6; i++) {
+		unsigned int w = i == 0 ? 0 : i == 2 ? 1 : i == 3 ? 2 : 3;
+
+		if (i == 1 || i == 4) {
+			batch_read(&c, i, i, rblk[i == 4]);
+			continue;
+		}
+		cmd_fill_at(&c.cmd[i], BLK_OP_WRITE, i,
+			    (__u64)(BATCH_BLOCK + wblk[w]) * c.lbs, c.lbs);
+		c.cmd[i].flags = BLK_CMD_INLINE;
+		/* Data SENDs in reverse: W3's first. */
+		memcpy(c.data + (3 - w) * BLK_INLINE_MAX, batch_pat[8 + w], c.lbs);
+		dlen[3 - w] = c.lbs;
+		imm[3 - w] = i;
+	}
+	if (send_with_data(&c, 6 * sizeof(*c.cmd), 4, dlen, imm)) {
+		report(false, "%s: the SENDs complete", what);
+		conn_close(&c);
+		return;
+	}
+	nr = batch_collect(&c, what, 6, out);
+	if (nr < 0) {
+		conn_close(&c);
+		return;
+	}
+	for (i = 0; i < 6; i++) {
+		bool rd = i == 1 || i == 4;
+
+		if (le32toh(out[i].rsp.status) ||
+		    out[i].len != sizeof(out[i].rsp) + (rd ? c.lbs : 0) ||
+		    (rd && out[i].sum != fnv1a(batch_pat[rblk[i == 4]], c.lbs))) {
+			if (!bad++)
+				note("%s: tag %u: status %s, %u bytes", what, i,
+				     status_name(le32toh(out[i].rsp.status)),
+				     out[i].len);
+		}
+	}
+	report(nr == 6 && !bad,
+	       "%s: every tag answered once, status 0, the READs with their data (%d answers, %u wrong)",
+	       what, nr, bad);
+	for (i = 0; i < 4; i++)
+		if (!block_holds(&c, what, wblk[i], batch_pat[8 + i], c.lbs))
+			bad++;
+	report(!bad, "%s: the written blocks hold their data", what);
+	if (!c.disconnected && !c.flushed)
+		batch_serves_on(&c, what);
+	conn_close(&c);
+}
+
+enum write_imm_bad {
+	WB_NO_WRITE,
+	WB_LENGTH,
+	WB_BIG,
+	WB_CMD_FIRST,
+	WB_NOT_GRANTED,
+	WB_MINOR2,
+};
+
+static const char *const write_imm_bad_name[] = {
+	[WB_NO_WRITE] = "data alone with immediate data for no WRITE",
+	[WB_LENGTH] = "a WRITE's data alone, 512 bytes longer than the WRITE",
+	[WB_BIG] = "a command batch holding an inline WRITE of 4 KiB + 512",
+	[WB_CMD_FIRST] = "an inline WRITE before its data, to a data-first server",
+	[WB_NOT_GRANTED] = "data alone with immediate data, WRITE_IMM not asked",
+	[WB_MINOR2] = "an inline WRITE in a batch from a client of minor 2",
+};
+
+/*
+ * What the server must refuse: the connection ends, and nothing is
+ * answered (a WRITE waits for its data, a batch is checked whole).
+ */
+static void case_write_imm_bad(enum write_imm_bad b)
+{
+	const char *what = write_imm_bad_name[b];
+	__u32 flags = BLK_OPEN_INLINE_READ | BLK_OPEN_CMD_BATCH |
+		      (b == WB_NOT_GRANTED ? 0 : BLK_OPEN_WRITE_IMM);
+	__u32 dlen[2] = { 0 }, imm[2] = { 0 };
+	unsigned int nd = 0;
+	struct conn c;
+	size_t len = 0;
+
+	if (b == WB_MINOR2 ? !batch_conn(&c, what, exp_rw, flags) :
+	    !data_first_conn(&c, what, flags))
+		return;
+	if (b == WB_MINOR2)
+		report(!(c.open_flags & BLK_OPEN_WRITE_IMM),
+		       "a client of minor 2 is not granted WRITE_IMM (flags %#x)",
+		       c.open_flags);
+	else if (b != WB_NOT_GRANTED && !(c.open_flags & BLK_OPEN_WRITE_IMM)) {
+		skip(what, "WRITE_IMM not granted (iWARP has no immediate data)");
+		conn_close(&c);
+		return;
+	}
+	/* Two inline WRITEs of a block each, tags 0 and 1. */
+	cmd_fill_at(&c.cmd[0], BLK_OP_WRITE, 0, (__u64)BATCH_BLOCK * c.lbs,
+		    c.lbs);
+	c.cmd[0].flags = BLK_CMD_INLINE;
+	cmd_fill_at(&c.cmd[1], BLK_OP_WRITE, 1,
+		    (__u64)(BATCH_BLOCK + 8) * c.lbs, c.lbs);
+	c.cmd[1].flags = BLK_CMD_INLINE;
+	memset(c.data, 0x5a, 2 * BLK_INLINE_MAX);
+	switch (b) {
+	case WB_NO_WRITE:
+	case WB_NOT_GRANTED:
+		nd = 1;
+		dlen[0] = c.lbs;
+		imm[0] = 3;
+		break;
+	case WB_LENGTH:
+		len = 2 * sizeof(*c.cmd);
+		nd = 1;
+		dlen[0] = c.lbs + 512;
+		break;
+	case WB_BIG:
+		c.cmd[0].length = htole32(BLK_INLINE_MAX + 512);
+		len = 2 * sizeof(*c.cmd);
+		nd = 2;
+		dlen[0] = BLK_INLINE_MAX;
+		dlen[1] = c.lbs;
+		imm[1] = 1;
+		break;
+	case WB_CMD_FIRST:
+		memcpy(c.cmd + 1, batch_pat[0], c.lbs);
+		len = sizeof(*c.cmd) + c.lbs;
+		break;
+	case WB_MINOR2:
+		len = 2 * sizeof(*c.cmd);
+		nd = 2;
+		dlen[0] = c.lbs;
+		dlen[1] = c.lbs;
+		imm[1] = 1;
+		break;
+	}
+	expect_refused(&c, what, nd ? send_with_data(&c, len, nd, dlen, imm) :
+			   send_cmd(&c, len));
+	conn_close(&c);
+}
+
 /* Every batch case, on connections of their own. */
 static void cases_batch(void)
 {
+	enum write_imm_bad w;
 	enum batch_bad b;
 	unsigned int i;
 	__u32 imm = BLK_OPEN_IMM_READ;
@@ -1795,6 +2172,10 @@ static void cases_batch(void)
 	for (b = BB_NOT_ASKED; b <= BB_TAG_TWICE; b++)
 		case_batch_bad(b);
 	case_batch_busy(NULL);
+	case_data_first();
+	case_write_imm();
+	for (w = WB_NO_WRITE; w <= WB_MINOR2; w++)
+		case_write_imm_bad(w);
 }
 
 /*
