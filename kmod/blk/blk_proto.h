@@ -98,10 +98,12 @@ enum rdmx_blk_op {
 #define RDMX_BLK_OPEN_BATCH	BIT(4)
 /*
  * The client may send up to RDMX_BLK_BATCH_MAX commands in one SEND, one
- * after another, each with no data after it (not an inline WRITE) and
- * none an OPEN. A receive longer than a command whose first command is
- * not an inline WRITE is such a batch. The server grants it in the
- * answer's open_flags (RDMX_PROTO_MINOR 2).
+ * after another, each with no data after it (not an inline WRITE, but see
+ * RDMX_BLK_OPEN_WRITE_IMM) and none an OPEN. A receive longer than a
+ * command whose first command is not an inline WRITE is such a batch;
+ * where the server's receives take the data first, any receive longer
+ * than a command that is not an inline WRITE with its command last. The
+ * server grants it in the answer's open_flags (RDMX_PROTO_MINOR 2).
  */
 #define RDMX_BLK_OPEN_CMD_BATCH	BIT(5)
 /*

@@ -1543,9 +1543,15 @@ static void rdmx_srvq_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_srvq_fail(q, "malformed command header");
 		return;
 	}
-	/* Set before the OPEN's answer went, which this follows. */
+	/*
+	 * Several commands (cmd_batch is set before the OPEN's answer went,
+	 * which this follows): where the data comes first, any SEND longer
+	 * than a command but an inline WRITE's; else, one that does not start
+	 * with an inline WRITE (whose data follows it).
+	 */
 	if (wc->byte_len > sizeof(*cmd) && READ_ONCE(q->cmd_batch) &&
-	    !rdmx_blk_io_inline_write(&io)) {
+	    (rb->rx.data_first ? cmd != &last :
+	     !rdmx_blk_io_inline_write(&io))) {
 		rdmx_srvq_recv_batch(q, rb, wc->byte_len);
 		return;
 	}
