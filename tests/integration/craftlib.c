@@ -252,7 +252,8 @@ static int craft_build(struct craft_conn *c)
 	struct ibv_qp_init_attr qa = {
 		.cap = { .max_send_wr = a->max_send_wr,
 			 .max_recv_wr = a->nr_recv,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
+			 .max_send_sge = a->max_send_sge ?: 1,
+			 .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 		.sq_sig_all = 1,
 	};

@@ -151,6 +151,7 @@ struct craft_conn_attr {
 	size_t recv_size;
 	size_t send_size;
 	unsigned int max_send_wr;	/* the send queue; every SEND signalled */
+	unsigned int max_send_sge;	/* a SEND's pieces (0: 1) */
 	unsigned int cqe;		/* one CQ for sends and receives */
 	int access;			/* of the buffer's MR */
 	/*

@@ -339,6 +339,7 @@ static int conn_setup_rsp(struct conn *c, size_t rsp_size)
 		.nr_recv = NR_RECV,
 		.recv_size = rsp_size,
 		.max_send_wr = 16,
+		.max_send_sge = 2,	/* an inline WRITE, data first */
 		.cqe = 64,
 		.access = IBV_ACCESS_LOCAL_WRITE |
 			  (have_mw ? IBV_ACCESS_MW_BIND : 0),
