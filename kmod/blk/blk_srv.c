@@ -73,6 +73,8 @@
 
 static_assert(sizeof(struct rdmx_blk_cmd) == 96);
 static_assert(sizeof(struct rdmx_blk_rsp) == 64);
+/* A batch's WRITEs are a mask of a u32 (rdmx_srvq_recv_batch()). */
+static_assert(RDMX_BLK_BATCH_MAX <= 32);
 static_assert(sizeof(struct rdmx_export_resize) ==
 	      RDMX_EXPORT_RESIZE_SIZE_VER0);
 
@@ -1403,11 +1405,10 @@ static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
 static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 				 u32 len)
 {
-	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i, nr_run = 0;
-	u32 tags[RDMX_BLK_BATCH_MAX];
+	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i;
+	u32 tags[RDMX_BLK_BATCH_MAX], later = 0;
 	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
-	bool later;
 	int ret;
 
 	if (len % sizeof(struct rdmx_blk_cmd) || n > RDMX_BLK_BATCH_MAX)
@@ -1416,10 +1417,12 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 		if (rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &io) ||
 		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN)
 			goto malformed;
-		later = rdmx_blk_io_inline_write(&io);
-		if (later && (!READ_ONCE(q->write_imm) || !io.length ||
-			      io.length > RDMX_BLK_INLINE_MAX))
-			goto malformed;
+		if (rdmx_blk_io_inline_write(&io)) {
+			if (!READ_ONCE(q->write_imm) || !io.length ||
+			    io.length > RDMX_BLK_INLINE_MAX)
+				goto malformed;
+			later |= BIT(i);
+		}
 		if (test_and_set_bit(io.tag, q->busy)) {
 			rdmx_srvq_fail(q, "a command reused a busy tag");
 			return;
@@ -1429,10 +1432,7 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 		p->io = io;
 		p->rb = NULL;
 		p->inline_len = 0;
-		if (later)
-			__set_bit(io.tag, q->awaiting);
-		else
-			tags[nr_run++] = io.tag;
+		tags[i] = io.tag;
 	}
 	ret = rdmx_srvq_post_recv(q, rb);
 	if (ret) {
@@ -1440,8 +1440,13 @@ static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 			rdmx_srvq_fail(q, "cannot post a receive");
 		return;
 	}
-	for (i = 0; i < nr_run; i++)
-		rdmx_srvq_take(q, &q->pend[tags[i]]);
+	/* All are good: they run, a WRITE once its data is here. */
+	for (i = 0; i < n; i++) {
+		if (later & BIT(i))
+			__set_bit(tags[i], q->awaiting);
+		else
+			rdmx_srvq_take(q, &q->pend[tags[i]]);
+	}
 	return;
 
 malformed:
