@@ -34,7 +34,17 @@
  * commands, one holding an OPEN, one whose second command is an inline
  * WRITE, one with a tag twice, and one reusing the tag of a command sent
  * just before in the same post (a race: when the server answered that one
- * first, it is skipped). -S SLOW_EXPORT instead runs that last case
+ * first, it is skipped). Then, as a client of minor 3 (the server's
+ * receives take the data first): inline WRITEs of a block and of 4 KiB
+ * with their command after their data, read back; with WRITE_IMM, a batch
+ * of four inline WRITEs and two inline READs whose WRITEs' data follows
+ * alone (in reverse order), all answered and read back. Refused, the
+ * connection ended and nothing answered: data alone for no WRITE, data
+ * 512 bytes longer than its WRITE, a batch holding an inline WRITE of
+ * 4 KiB + 512, an inline WRITE before its data, data alone on a queue
+ * that did not ask for WRITE_IMM, and a batch holding inline WRITEs from
+ * a client of minor 2 (not granted WRITE_IMM). -S SLOW_EXPORT instead
+ * runs that reused-tag case
  * against SLOW_EXPORT (an export whose every request takes seconds): the
  * reused tag's READ is deterministically still in flight.
  *
@@ -42,7 +52,10 @@
  * queue depth 9, or 20 one time in two, receives with room for an inline
  * READ's data) OPENs EXPORT, or one time in five RO_EXPORT read-only,
  * asking for inline reads half the time, events one time in five and (a
- * server of minor 2) command batches half the time. Then MSGS commands
+ * server of minor 2) command batches half the time; half the time it says
+ * it is of minor 3, and a frame that starts with an inline WRITE then goes
+ * with that command moved after the rest, as a server whose receives take
+ * the data first expects. Then MSGS commands
  * (-n, default 10000), or what -d SECONDS allow, one at a time: each a valid
  * command of a random opcode (READ and WRITE inline or through the memory
  * window, FLUSH, DISCARD, WRITE_ZEROES) with a random tag and extent.
@@ -604,15 +617,46 @@ static int pump_until(struct conn *c, bool *flag)
 }
 
 /*
+ * As the server's rdmx_srvq_cmd_last(), to a server whose receives take
+ * the data first: whether the @len bytes at @at end with an inline WRITE
+ * of the bytes before it (its command, copied to @out when not NULL).
+ * Only the header's form counts, not its tag.
+ */
+static bool cmd_last(const struct conn *c, const void *at, size_t len,
+		     struct blk_cmd *out)
+{
+	struct blk_cmd last;
+	unsigned int i;
+
+	(void)c;
+	if (len <= sizeof(last))
+		return false;
+	memcpy(&last, (const __u8 *)at + len - sizeof(last), sizeof(last));
+	if (last.opcode != BLK_OP_WRITE || !(last.flags & BLK_CMD_INLINE) ||
+	    (last.flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) ||
+	    last.reserved0 || le32toh(last.length) != len - sizeof(last))
+		return false;
+	for (i = 0; i < sizeof(last.name); i++)
+		if (last.name[i])
+			return false;
+	if (out)
+		*out = last;
+	return true;
+}
+
+/*
  * Whether the @len bytes of commands at @cmd are a batch to a server that
  * granted this queue RDMX_BLK_OPEN_CMD_BATCH: more than a command, the
- * first not an inline WRITE (whose data follows it).
+ * first not an inline WRITE (whose data follows it); to a server whose
+ * receives take the data first, any but an inline WRITE with its command
+ * last.
  */
 static bool is_batch(const struct conn *c, const struct blk_cmd *cmd,
 		     size_t len)
 {
 	return (c->open_flags & BLK_OPEN_CMD_BATCH) && len > sizeof(*cmd) &&
-	       !(cmd->opcode == BLK_OP_WRITE && (cmd->flags & BLK_CMD_INLINE));
+	       (c->data_first ? !cmd_last(c, cmd, len, NULL) :
+		!(cmd->opcode == BLK_OP_WRITE && (cmd->flags & BLK_CMD_INLINE)));
 }
 
 /*
@@ -2405,6 +2449,8 @@ struct fz {
 	unsigned long long cmd_batch;	/* connects granted CMD_BATCH */
 	unsigned long long batches;	/* frames that were command batches */
 	unsigned long long batch_cmds;	/* commands of those the server ran */
+	unsigned long long data_first;	/* connects whose server takes data first */
+	unsigned long long moved;	/* frames sent with their command last */
 	unsigned int hex_notes;
 };
 
@@ -2519,7 +2565,13 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 		complain("connection setup to %s:%s failed: %m", host, port);
 		return FZ_HOST;
 	}
+	/*
+	 * Half the time a client of MINOR_DATA_FIRST: the server's receives
+	 * then take the data first (fz_moves()).
+	 */
 	req_pack_depth(&req, PROTO_MAGIC, PROTO_MAJOR, depth);
+	if (!check && craft_chance(&r, 50))
+		req.minor = MINOR_DATA_FIRST;
 	if (conn_send_req(c, &req)) {
 		complain("rdma_connect to %s:%s: %m", host, port);
 		return FZ_HOST;
@@ -2551,6 +2603,8 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	c->depth = le16toh(u.rep.queue_depth);
 	c->max_msg = le32toh(u.rep.max_msg_size);
 	c->minor = u.rep.minor;
+	c->data_first = req.minor >= MINOR_DATA_FIRST &&
+			c->minor >= MINOR_DATA_FIRST;
 	if (le16toh(u.rep.magic) != PROTO_MAGIC || u.rep.major != PROTO_MAJOR ||
 	    le32toh(u.rep.features) != PROTO_F_BLOCK ||
 	    le16toh(u.rep.nr_lanes) != 1 || c->depth < 2 ||
@@ -2605,6 +2659,7 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 				   "asked, not granted" : "granted, not asked",
 				   c->open_flags);
 	z->cmd_batch += !!(c->open_flags & BLK_OPEN_CMD_BATCH);
+	z->data_first += c->data_first;
 	z->f.connects++;
 	return FZ_LIVE;
 }
@@ -3187,10 +3242,35 @@ struct fz_want {
 static void fz_judge(const struct conn *c, size_t len, struct fz_want *w)
 {
 	const struct blk_cmd *cmd = c->cmd;
+	struct blk_cmd last;
 	unsigned int i, j, n;
 	const char *why;
 
 	memset(w, 0, sizeof(*w));
+	/*
+	 * Where the data comes first: an inline WRITE with its command last
+	 * is one alone; one first (its data after it) ends the connection,
+	 * unless the server takes the SEND for a batch.
+	 */
+	if (c->data_first && cmd_last(c, cmd, len, &last)) {
+		w->n = 1;
+		w->want[0] = fz_expect_at(c, &last, len, &w->why);
+		w->tag[0] = le32toh(last.tag);
+		w->ends = w->want[0] == FZ_ENDS;
+		w->whole = w->ends;
+		return;
+	}
+	if (c->data_first && len >= sizeof(*cmd) && fz_header_ok(c, cmd) &&
+	    cmd->opcode == BLK_OP_WRITE && (cmd->flags & BLK_CMD_INLINE) &&
+	    !is_batch(c, cmd, len)) {
+		w->n = 1;
+		w->want[0] = FZ_ENDS;
+		w->tag[0] = le32toh(cmd->tag);
+		w->ends = true;
+		w->whole = true;
+		w->why = "an inline WRITE before its data, where the data comes first";
+		return;
+	}
 	if (len < sizeof(*cmd) || !is_batch(c, cmd, len)) {
 		w->n = 1;
 		w->want[0] = fz_expect_at(c, cmd, len, &w->why);
@@ -3235,6 +3315,44 @@ static void fz_judge(const struct conn *c, size_t len, struct fz_want *w)
 			w->why = why;
 		}
 	}
+}
+
+/*
+ * To a server whose receives take the data first, a frame that starts
+ * with an inline WRITE goes with its first command moved after the rest
+ * (its data), as rdmx's client sends one: whether the @len bytes in
+ * c->cmd do.
+ */
+static bool fz_moves(const struct conn *c, size_t len)
+{
+	return c->data_first && len > sizeof(*c->cmd) &&
+	       c->cmd->opcode == BLK_OP_WRITE &&
+	       (c->cmd->flags & BLK_CMD_INLINE);
+}
+
+/* Rotate the @len bytes in c->cmd: the first command to the end, or (@back) back. */
+static void fz_move(struct conn *c, size_t len, bool back)
+{
+	static __u8 tmp[sizeof(struct blk_cmd) + 2 * BLK_INLINE_MAX];
+	size_t k = back ? len - sizeof(*c->cmd) : sizeof(*c->cmd);
+	__u8 *b = (__u8 *)c->cmd;
+
+	assert(len <= sizeof(tmp));
+	memcpy(tmp, b + k, len - k);
+	memcpy(tmp + len - k, b, k);
+	memcpy(b, tmp, len);
+}
+
+/* fz_judge() of the frame as it goes (fz_moves()). */
+static void fz_judge_sent(struct conn *c, size_t len, struct fz_want *w)
+{
+	bool moves = fz_moves(c, len);
+
+	if (moves)
+		fz_move(c, len, false);
+	fz_judge(c, len, w);
+	if (moves)
+		fz_move(c, len, true);
 }
 
 /*
@@ -3416,7 +3534,8 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 	bool hostile = craft_fuzz_hostile(&z->f, i), undone = false;
 	__u64 r = mix2(z->f.seed, i);
 	__u32 inv = 0, got_len = 0, want_len;
-	const struct blk_cmd *cmd = c->cmd;
+	struct blk_cmd hdr;
+	const struct blk_cmd *cmd = &hdr;
 	char what[512], one[200];
 	unsigned int round, k = 0;
 	size_t len, at, built_len;
@@ -3459,7 +3578,7 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 				snprintf(what + at, sizeof(what) - at,
 					 " (a second key user changed)");
 			}
-			fz_judge(c, len, &w);
+			fz_judge_sent(c, len, &w);
 			if (w.ends)
 				break;
 		}
@@ -3476,18 +3595,24 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 		}
 		if (batch)
 			fz_batch_one_key(c, len);
-		fz_judge(c, len, &w);
+		fz_judge_sent(c, len, &w);
 		if (w.ends) {
 			/* Not an edge the server must answer: as built. */
 			undone = true;
 			len = built_len;
 			memcpy(c->cmd, built, len);
 			snprintf(what, sizeof(what), "valid, as built");
-			fz_judge(c, len, &w);
+			fz_judge_sent(c, len, &w);
 		}
 	}
 	want = w.want[0];
 	why = w.why;
+	/* Its first command, which the answer names; then as it goes. */
+	hdr = *c->cmd;
+	if (fz_moves(c, len)) {
+		fz_move(c, len, false);
+		z->moved++;
+	}
 	if (send_cmd(c, len) && !c->wc_err && !c->disconnected && !c->flushed) {
 		note("fuzz: command %llu (%s): the SEND did not complete",
 		     i, what);
@@ -3542,7 +3667,7 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 			c->mw_bound = false;
 	}
 	if (odd && z->hex_notes++ < FZ_HEX_NOTES)
-		craft_note_hex("fuzz: that command", cmd, len);
+		craft_note_hex("fuzz: that command", c->cmd, len);
 	return st >= 0;
 }
 
@@ -3661,6 +3786,8 @@ static int mode_fuzz(unsigned long long seed, unsigned long count,
 		note("fuzz: %llu events (responses to no command)", z.events);
 	note("fuzz: %llu queues granted CMD_BATCH, %llu batches, %llu commands run in them",
 	     z.cmd_batch, z.batches, z.batch_cmds);
+	note("fuzz: %llu queues taking the data first, %llu frames sent with their command last",
+	     z.data_first, z.moved);
 	craft_fuzz_summary(&z.f);
 	return craft_fuzz_exit(&z.f, fz_alive(&z));
 }
