@@ -160,6 +160,19 @@ esac
 scale_contenders="rdmx nvme-rdma"
 
 # perftest cases: id, tool, options.
+# Every perftest runs with perftest_flags: the exchange between the ends
+# over rdma_cm (-z; its listener is what the client waits for) and the
+# test's QPs connected by perftest itself. Not -R (rdma_cm connects the
+# QPs too): then the server listens a second time only after the first
+# exchange, and a client quicker than that is rejected (IB CM reason 8,
+# no listener); Debian 12's perftest (4.5-0.17) then retries on freed
+# state and crashes (exit status 139). In one guest that happened to
+# ib_send_lat whenever the scheduler ran its client first. -u 17 is the
+# ACK timeout rdma_cm gives a RoCE QP (4.096 us x 2^17, about 0.5 s), as
+# -R had: perftest's own, 14 (67 ms), can be shorter than a 128 KiB WRITE
+# takes between two guests under TCG, and the retransmissions ended
+# ib_write_bw there with a remote invalid request error.
+perftest_flags="-z -F -u 17"
 perftest_cases=(
 	"raw/ib_write_bw-128k|ib_write_bw|-s 131072 -n $bw_n"
 	"raw/ib_read_bw-128k|ib_read_bw|-s 131072 -n $bw_n"
@@ -446,8 +459,13 @@ fi
 # RDS over RDMA, on every node: qperf's rds_lat and rds_bw. rds_rdma serves
 # InfiniBand and RoCE devices only (soft-RoCE, not soft-iWARP), and binds to
 # an address of one. Its largest message, 1 MiB, needs socket buffers past
-# the default limits.
+# the default limits. The client runs with connect-retry.so preloaded
+# (tests/bench/connect-retry.c, built by tests/bench/run): qperf's server
+# listens for an RDS test's side TCP connection only after it has sent the
+# client its port, and a client run at once was refused.
 rds_why=""
+rds_shim=$RDMX_REPO/.build/bench/connect-retry.so
+rds_qperf=(qperf)
 setup_rds() {
 	case "$RDMX_RDMA" in
 	rxe) ;;
@@ -455,13 +473,19 @@ setup_rds() {
 	esac
 	modprobe rds_rdma || return 1
 	echo "$rds_buf" >/proc/sys/net/core/wmem_max &&
-		echo "$rds_buf" >/proc/sys/net/core/rmem_max
+		echo "$rds_buf" >/proc/sys/net/core/rmem_max || return 1
+	if [ -r "$rds_shim" ]; then
+		echo "qperf's RDS client preloads $rds_shim"
+	else
+		echo "no $rds_shim: qperf's RDS client may be refused (\"connect failed\")"
+	fi
 }
 for q in "${qperf_cases[@]}"; do
 	IFS='|' read -r test _ id <<<"$q"
 	case "$test" in rds_*) ;; *) continue ;; esac
 	selected "${id:-msg/qperf-$test}" || continue
 	r=$(try rds setup_rds) || rds_why="RDS: $r"
+	[ -r "$rds_shim" ] && rds_qperf=(env "LD_PRELOAD=$rds_shim" qperf)
 	break
 done
 
@@ -504,7 +528,7 @@ run_perftest() {
 	sync_point "$tag-ready"
 	# shellcheck disable=SC2086 # opts are words
 	if [ "$is_server" = 1 ]; then
-		timeout 900 "$tool" -R -F -d "$dev" $opts >"$f.server" 2>&1 &
+		timeout 900 "$tool" $perftest_flags -d "$dev" $opts >"$f.server" 2>&1 &
 		srv=$!
 		rdmx_wait_cm_listen 18515 ||
 			echo "server not listening on 18515 after 60 s" >>"$f.server"
@@ -512,7 +536,7 @@ run_perftest() {
 	sync_point "$tag-up"
 	if [ "$is_client" = 1 ]; then
 		# shellcheck disable=SC2086
-		timeout 900 "$tool" -R -F -d "$dev" $opts "$peer" >"$f" 2>&1
+		timeout 900 "$tool" $perftest_flags -d "$dev" $opts "$peer" >"$f" 2>&1
 		rc=$?
 		if [ "$rc" = 0 ]; then
 			record "$id" "$rep" "$kind" ok "$f"
@@ -640,8 +664,10 @@ for rep in $(seq "$reps"); do
 			continue
 		fi
 		log "$rep $id"
+		qp=(qperf)
+		[ "${test#rds_}" != "$test" ] && qp=("${rds_qperf[@]}")
 		# shellcheck disable=SC2086
-		client_case "$id" "$rep" qperf qperf -ws 10 $opts -t "$qt" "$peer" "$test"
+		client_case "$id" "$rep" qperf "${qp[@]}" -ws 10 $opts -t "$qt" "$peer" "$test"
 	done
 done
 
@@ -843,16 +869,18 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 		fi
 		if profiled msg/qperf-rds_lat && [ -z "$rds_why" ]; then
 			log "profile msg/qperf-rds_lat"
-			prof_run msg/qperf-rds_lat qperf qperf -ws 10 -m 64 -t "$qt" -vvs \
+			prof_run msg/qperf-rds_lat qperf "${rds_qperf[@]}" -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
 		fi
 		if profiled raw/ib_send_lat-64; then
 			log "profile raw/ib_send_lat-64"
-			timeout 900 ib_send_lat -R -F -d "$dev" -s 64 -n "$prof_n" \
+			# shellcheck disable=SC2086 # perftest_flags are words
+			timeout 900 ib_send_lat $perftest_flags -d "$dev" -s 64 -n "$prof_n" \
 				>"$B/raw/prof-ib_send_lat-server.txt" 2>&1 &
 			srv=$!
 			rdmx_wait_cm_listen 18515
-			prof_run raw/ib_send_lat-64 perftest-lat ib_send_lat -R -F -d "$dev" \
+			# shellcheck disable=SC2086
+			prof_run raw/ib_send_lat-64 perftest-lat ib_send_lat $perftest_flags -d "$dev" \
 				-s 64 -n "$prof_n" "$peer"
 			wait "$srv"
 		fi

@@ -485,7 +485,7 @@ def report(rundir):
                     meta.get("version", "?"), meta.get("git", "?"))))
     doc.append(("h", "Block (fio --direct=1, one null_blk memory_backed=1 device)"))
     doc += block_matrix(cases, meta, js["metrics"])
-    doc.append(("h", "Raw transport (perftest -R)"))
+    doc.append(("h", "Raw transport (perftest)"))
     doc += metric_table(cases, RAW_METRICS, meta, js["metrics"])
     doc.append(("h", "Messages and one-sided access"))
     doc += metric_table(cases, MSG_METRICS, meta, js["metrics"])
