@@ -579,17 +579,22 @@ client_case() {
 }
 
 run_fio() { # CONTENDER JOB REP [ID-PREFIX, default block]
-	local c=$1 j=$2 rep=$3 id=${4:-block}/$1/$2
+	local c=$1 j=$2 rep=$3 id=${4:-block}/$1/$2 f
 	if [ -n "${why[$c]:-}" ]; then
 		record "$id" "$rep" fio unavailable "${why[$c]}"
 		return
 	fi
+	# The device's counters around the job (as client_case names its
+	# output): a loss or a retransmission behind a slow run shows there.
+	f=$B/raw/$(echo "$id-$rep" | tr '/' '_').txt
+	rdma statistic show link "$RDMX_RDMA_DEV/1" >"$f.counters-before" 2>&1
 	# shellcheck disable=SC2046 # fio_args gives words
 	client_case "$id" "$rep" fio fio --name="${c}_$j" --filename="${bdev[$c]}" \
 		--ioengine=libaio --direct=1 $(fio_args "$j") --numjobs="$(nproc)" --group_reporting \
 		--time_based --runtime="$rt" --ramp_time="$ramp" \
 		--lat_percentiles=1 --percentile_list=50:99:99.9 \
 		--output-format=json
+	rdma statistic show link "$RDMX_RDMA_DEV/1" >"$f.counters-after" 2>&1
 }
 
 # msg_send REP: rdmxctl msg send of $msgs messages of 4 MiB, timed from the
