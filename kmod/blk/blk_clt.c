@@ -176,7 +176,8 @@ static void rdmx_dq_wr_error(struct rdmx_dq *q, struct ib_wc *wc,
 static void rdmx_dq_one_wr(struct rdmx_dq *q, struct rdmx_dq_req *req,
 			   struct ib_send_wr *wr, struct ib_sge *sge)
 {
-	unsigned int n = req->nr_data_sge, at = q->peer_minor >= 3 ? n : 0;
+	unsigned int n = req->nr_data_sge;
+	unsigned int at = q->peer_minor >= RDMX_BLK_MINOR_DATA_FIRST ? n : 0;
 
 	memcpy(sge + (at ? 0 : 1), req->data_sge, n * sizeof(*sge));
 	sge[at] = (struct ib_sge){
@@ -1247,7 +1248,8 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 					  RDMX_BLK_OPEN_BATCH : 0) |
 					 (q->max_send_sge >= 2 && q->peer_minor >= 2 ?
 					  RDMX_BLK_OPEN_CMD_BATCH : 0) |
-					 (q->max_send_sge >= 2 && q->peer_minor >= 3 &&
+					 (q->max_send_sge >= 2 &&
+					  q->peer_minor >= RDMX_BLK_MINOR_DATA_FIRST &&
 					  !rdma_protocol_iwarp(q->ibdev,
 							       q->cm_id->port_num) ?
 					  RDMX_BLK_OPEN_WRITE_IMM : 0));

@@ -29,7 +29,7 @@
  * start of a page. Its commands (one, or a batch) start there; an inline
  * WRITE puts its data first and its command last, so the data lands
  * page-aligned: a SEND whose last 96 bytes are an inline WRITE of the
- * SEND's other bytes is one.
+ * SEND's other bytes is one (RDMX_BLK_MINOR_DATA_FIRST).
  *
  * Fields are little-endian, reserved bytes are zero (checked), and sizes
  * are pinned by static_assert in blk_srv.c.
@@ -122,6 +122,11 @@ enum rdmx_blk_op {
 				 RDMX_BLK_OPEN_CMD_BATCH | \
 				 RDMX_BLK_OPEN_WRITE_IMM)
 #define RDMX_BLK_BATCH_MAX	16
+/*
+ * The protocol minor version from which a block server's receives take the
+ * data first, when the client's is as recent (see the top of this file).
+ */
+#define RDMX_BLK_MINOR_DATA_FIRST	3
 
 /*
  * The tag of an event: a response to no command, sent only to a queue

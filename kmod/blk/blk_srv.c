@@ -1494,12 +1494,13 @@ static void rdmx_srvq_recv_data(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 static bool rdmx_srvq_cmd_last(struct rdmx_srvq_rbuf *rb, u32 len,
 			       struct rdmx_blk_cmd *cmd)
 {
-	u32 off = len - sizeof(*cmd), n;
 	struct rdmx_blk_io io;
+	u32 off, n;
 
 	if (len <= sizeof(*cmd))
 		return false;
 	/* len is at most the receive's size: page and header buffer. */
+	off = len - sizeof(*cmd);
 	n = off < rb->rx.data_len ? min_t(u32, sizeof(*cmd),
 					  rb->rx.data_len - off) : 0;
 	if (n)
@@ -1704,7 +1705,6 @@ static int rdmx_srvq_alloc_bufs(struct rdmx_srvq *q)
 	q->awaiting = bitmap_zalloc(q->depth, GFP_KERNEL);
 	q->nr_reqs = q->depth * RDMX_SRVQ_CTX_FACTOR;
 	q->reqs = kvcalloc(q->nr_reqs, sizeof(*q->reqs), GFP_KERNEL);
-	q->nr_rbufs = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
 	q->rbufs = kvcalloc(q->nr_rbufs, sizeof(*q->rbufs), GFP_KERNEL);
 	q->pend = kvcalloc(q->depth, sizeof(*q->pend), GFP_KERNEL);
 	if (!q->busy || !q->awaiting || !q->reqs || !q->rbufs || !q->pend)
@@ -1817,7 +1817,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	struct ib_qp_cap cap = {};
 	struct ib_device_attr *da = &q->ibdev->attrs;
 	unsigned int pages = DIV_ROUND_UP(q->max_io, PAGE_SIZE) + 1;
-	unsigned int sge, wrs_per_io, factor, ctxs, nr_recv;
+	unsigned int sge, wrs_per_io, factor, ctxs;
 	int ret;
 
 	q->pd = ib_alloc_pd(q->ibdev, 0);
@@ -1840,8 +1840,8 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 		q->depth /= 2;
 	}
 	/* The receives; an RDMA context's requests and a response each. */
-	nr_recv = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
-	q->cq_size = nr_recv + ctxs * (1 + wrs_per_io) + 1;
+	q->nr_rbufs = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
+	q->cq_size = q->nr_rbufs + ctxs * (1 + wrs_per_io) + 1;
 	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
@@ -1857,7 +1857,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	 */
 	cap.max_send_sge = max_t(u32, min_t(u32, RDMX_BLK_BATCH_MAX,
 					    da->max_send_sge), sge);
-	cap.max_recv_wr = nr_recv;
+	cap.max_recv_wr = q->nr_rbufs;
 	cap.max_recv_sge = 2;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
 	if (ret)
@@ -2103,7 +2103,7 @@ static int rdmx_blk_srv_connect(struct rdma_cm_id *cm_id,
 	q->max_io = min_t(u32, req->max_msg_size, RDMX_BLK_MAX_IO);
 	q->max_io = rounddown(q->max_io, 4096);
 	/* A client that knows it sends inline WRITEs' data first. */
-	q->data_first = req->minor >= 3;
+	q->data_first = req->minor >= RDMX_BLK_MINOR_DATA_FIRST;
 	spin_lock_init(&q->lock);
 	INIT_LIST_HEAD(&q->batch);
 	init_waitqueue_head(&q->wait);

@@ -362,7 +362,7 @@ struct rdmx_srvq_req {
  * @rbufs: the receives: @depth of them, and RDMX_SRVQ_SPARE_RECVS more
  *	with @data_first (a batch's receive, taken before it is posted
  *	again, besides one for each of its WRITEs' data)
- * @nr_rbufs: how many
+ * @nr_rbufs: how many; set with the QP, whose receive queue holds them
  * @flags: RDMX_SRVQ_FENCED, RDMX_SRVQ_PROBING
  * @release_work: tears the queue down
  * @disconnect_work: disconnects a failed queue once its port is usable
