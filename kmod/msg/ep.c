@@ -45,10 +45,10 @@ static void rdmx_ep_notify_work(struct work_struct *work)
 	const struct rdmx_ep_ops *ops;
 	void *priv;
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	ops = ep->ops;
 	priv = ep->priv;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	/* Once released, the owner's callbacks are not called again. */
 	if (ops && ops->data_ready && !test_bit(RDMX_EP_F_RELEASED, &ep->flags))
 		ops->data_ready(ep, priv);
@@ -119,6 +119,8 @@ struct rdmx_ep *rdmx_ep_create(const struct rdmx_ep_ops *ops, void *priv)
 	INIT_LIST_HEAD(&ep->events);
 	INIT_LIST_HEAD(&ep->imm_reqs);
 	INIT_WORK(&ep->imm_work, rdmx_rma_imm_work);
+	INIT_LIST_HEAD(&ep->rma_done);
+	INIT_WORK(&ep->rma_done_work, rdmx_rma_done_work);
 	ep->state = RDMX_EP_NEW;	/* the first state: no move */
 	ep->ops = ops;
 	ep->priv = priv;
@@ -150,6 +152,7 @@ void rdmx_ep_kref_release(struct kref *ref)
 	WARN_ON(!xa_empty(&ep->mrs));
 	WARN_ON(!list_empty(&ep->events));
 	WARN_ON(!list_empty(&ep->imm_reqs));
+	WARN_ON(!list_empty(&ep->rma_done));
 	xa_destroy(&ep->mrs);
 	list_for_each_entry(seg, &ep->rxq, node)
 		unread += rdmx_seg_cost(seg);
@@ -172,10 +175,10 @@ void rdmx_ep_kref_release(struct kref *ref)
 void rdmx_ep_set_priv(struct rdmx_ep *ep, const struct rdmx_ep_ops *ops,
 		      void *priv)
 {
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	ep->ops = ops;
 	ep->priv = priv;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (READ_ONCE(ep->rxq_len) || READ_ONCE(ep->state) >= RDMX_EP_CLOSED)
 		rdmx_ep_notify(ep);
 }
@@ -200,9 +203,9 @@ struct rdmx_ep *rdmx_ep_new_chan(struct rdmx_sess *sess, u32 rchan,
 	kref_get(&sess->ref);
 	ep->sess = sess;
 	ep->rchan = rchan;
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	rdmx_ep_set_state(ep, RDMX_EP_CONNECTED);	/* born connected */
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	strscpy(ep->service, service, sizeof(ep->service));
 	memcpy(&ep->local, &sess->local, sizeof(ep->local));
 	return ep;
@@ -223,9 +226,9 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
 {
 	bool complete = false;
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state != RDMX_EP_CONNECTED && ep->state != RDMX_EP_SHUTDOWN) {
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		return -EPIPE;
 	}
 	if (ep->partial_len + seg->len > RDMX_MSG_MAX) {
@@ -233,7 +236,7 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
 				   ep->sess->id, ep->chan, RDMX_MSG_MAX);
 		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = EPROTO;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		rdmx_ep_notify(ep);
 		return -EPIPE;
 	}
@@ -246,7 +249,7 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
 		complete = true;
 	}
 	list_add_tail(&seg->node, &ep->rxq);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (complete)
 		rdmx_ep_notify(ep);
 	return 0;
@@ -264,9 +267,9 @@ int rdmx_ep_chan_deliver(struct rdmx_ep *ep, struct rdmx_rxseg *seg, bool more)
  */
 int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg)
 {
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state != RDMX_EP_CONNECTED && ep->state != RDMX_EP_SHUTDOWN) {
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		return -EPIPE;
 	}
 	if (ep->partial_len) {
@@ -274,14 +277,14 @@ int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg)
 				   ep->sess->id, ep->chan);
 		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = EPROTO;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		rdmx_ep_notify(ep);
 		return -EPIPE;
 	}
 	seg->len = RDMX_SEG_LAST | RDMX_SEG_IMM;
 	ep->rxq_len++;
 	list_add_tail(&seg->node, &ep->rxq);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	rdmx_ep_notify(ep);
 	return 0;
 }
@@ -297,7 +300,7 @@ int rdmx_ep_chan_deliver_imm(struct rdmx_ep *ep, struct rdmx_rxseg *seg)
 void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
 			   enum rdmx_open_status status)
 {
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state == RDMX_EP_CONNECTING) {
 		if (status == RDMX_OPEN_OK) {
 			ep->rchan = rchan;
@@ -307,7 +310,7 @@ void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
 			ep->error = ECONNREFUSED;
 		}
 	}
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	rdmx_ep_notify(ep);
 }
 
@@ -319,11 +322,11 @@ void rdmx_ep_chan_open_rep(struct rdmx_ep *ep, u32 rchan,
  */
 void rdmx_ep_chan_shut(struct rdmx_ep *ep)
 {
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state == RDMX_EP_CONNECTED || ep->state == RDMX_EP_SHUTDOWN ||
 	    ep->state == RDMX_EP_CONNECTING)
 		rdmx_ep_set_state(ep, RDMX_EP_CLOSED);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	rdmx_ep_notify(ep);
 }
 
@@ -338,12 +341,12 @@ void rdmx_ep_chan_shut(struct rdmx_ep *ep)
  */
 void rdmx_ep_chan_error(struct rdmx_ep *ep, int err)
 {
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state != RDMX_EP_ERROR && ep->state != RDMX_EP_CLOSED) {
 		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 		ep->error = err;
 	}
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	rdmx_ep_notify(ep);
 }
 
@@ -360,9 +363,9 @@ bool rdmx_ep_accept_room(struct rdmx_ep *lep)
 {
 	bool ret;
 
-	spin_lock(&lep->lock);
+	spin_lock_bh(&lep->lock);
 	ret = lep->state == RDMX_EP_LISTENING && lep->nr_accept < lep->backlog;
-	spin_unlock(&lep->lock);
+	spin_unlock_bh(&lep->lock);
 	return ret;
 }
 
@@ -378,14 +381,14 @@ int rdmx_ep_enqueue_accept(struct rdmx_ep *lep, struct rdmx_ep *ep)
 {
 	int ret = 0;
 
-	spin_lock(&lep->lock);
+	spin_lock_bh(&lep->lock);
 	if (lep->state != RDMX_EP_LISTENING || lep->nr_accept >= lep->backlog) {
 		ret = -EBUSY;
 	} else {
 		list_add_tail(&ep->accept_node, &lep->acceptq);
 		lep->nr_accept++;
 	}
-	spin_unlock(&lep->lock);
+	spin_unlock_bh(&lep->lock);
 	if (!ret)
 		rdmx_ep_notify(lep);
 	return ret;
@@ -429,14 +432,14 @@ int rdmx_ep_listen(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	rdmx_addr_copy(&ep->local, addr);
 	strscpy(ep->service, service, sizeof(ep->service));
 	ep->backlog = backlog ?: RDMX_CHAN_BACKLOG_DEFAULT;
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	rdmx_ep_set_state(ep, RDMX_EP_LISTENING);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	ret = rdmx_svc_add(ep);
 	if (ret) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		rdmx_ep_set_state(ep, RDMX_EP_NEW);
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		rdmx_listener_put(addr, false);
 	}
 out:
@@ -449,9 +452,9 @@ static bool rdmx_ep_accept_ready(struct rdmx_ep *ep)
 {
 	bool ret;
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	ret = !list_empty(&ep->acceptq) || ep->state != RDMX_EP_LISTENING;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	return ret;
 }
 
@@ -470,9 +473,9 @@ struct rdmx_ep *rdmx_ep_accept(struct rdmx_ep *ep, bool nonblock)
 	int ret;
 
 	for (;;) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		if (ep->state != RDMX_EP_LISTENING) {
-			spin_unlock(&ep->lock);
+			spin_unlock_bh(&ep->lock);
 			return ERR_PTR(-EINVAL);
 		}
 		nep = list_first_entry_or_null(&ep->acceptq, struct rdmx_ep,
@@ -480,10 +483,10 @@ struct rdmx_ep *rdmx_ep_accept(struct rdmx_ep *ep, bool nonblock)
 		if (nep) {
 			list_del_init(&nep->accept_node);
 			ep->nr_accept--;
-			spin_unlock(&ep->lock);
+			spin_unlock_bh(&ep->lock);
 			return nep;
 		}
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (nonblock)
 			return ERR_PTR(-EAGAIN);
 		ret = wait_event_interruptible(ep->wait,
@@ -546,9 +549,9 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		set_bit(RDMX_EP_F_QUOTA, &ep->flags);
 	}
 	/* Connecting before it is in a session: a session error then sticks. */
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	rdmx_ep_set_state(ep, RDMX_EP_CONNECTING);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	do {
 		/* A retry (-EAGAIN) gets what is left of the caller's time. */
 		left = max_t(long, (long)deadline - (long)jiffies, 1);
@@ -562,16 +565,16 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 			rdmx_sess_put(sess);
 	} while (ret == -EAGAIN && time_before(jiffies, deadline));
 	if (ret) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		rdmx_ep_set_state(ep, RDMX_EP_NEW);
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		goto out_unlock;
 	}
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	ep->sess = sess;	/* takes over the reference */
 	rdmx_addr_copy(&ep->local, (struct sockaddr *)&sess->local);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 
 	rdmx_chan_open_pack(&op, ep->chan, service);
 	ret = rdmx_sess_send_seq(sess, ep->lane, RDMX_MSG_OPEN, 0, &op,
@@ -583,7 +586,7 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 	left = wait_event_interruptible_timeout(ep->wait,
 						rdmx_ep_connect_done(ep),
 						max(left, 1L));
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state == RDMX_EP_CONNECTED)
 		ret = 0;
 	else if (ep->state == RDMX_EP_ERROR)
@@ -592,16 +595,16 @@ int rdmx_ep_connect(struct rdmx_ep *ep, const struct sockaddr *uaddr,
 		ret = -ECONNRESET;
 	else
 		ret = left < 0 ? -EINTR : -ETIMEDOUT;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (!ret)
 		goto out_unlock;
 
 out_fail:
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state != RDMX_EP_ERROR)
 		rdmx_ep_set_state(ep, RDMX_EP_ERROR);
 	ep->error = -ret;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	rdmx_sess_chan_del(sess, ep);
 out_unlock:
 	mutex_unlock(&ep->mutex);
@@ -638,9 +641,9 @@ void rdmx_ep_send_unlock(struct rdmx_ep *ep)
 	bool imm;
 
 	mutex_unlock(&ep->send_mutex);
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	imm = !list_empty(&ep->imm_reqs);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (imm)
 		rdmx_rma_imm_kick(ep);
 }
@@ -671,10 +674,10 @@ static int rdmx_ep_send_how(struct rdmx_ep *ep, struct iov_iter *from,
 	if (ret == -EINTR)
 		ep->broken = true;	/* cut short: the peer discards it */
 	if (!ret) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		ep->msgs_tx++;
 		ep->bytes_tx += len;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 	}
 out:
 	rdmx_ep_send_unlock(ep);
@@ -740,11 +743,11 @@ static void rdmx_ep_unlink_first(struct rdmx_ep *ep, struct rdmx_rxseg *last,
 	size_t cost = 0;
 
 	lockdep_assert_held(&ep->mutex);
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	list_cut_position(segs, &ep->rxq, &last->node);
 	ep->rxq_len--;
 	ep->bytes_rx += len;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	list_for_each_entry(seg, segs, node)
 		cost += rdmx_seg_cost(seg);
 	rdmx_sess_rx_consumed(ep->sess, cost);
@@ -786,7 +789,7 @@ ssize_t rdmx_ep_recvmsg(struct rdmx_ep *ep, struct iov_iter *to,
 			return ret;
 	}
 	for (;;) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		last = rdmx_ep_peek(ep, &len);
 		if (last)
 			break;
@@ -805,14 +808,14 @@ ssize_t rdmx_ep_recvmsg(struct rdmx_ep *ep, struct iov_iter *to,
 			ret = nonblock ? -EAGAIN : 0;
 			break;
 		}
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (ret)
 			goto out;
 		ret = wait_event_interruptible(ep->wait, rdmx_ep_readable(ep));
 		if (ret)
 			goto out;
 	}
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 
 	if (last->len & RDMX_SEG_IMM) {
 		*imm = true;
@@ -879,10 +882,10 @@ ssize_t rdmx_ep_recv_len(struct rdmx_ep *ep)
 	ssize_t ret = -EAGAIN;
 	size_t len;
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (rdmx_ep_peek(ep, &len))
 		ret = len;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	return ret;
 }
 
@@ -901,15 +904,15 @@ int rdmx_ep_shutdown(struct rdmx_ep *ep)
 	int ret = 0;
 
 	mutex_lock(&ep->send_mutex);
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (ep->state != RDMX_EP_CONNECTED && ep->state != RDMX_EP_CLOSED) {
 		ret = ep->state == RDMX_EP_SHUTDOWN ? 0 : -ENOTCONN;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		goto out;
 	}
 	if (ep->state == RDMX_EP_CONNECTED)
 		rdmx_ep_set_state(ep, RDMX_EP_SHUTDOWN);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (!ep->shut_sent) {
 		ep->shut_sent = true;
 		rdmx_sess_send_seq(ep->sess, ep->lane, RDMX_MSG_SHUT,
@@ -942,14 +945,14 @@ void rdmx_ep_release(struct rdmx_ep *ep)
 		return;
 	mutex_lock(&ep->mutex);
 	mutex_lock(&ep->send_mutex);
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	state = ep->state;
 	if (state == RDMX_EP_LISTENING) {
 		rdmx_ep_set_state(ep, RDMX_EP_NEW);
 		list_splice_init(&ep->acceptq, &pending);
 		ep->nr_accept = 0;
 	}
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 
 	if (state == RDMX_EP_LISTENING) {
 		rdmx_svc_del(ep);
@@ -1030,11 +1033,11 @@ static void rdmx_echo_data_ready(struct rdmx_ep *ep, void *priv)
 
 	mutex_lock(&ep->mutex);
 	for (;;) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		last = rdmx_ep_peek(ep, &len);
 		done = !last && (ep->state == RDMX_EP_CLOSED ||
 				 ep->state == RDMX_EP_ERROR);
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (!last)
 			break;
 		/* An immediate is not echoed. */

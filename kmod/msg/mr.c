@@ -111,11 +111,11 @@ struct rdmx_pd *rdmx_sess_pd_get(struct rdmx_sess *sess,
 	struct rdmx_pd *xpd, *old = NULL, *new = NULL;
 
 	for (;;) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		xpd = sess->xpd;
 		if (xpd && !sess->pd_gone && xpd->pd->device == ibdev) {
 			kref_get(&xpd->ref);
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			break;
 		}
 		if (new) {
@@ -126,10 +126,10 @@ struct rdmx_pd *rdmx_sess_pd_get(struct rdmx_sess *sess,
 			kref_get(&new->ref);
 			xpd = new;
 			new = NULL;
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			break;
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		new = rdmx_pd_create(ibdev);
 		if (IS_ERR(new))
 			return new;
@@ -156,11 +156,11 @@ void rdmx_sess_pd_device_gone(struct rdmx_sess *sess, struct ib_device *ibdev)
 {
 	bool queue;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	queue = sess->xpd && sess->xpd->pd->device == ibdev;
 	if (queue)
 		sess->pd_gone = true;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (queue)
 		rdmx_sess_queue(sess, &sess->pd_work, 0);
 }
@@ -182,14 +182,14 @@ void rdmx_sess_pd_work(struct work_struct *work)
 	struct rdmx_mr *mr;
 
 	mutex_lock(&sess->mr_mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->pd_gone) {
 		gone = sess->xpd;
 		sess->xpd = NULL;
 		sess->pd_gone = false;
 	}
 	cur = sess->xpd;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	list_for_each_entry(mr, &sess->mrs, sess_node)
 		if (mr->xpd != cur)
 			rdmx_mr_release_ib(mr);
@@ -339,7 +339,7 @@ int rdmx_lmem_kernel(struct rdmx_lmem *lm, void *buf, size_t len)
  * rdmx_lmem_release() - unpin (user memory) and free the page array
  * @lm: the memory; may be released twice
  *
- * Context: process context, or a completion handler for user memory.
+ * Context: process context; kernel memory (not @lm->user): any context.
  */
 void rdmx_lmem_release(struct rdmx_lmem *lm)
 {
@@ -609,11 +609,11 @@ int rdmx_mr_reg(struct rdmx_ep *ep, struct rdmx_lmem *lmem, u8 access,
 		goto out_free;
 
 	mutex_lock(&sess->mr_mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	mr->xpd = sess->pd_gone ? NULL : sess->xpd;
 	if (mr->xpd)
 		kref_get(&mr->xpd->ref);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	ret = -ENOTCONN;
 	if (!mr->xpd)
 		goto out_unlock;

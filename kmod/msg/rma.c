@@ -57,13 +57,13 @@ static bool rdmx_rma_conn_ready(struct rdmx_sess *sess, u32 wrs)
 	struct rdmx_conn *conn;
 	bool ret;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	conn = sess->lanes[0].conn;
 	ret = sess->state == RDMX_SESS_CLOSING ||
 	      sess->state == RDMX_SESS_CLOSED ||
 	      (conn && conn->state == RDMX_CONN_LIVE &&
 	       conn->rma_posted + wrs <= conn->rma_wrs);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return ret;
 }
 
@@ -97,12 +97,12 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 		} else if (mutex_lock_interruptible(&sess->mutex)) {
 			return -EINTR;
 		}
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		conn = sess->lanes[0].conn;
 		if (sess->state == RDMX_SESS_CLOSING ||
 		    sess->state == RDMX_SESS_CLOSED) {
 			ret = sess->error ? -sess->error : -ECONNRESET;
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			mutex_unlock(&sess->mutex);
 			return ret;
 		}
@@ -110,19 +110,19 @@ int rdmx_rma_get_conn(struct rdmx_sess *sess, struct rdmx_conn **connp,
 			if (!conn->rma_wrs || wrs > conn->rma_wrs) {
 				/* No room for them at all, or never enough. */
 				ret = conn->rma_wrs ? -EIO : -EOPNOTSUPP;
-				spin_unlock(&sess->lock);
+				spin_unlock_bh(&sess->lock);
 				mutex_unlock(&sess->mutex);
 				return ret;
 			}
 			if (conn->rma_posted + wrs <= conn->rma_wrs) {
 				rdmx_conn_sq_posting(conn);
 				conn->rma_posted += wrs;
-				spin_unlock(&sess->lock);
+				spin_unlock_bh(&sess->lock);
 				*connp = conn;
 				return 0;
 			}
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		mutex_unlock(&sess->mutex);
 		if (!wait)
 			return -EAGAIN;
@@ -138,11 +138,11 @@ static void __rdmx_rma_conn_wrs_put(struct rdmx_sess *sess,
 {
 	if (!wrs)
 		return;
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	conn->rma_posted -= wrs;
 	if (completed)
 		conn->sq_stamp = jiffies;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	wake_up_all(&sess->wait);
 }
 
@@ -209,17 +209,17 @@ static void rdmx_rma_req_finish(struct rdmx_rma_req *req)
 	req->event.type = RDMX_EVENT_RMA_DONE;
 	req->event.status = req->status;
 	req->event.opcode = req->opcode;
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	if (test_bit(RDMX_EP_F_RELEASED, &ep->flags)) {
 		/* Nobody will read it. */
 		ep->rma_async--;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		rdmx_rma_req_free(req);
 		return;
 	}
 	list_add_tail(&req->node, &ep->events);
 	ep->nr_events++;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	wake_up_interruptible_poll(&ep->wait, EPOLLPRI);
 }
 
@@ -265,12 +265,12 @@ void rdmx_rma_imm_work(struct work_struct *work)
 	struct rdmx_rma_req *req;
 
 	while (mutex_trylock(&ep->send_mutex)) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		req = list_first_entry_or_null(&ep->imm_reqs,
 					       struct rdmx_rma_req, node);
 		if (req)
 			list_del_init(&req->node);
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (req)
 			req->status = rdmx_rma_imm_send(ep, req);
 		mutex_unlock(&ep->send_mutex);
@@ -294,21 +294,81 @@ void rdmx_rma_imm_kick(struct rdmx_ep *ep)
 		kref_put(&ep->ref, rdmx_ep_kref_release);	/* not the last */
 }
 
-static void rdmx_rma_req_put(struct rdmx_rma_req *req)
+static void rdmx_rma_req_done(struct rdmx_rma_req *req)
 {
 	struct rdmx_ep *ep = req->ep;
 
-	if (!atomic_dec_and_test(&req->pending))
-		return;
 	if (req->opcode == RDMX_RMA_WRITE_IMM && !req->status) {
 		/* Immediates go out in the order their writes completed. */
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		list_add_tail(&req->node, &ep->imm_reqs);
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		rdmx_rma_imm_kick(ep);
 		return;
 	}
 	rdmx_rma_req_finish(req);
+}
+
+/**
+ * rdmx_rma_done_work() - complete the operations an endpoint's completion
+ *	handler left for process context
+ * @work: the endpoint's @rma_done_work
+ *
+ * In the order their last pieces completed. Drops the reference
+ * rdmx_rma_req_put() took for it.
+ *
+ * Context: process context (rdmx_wq).
+ */
+void rdmx_rma_done_work(struct work_struct *work)
+{
+	struct rdmx_ep *ep = container_of(work, struct rdmx_ep, rma_done_work);
+	struct rdmx_rma_req *req;
+
+	for (;;) {
+		spin_lock_bh(&ep->lock);
+		req = list_first_entry_or_null(&ep->rma_done,
+					       struct rdmx_rma_req, node);
+		if (req)
+			list_del_init(&req->node);
+		else
+			ep->rma_done_busy = false;
+		spin_unlock_bh(&ep->lock);
+		if (!req)
+			break;
+		rdmx_rma_req_done(req);
+	}
+	kref_put(&ep->ref, rdmx_ep_kref_release);
+}
+
+/*
+ * Drop one count of @req->pending; the last completes it. A completion
+ * handler (@softirq) completes at once only a synchronous operation on
+ * kernel memory, and nobody while others wait before it: a user's pages
+ * are unpinned, and an asynchronous operation's event may hold its
+ * endpoint's last reference, only in process context.
+ */
+static void rdmx_rma_req_put(struct rdmx_rma_req *req, bool softirq)
+{
+	struct rdmx_ep *ep = req->ep;
+	bool kick;
+
+	if (!atomic_dec_and_test(&req->pending))
+		return;
+	spin_lock_bh(&ep->lock);
+	if (!ep->rma_done_busy &&
+	    (!softirq || (req->batch && !req->lmem.user))) {
+		spin_unlock_bh(&ep->lock);
+		rdmx_rma_req_done(req);
+		return;
+	}
+	list_add_tail(&req->node, &ep->rma_done);
+	kick = !ep->rma_done_busy;
+	ep->rma_done_busy = true;
+	spin_unlock_bh(&ep->lock);
+	if (kick) {
+		kref_get(&ep->ref);
+		queue_work(rdmx_wq, &ep->rma_done_work);
+	}
 }
 
 static void rdmx_rma_piece_free(struct rdmx_rma_piece *p)
@@ -343,18 +403,18 @@ static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdmx_sess_wc_failed(sess, p->atomic ? "atomic" :
 				    p->dir == DMA_FROM_DEVICE ? "read" :
 				    "write", wc);
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		rdmx_sess_conn_fail(conn, -EIO);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		cmpxchg(&req->status, 0, rdmx_wc_errno(wc->status));
 	} else {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		rdmx_sess_peer_alive(sess);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 	}
 	rdmx_rma_piece_free(p);
 	rdmx_rma_conn_wrs_done(sess, conn, wrs);
-	rdmx_rma_req_put(req);
+	rdmx_rma_req_put(req, true);
 }
 
 /* ---- submission ---------------------------------------------------------- */
@@ -392,13 +452,13 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 			return ret;
 		}
 		p->wrs = ret;
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		fits = conn->rma_posted + p->wrs <= conn->rma_wrs;
 		if (fits) {
 			rdmx_conn_sq_posting(conn);
 			conn->rma_posted += p->wrs;
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		if (fits)
 			break;
 		rdma_rw_ctx_destroy(&p->ctx, conn->qp, port, p->sgt.sgl,
@@ -589,7 +649,7 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 	 * First what this side cannot do: a peer that did not grant
 	 * one-sided access, or, for atomics, a device without them.
 	 */
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (!(sess->features & RDMX_PROTO_F_RMA))
 		ret = -EOPNOTSUPP;
 	else if (need != RDMX_TOKEN_ATOMIC)
@@ -600,7 +660,7 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		ret = -EOPNOTSUPP;
 	else
 		ret = 0;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (ret)
 		goto out_release;
 	ret = rdmx_token_check(t, off, lmem->len, need);
@@ -622,11 +682,11 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		goto out_release;
 	}
 	if (!batch) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		ret = ep->rma_async >= RDMX_RMA_ASYNC_MAX ? -EAGAIN : 0;
 		if (!ret)
 			ep->rma_async++;
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (ret) {
 			kfree(req);
 			goto out_release;
@@ -650,7 +710,7 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 	if (ret)
 		cmpxchg(&req->status, 0, ret);
 	*reqp = req;
-	rdmx_rma_req_put(req);
+	rdmx_rma_req_put(req, false);
 	return 0;
 
 out_release:
@@ -689,7 +749,7 @@ int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 	int ret;
 
 	for (;;) {
-		spin_lock(&ep->lock);
+		spin_lock_bh(&ep->lock);
 		while (n < room && !list_empty(&ep->events)) {
 			req = list_first_entry(&ep->events, struct rdmx_rma_req,
 					       node);
@@ -698,7 +758,7 @@ int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 			ep->rma_async--;
 			out[n++] = req->event;
 		}
-		spin_unlock(&ep->lock);
+		spin_unlock_bh(&ep->lock);
 		if (n)
 			break;
 		if (nonblock)
@@ -728,11 +788,11 @@ void rdmx_ep_events_free(struct rdmx_ep *ep)
 	struct rdmx_rma_req *req;
 	LIST_HEAD(taken);
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	list_splice_init(&ep->events, &taken);
 	ep->rma_async -= ep->nr_events;
 	ep->nr_events = 0;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	while (!list_empty(&taken)) {
 		req = list_first_entry(&taken, struct rdmx_rma_req, node);
 		list_del(&req->node);

@@ -140,6 +140,7 @@ struct rdmx_rma_batch;
  *	8-byte result word (written by the device)
  * @event: what an asynchronous operation reports
  * @node: on @ep->imm_reqs while its immediate waits to be sent (WRITE_IMM),
+ *	or on @ep->rma_done while its completion waits for process context,
  *	then on @ep->events once complete (asynchronous)
  */
 struct rdmx_rma_req {
@@ -226,6 +227,7 @@ int rdmx_rma_submit(struct rdmx_ep *ep, struct rdmx_rma_batch *batch,
 		    u64 user_data, struct rdmx_rma_req **reqp);
 void rdmx_rma_req_free(struct rdmx_rma_req *req);
 void rdmx_rma_imm_work(struct work_struct *work);
+void rdmx_rma_done_work(struct work_struct *work);
 void rdmx_rma_imm_kick(struct rdmx_ep *ep);
 int rdmx_ep_events_take(struct rdmx_ep *ep, struct rdmx_event *out,
 			unsigned int room, bool nonblock);

@@ -33,6 +33,11 @@ DEFINE_XARRAY_ALLOC1(rdmx_sessions);
 static DEFINE_MUTEX(rdmx_sess_mutex);
 static u32 rdmx_sess_next_id;
 struct workqueue_struct *rdmx_imm_wq;
+/*
+ * Receives a completion handler leaves for process context; not rdmx_wq,
+ * whose teardowns wait for them.
+ */
+struct workqueue_struct *rdmx_rx_wq;
 
 static void rdmx_sess_close(struct rdmx_sess *sess, int err);
 static void rdmx_hb_work(struct work_struct *work);
@@ -265,7 +270,7 @@ static void rdmx_hb_work(struct work_struct *work)
 	struct rdmx_conn *conn;
 	bool again = false;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	conn = sess->lanes[0].conn;
 	if (sess->state == RDMX_SESS_CONNECTED && conn &&
 	    conn->state == RDMX_CONN_LIVE) {
@@ -311,7 +316,7 @@ static void rdmx_hb_work(struct work_struct *work)
 			again = true;
 		}
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (again)
 		rdmx_sess_queue(sess, &sess->hb_work, interval);
 	rdmx_sess_put(sess);
@@ -323,11 +328,11 @@ static void rdmx_ack_work(struct work_struct *work)
 					      struct rdmx_sess, ack_work);
 	unsigned int i;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	for (i = 0; i < sess->nr_lanes; i++)
 		if (rdmx_lane_ack_due(sess, &sess->lanes[i]))
 			rdmx_send_ctrl(sess, &sess->lanes[i], RDMX_MSG_ACK);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	rdmx_sess_put(sess);
 }
 
@@ -342,7 +347,7 @@ static void rdmx_reconnect_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&sess->mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->state != RDMX_SESS_RECONNECTING)
 		goto unlock;
 	deadline = sess->down_since + msecs_to_jiffies(rdmx_params.loss_timeout_ms);
@@ -361,17 +366,17 @@ static void rdmx_reconnect_work(struct work_struct *work)
 		goto unlock;
 	}
 	sess->attempts++;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	ret = rdmx_sess_start_connect(sess, 0);
 	if (ret) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		rdmx_sess_queue(sess, &sess->reconnect_work, rdmx_backoff(sess));
 		goto unlock;
 	}
 	mutex_unlock(&sess->mutex);
 	goto out;
 unlock:
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	mutex_unlock(&sess->mutex);
 out:
 	rdmx_txbuf_free_list(&to_free);
@@ -388,7 +393,7 @@ static void rdmx_sess_close(struct rdmx_sess *sess, int err)
 	bool closed = false;
 
 	mutex_lock(&sess->mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED)
 		goto unlock;
 	if (!sess->error)
@@ -413,7 +418,7 @@ static void rdmx_sess_close(struct rdmx_sess *sess, int err)
 		closed = true;
 	}
 unlock:
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	mutex_unlock(&sess->mutex);
 	rdmx_txbuf_free_list(&to_free);
 	if (closed)
@@ -426,7 +431,7 @@ static void rdmx_close_work(struct work_struct *work)
 					      struct rdmx_sess, close_work);
 	bool close = false;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->peer_closed && sess->state != RDMX_SESS_CLOSING &&
 	    sess->state != RDMX_SESS_CLOSED) {
 		close = true;
@@ -439,7 +444,7 @@ static void rdmx_close_work(struct work_struct *work)
 			rdmx_sess_queue(sess, &sess->close_work,
 					msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (close)
 		rdmx_sess_close(sess, 0);
 	rdmx_sess_put(sess);
@@ -480,13 +485,13 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 		if (sess->server ||
 		    !rdmx_addr_equal((struct sockaddr *)&sess->peer, dst))
 			continue;
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		if (sess->state != RDMX_SESS_CLOSING &&
 		    sess->state != RDMX_SESS_CLOSED) {
 			kref_get(&sess->ref);
 			found = sess;
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		if (found)
 			break;
 	}
@@ -520,10 +525,10 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 	left = wait_event_interruptible_timeout(sess->wait,
 						rdmx_sess_connect_done(sess),
 						msecs_to_jiffies(timeout_ms));
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->state == RDMX_SESS_CONNECTED ||
 	    sess->state == RDMX_SESS_RECONNECTING) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		return sess;
 	}
 	if (sess->state == RDMX_SESS_CLOSED || sess->state == RDMX_SESS_CLOSING)
@@ -532,7 +537,7 @@ struct rdmx_sess *rdmx_sess_connect_get(const struct sockaddr *dst,
 		ret = -EINTR;
 	else
 		ret = -ETIMEDOUT;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (!found)
 		rdmx_sess_close(sess, -ret);
 	rdmx_sess_put(sess);
@@ -584,13 +589,13 @@ static int rdmx_sess_device_event(struct notifier_block *nb,
 		struct rdmx_conn *conn;
 		unsigned int i;
 
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		for (i = 0; i < sess->nr_lanes; i++) {
 			conn = sess->lanes[i].conn;
 			if (conn && conn->rdev && conn->rdev->ibdev == ibdev)
 				rdmx_conn_fail(conn, -ENODEV);
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		rdmx_sess_pd_device_gone(sess, ibdev);
 	}
 	xa_unlock(&rdmx_sessions);
@@ -616,6 +621,11 @@ int rdmx_sess_init(void)
 				      0);
 	if (!rdmx_imm_wq)
 		return -ENOMEM;
+	rdmx_rx_wq = alloc_workqueue("rdmx_rx", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!rdmx_rx_wq) {
+		destroy_workqueue(rdmx_imm_wq);
+		return -ENOMEM;
+	}
 	rdmx_device_notifier_register(&rdmx_sess_device_nb);
 	rdmx_cm_service_register(&rdmx_msg_cm_service);
 	return 0;
@@ -648,14 +658,15 @@ void rdmx_sess_exit(void)
 		rdmx_sess_close(sess, ECONNRESET);
 		flush_workqueue(rdmx_wq);
 		/* A session that would not close would loop forever here. */
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		WARN_ON(sess->state != RDMX_SESS_CLOSED);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		rdmx_sess_unlink(sess);
 		rdmx_sess_put(sess);
 	}
 	/* Until the last session went, a device's removal still failed it. */
 	rdmx_device_notifier_unregister(&rdmx_sess_device_nb);
+	destroy_workqueue(rdmx_rx_wq);
 	destroy_workqueue(rdmx_imm_wq);
 	flush_workqueue(rdmx_wq);
 }

@@ -41,10 +41,16 @@
  *                        channel table
  *   ep->lock             (spinlock) an endpoint's state and receive queue
  *   rdmx_svc_lock        (spinlock) the table of listening endpoints
- * Completion handlers run from the CQ pool's workqueue (IB_POLL_WORKQUEUE)
- * and take sess->lock and ep->lock only. CM event handlers take sess->lock
- * and never wait for a teardown, which runs from a work item and destroys
- * the cm_id (rdma_destroy_id() waits for a running handler).
+ * Completion handlers run in softirq context (IB_POLL_SOFTIRQ), as
+ * nvme-rdma's and RDS's do: a message is delivered and its reader woken
+ * without a switch to a worker thread first. They take sess->lock and
+ * ep->lock only, so those two are taken with bottom halves disabled
+ * (spin_lock_bh()) everywhere, and they never sleep: what may (answering
+ * an OPEN, an allocation that waits for memory, unpinning a user's pages,
+ * the last reference to an endpoint) goes to a work item. CM event
+ * handlers take sess->lock and never wait for a teardown, which runs from
+ * a work item and destroys the cm_id (rdma_destroy_id() waits for a
+ * running handler).
  */
 #ifndef _RDMX_SESS_H
 #define _RDMX_SESS_H
@@ -120,10 +126,14 @@ static_assert(RDMX_TX_FORCE_MAX <= RDMX_PROTO_MAX_UNACKED);
  * struct rdmx_rxbuf - one posted receive buffer
  * @rx: its memory: header and payload in @rx.hdr
  * @conn: owner
+ * @node: on @conn's @rx_backlog while it waits for process context
+ * @byte_len: bytes received, from its completion
  */
 struct rdmx_rxbuf {
 	struct rdmx_rx_buf rx;
 	struct rdmx_conn *conn;
+	struct list_head node;
+	u32 byte_len;
 };
 
 /**
@@ -188,6 +198,14 @@ struct rdmx_txbuf {
  *	for a connect still in progress)
  * @err: why the connection ended, for logs and the session
  * @teardown_work: tears it down (process context, may sleep)
+ * @rx_work: takes the receives on @rx_backlog, in order, in process context
+ * @rx_backlog: receives the completion handler left to @rx_work: messages
+ *	whose handling may sleep (OPEN, OPEN_REP), those it had no memory
+ *	for, and every one after them, so that none overtakes another
+ *	(under the session's lock)
+ * @rx_busy: @rx_work has receives to take or is taking one; the
+ *	completion handler then queues what arrives behind them (under the
+ *	session's lock)
  * @started: jiffies when the attempt began (client)
  */
 struct rdmx_conn {
@@ -218,6 +236,9 @@ struct rdmx_conn {
 	bool ib_busy;
 	int err;
 	struct work_struct teardown_work;
+	struct work_struct rx_work;
+	struct list_head rx_backlog;
+	bool rx_busy;
 	unsigned long started;
 };
 
@@ -444,6 +465,14 @@ static inline size_t rdmx_rxseg_cost(size_t payload)
  * @imm_reqs: WRITE_IMMs whose data is placed, in completion order, waiting
  *	for their immediates to be sent (struct rdmx_rma_req)
  * @imm_work: sends them (rdmx_imm_wq), never waiting for @send_mutex
+ * @rma_done: operations whose last piece completed, in completion order,
+ *	left by the completion handler for @rma_done_work (struct
+ *	rdmx_rma_req, under @lock)
+ * @rma_done_work: completes them in process context (rdmx_wq): unpins a
+ *	user's pages, queues an event or an immediate
+ * @rma_done_busy: @rma_done_work has operations to complete or is
+ *	completing one; the completion handler then queues every operation
+ *	behind them, so that they stay in order (under @lock)
  * @msgs_tx: counters
  * @msgs_rx: counters
  * @bytes_tx: counters
@@ -486,6 +515,9 @@ struct rdmx_ep {
 	kuid_t uid;
 	struct list_head imm_reqs;
 	struct work_struct imm_work;
+	struct list_head rma_done;
+	struct work_struct rma_done_work;
+	bool rma_done_busy;
 	u64 msgs_tx;
 	u64 msgs_rx;
 	u64 bytes_tx;
@@ -616,6 +648,7 @@ void rdmx_wc_failed(struct rdmx_sess *sess, const char *op,
 
 /* sess_recv.c */
 int rdmx_post_recv(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb);
+void rdmx_conn_rx_work(struct work_struct *work);
 void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 			   const char *service, unsigned int lane);
 
@@ -663,5 +696,6 @@ void rdmx_sysfs_sess_del(struct rdmx_sess *sess);
 void rdmx_sess_release_final(struct rdmx_sess *sess);
 
 extern struct workqueue_struct *rdmx_imm_wq;
+extern struct workqueue_struct *rdmx_rx_wq;
 
 #endif /* _RDMX_SESS_H */

@@ -50,6 +50,8 @@ static struct rdmx_conn *rdmx_conn_alloc(struct rdmx_sess *sess,
 	kref_get(&sess->ref);
 	INIT_LIST_HEAD(&conn->ctrl_free);
 	INIT_WORK(&conn->teardown_work, rdmx_conn_teardown_work);
+	INIT_WORK(&conn->rx_work, rdmx_conn_rx_work);
+	INIT_LIST_HEAD(&conn->rx_backlog);
 	conn->depth = clamp_t(u32, rdmx_msg_params.queue_depth,
 			      RDMX_CREDITS_RESERVED + 1,
 			      RDMX_PROTO_MAX_QUEUE_DEPTH);
@@ -143,6 +145,12 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
 	struct ib_device *ibdev = conn->cm_id ? conn->cm_id->device : NULL;
 	unsigned int i;
 
+	/*
+	 * Its receives drained (or never posted), what they left for
+	 * process context is taken first. Not flush_work(): this runs on
+	 * rdmx_wq under sess->mutex.
+	 */
+	wait_event(conn->sess->wait, !READ_ONCE(conn->rx_busy));
 	if (conn->qp) {
 		rdma_destroy_qp(conn->cm_id);
 		conn->qp = NULL;
@@ -181,9 +189,9 @@ static void rdmx_conn_destroy_ib(struct rdmx_conn *conn)
  */
 static void rdmx_conn_abort_ib(struct rdmx_conn *conn)
 {
-	spin_lock(&conn->sess->lock);
+	spin_lock_bh(&conn->sess->lock);
 	rdmx_conn_set_state(conn, RDMX_CONN_DEAD);
-	spin_unlock(&conn->sess->lock);
+	spin_unlock_bh(&conn->sess->lock);
 	if (conn->qp)
 		ib_drain_qp(conn->qp);
 	rdmx_conn_destroy_ib(conn);
@@ -209,10 +217,10 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 		struct rdmx_conn *first;
 		bool same;
 
-		spin_lock(&conn->sess->lock);
+		spin_lock_bh(&conn->sess->lock);
 		first = conn->sess->lanes[0].conn;
 		same = first && first->rdev && first->rdev->ibdev == ibdev;
-		spin_unlock(&conn->sess->lock);
+		spin_unlock_bh(&conn->sess->lock);
 		if (!same)
 			return -EXDEV;
 	}
@@ -258,7 +266,7 @@ static int rdmx_conn_create_ib(struct rdmx_conn *conn)
 	conn->pd = conn->xpd->pd;
 	/* +2: one drain completion for each queue. */
 	conn->cq_size = conn->depth + conn->sq_size + conn->rma_wrs + 2;
-	conn->cq = ib_cq_pool_get(ibdev, conn->cq_size, -1, IB_POLL_WORKQUEUE);
+	conn->cq = ib_cq_pool_get(ibdev, conn->cq_size, -1, IB_POLL_SOFTIRQ);
 	if (IS_ERR(conn->cq)) {
 		ret = PTR_ERR(conn->cq);
 		conn->cq = NULL;
@@ -506,11 +514,11 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 	int err = conn->err;
 
 	mutex_lock(&sess->mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	current_conn = lane->conn == conn;
 	if (conn->state != RDMX_CONN_DEAD)
 		rdmx_conn_set_state(conn, RDMX_CONN_DEAD);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	/* The CM handler may still be building it: let it finish. */
 	wait_event(sess->wait, !READ_ONCE(conn->ib_busy));
 
@@ -536,7 +544,7 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 		conn->cm_id = NULL;
 	}
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	/* An orderly close is no loss. */
 	quiet = sess->peer_closed || sess->state == RDMX_SESS_CLOSING ||
 		sess->state == RDMX_SESS_CLOSED;
@@ -579,7 +587,7 @@ static void rdmx_conn_teardown_work(struct work_struct *work)
 			break;
 		}
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	mutex_unlock(&sess->mutex);
 
 	if (last && err && !quiet)
@@ -626,11 +634,11 @@ int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx)
 	}
 	conn->cm_id = cm_id;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (idx && (lane->conn || sess->state != RDMX_SESS_CONNECTED ||
 		    !sess->lanes[0].conn ||
 		    sess->lanes[0].conn->state != RDMX_CONN_LIVE)) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		ret = 0;
 		goto destroy_id;
 	}
@@ -640,7 +648,7 @@ int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx)
 	sess->nr_conns++;
 	if (!idx)
 		rdmx_sess_set_state(sess, RDMX_SESS_CONNECTING);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 
 	/* An attempt that hangs (a lost CM REQ) is abandoned and retried. */
 	if (!idx)
@@ -649,9 +657,9 @@ int rdmx_sess_start_connect(struct rdmx_sess *sess, unsigned int idx)
 	ret = rdma_resolve_addr(cm_id, NULL, (struct sockaddr *)&sess->peer,
 				RDMX_RESOLVE_TIMEOUT_MS);
 	if (ret) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		rdmx_conn_fail(conn, ret);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 	}
 	return 0;
 
@@ -681,16 +689,16 @@ void rdmx_lanes_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&sess->mutex);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	n = sess->nr_lanes;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	for (i = 1; i < n; i++) {
 		ret = rdmx_sess_start_connect(sess, i);
 		if (ret) {
-			spin_lock(&sess->lock);
+			spin_lock_bh(&sess->lock);
 			if (sess->lanes[0].conn)
 				rdmx_conn_fail(sess->lanes[0].conn, ret);
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			break;
 		}
 	}
@@ -712,17 +720,17 @@ static int rdmx_cm_addr_resolved(struct rdmx_conn *conn)
 	bool dead;
 	int ret;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	dead = conn->state == RDMX_CONN_DEAD;
 	WRITE_ONCE(conn->ib_busy, !dead);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (dead)
 		return -ECONNABORTED;
 	ret = rdmx_conn_create_ib(conn);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	WRITE_ONCE(conn->ib_busy, false);
 	dead = conn->state == RDMX_CONN_DEAD;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	wake_up_all(&sess->wait);
 	if (ret || dead)
 		return ret ?: -ECONNABORTED;
@@ -746,10 +754,10 @@ static int rdmx_cm_route_resolved(struct rdmx_conn *conn)
 					  conn->cm_id->device->attrs.max_qp_rd_atom);
 	param.initiator_depth = min_t(u8, 16,
 				      conn->cm_id->device->attrs.max_qp_init_rd_atom);
-	spin_lock(&conn->sess->lock);
+	spin_lock_bh(&conn->sess->lock);
 	if (conn->state != RDMX_CONN_DEAD)
 		rdmx_conn_set_state(conn, RDMX_CONN_CONNECTING);
-	spin_unlock(&conn->sess->lock);
+	spin_unlock_bh(&conn->sess->lock);
 	return rdma_connect_locked(conn->cm_id, &param);
 }
 
@@ -773,18 +781,18 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 				   conn->sess->id, &conn->sess->peer);
 		return -EPROTO;
 	}
-	spin_lock(&conn->sess->lock);
+	spin_lock_bh(&conn->sess->lock);
 	conn->peer_depth = peer.queue_depth;
 	conn->features = peer.features & mine.features;
 	if (!(conn->features & RDMX_PROTO_F_MSG)) {
-		spin_unlock(&conn->sess->lock);
+		spin_unlock_bh(&conn->sess->lock);
 		pr_err_ratelimited("session %u: %pISpc granted no message service\n",
 				   conn->sess->id, &conn->sess->peer);
 		return -EPROTO;
 	}
 	if (peer.max_msg_size < RDMX_SEG_SIZE) {
 		/* Messages are cut into RDMX_SEG_SIZE SENDs, whatever the QP. */
-		spin_unlock(&conn->sess->lock);
+		spin_unlock_bh(&conn->sess->lock);
 		pr_err_ratelimited("session %u: %pISpc takes SENDs of %u bytes at most, rdmx sends %u\n",
 				   conn->sess->id, &conn->sess->peer,
 				   peer.max_msg_size, RDMX_SEG_SIZE);
@@ -795,7 +803,7 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 		struct rdmx_sess *sess = conn->sess;
 
 		if (peer.nr_lanes < sess->nr_lanes) {
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			pr_err_ratelimited("session %u: %pISpc granted %u QPs, the session has %u\n",
 					   sess->id, &sess->peer, peer.nr_lanes,
 					   sess->nr_lanes);
@@ -804,7 +812,7 @@ static int rdmx_cm_established(struct rdmx_conn *conn,
 		sess->max_lanes = peer.nr_lanes;
 	}
 	rdmx_conn_go_live(conn);
-	spin_unlock(&conn->sess->lock);
+	spin_unlock_bh(&conn->sess->lock);
 	return 0;
 }
 
@@ -847,9 +855,9 @@ static int rdmx_conn_cm_event(struct rdma_cm_id *cm_id,
 		break;
 	}
 	if (err) {
-		spin_lock(&conn->sess->lock);
+		spin_lock_bh(&conn->sess->lock);
 		rdmx_conn_fail(conn, err);
-		spin_unlock(&conn->sess->lock);
+		spin_unlock_bh(&conn->sess->lock);
 	}
 	return 0;
 }
@@ -936,7 +944,7 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 
 	sess = rdmx_sess_find_uuid(&req->sess_uuid);
 	if (sess) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		if (sess->state == RDMX_SESS_CLOSING ||
 		    sess->state == RDMX_SESS_CLOSED ||
 		    (!req->lane && req->generation <= sess->generation)) {
@@ -954,7 +962,7 @@ rdmx_sess_for_request(struct rdma_cm_id *cm_id,
 			if (reason == RDMX_REJ_BUSY && !req->lane)
 				rdmx_sess_fail_conns(sess, -ECONNRESET);
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		if (reason != RDMX_REJ_UNKNOWN)
 			rdmx_sess_put(sess);
 		else
@@ -1047,10 +1055,10 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	conn->peer_depth = req->queue_depth;
 	conn->features = req->features & RDMX_PROTO_F_OFFERED;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	reason = rdmx_sess_lane_check(sess, req);
 	if (reason != RDMX_REJ_UNKNOWN) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		goto reject_conn;
 	}
 	if (!req->lane) {
@@ -1064,7 +1072,7 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 	sess->nr_lanes = max(sess->nr_lanes, req->lane + 1U);
 	rdmx_conn_set_state(conn, RDMX_CONN_CONNECTING);
 	conn->started = jiffies;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	/*
 	 * A client that never speaks on what it connected holds a QP and
 	 * its rings: the attempt times out here as on the client (for
@@ -1087,9 +1095,9 @@ static int rdmx_msg_connect(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev,
 				      cm_id->device->attrs.max_qp_init_rd_atom);
 	ret = rdma_accept(cm_id, &param);
 	if (ret) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		rdmx_conn_fail(conn, ret);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 	}
 	rdmx_sess_put(sess);
 	return 0;
@@ -1101,14 +1109,14 @@ reject_conn:
 	rdmx_sess_put(sess);	/* the connection's */
 reject_sess:
 	if (new_sess) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		/* An administrator's close (by its id) may be ending it already. */
 		if (sess->state != RDMX_SESS_CLOSING &&
 		    sess->state != RDMX_SESS_CLOSED) {
 			rdmx_sess_set_state(sess, RDMX_SESS_CLOSING);
 			rdmx_sess_set_state(sess, RDMX_SESS_CLOSED);
 		}
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		rdmx_sess_unlink(sess);
 	}
 	rdmx_sess_put(sess);

@@ -210,40 +210,66 @@ static void rdmx_sess_rx(struct rdmx_conn *conn, const struct rdmx_msg *m,
 	rdmx_ack_maybe(sess, lane, ack_now);
 }
 
-static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/* Messages whose handling may sleep: taken by the connection's rx_work. */
+static bool rdmx_msg_needs_task(const struct rdmx_msg *m)
 {
-	struct rdmx_rxbuf *rxb = container_of(wc->wr_cqe, struct rdmx_rxbuf,
-					      rx.cqe);
-	struct rdmx_conn *conn = rxb->conn;
+	return m->type == RDMX_MSG_OPEN || m->type == RDMX_MSG_OPEN_REP;
+}
+
+/* Leave a receive to rx_work, behind any already left; under the lock. */
+static void rdmx_recv_defer(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
+{
+	lockdep_assert_held(&conn->sess->lock);
+	list_add_tail(&rxb->node, &conn->rx_backlog);
+	/* Once per busy spell: the work takes all it finds before it ends. */
+	if (!conn->rx_busy) {
+		conn->rx_busy = true;
+		queue_work(rdmx_rx_wq, &conn->rx_work);
+	}
+}
+
+/*
+ * Take one received SEND of @rxb->byte_len bytes. In the completion
+ * handler (@task false) a message that needs process context, one it has
+ * no memory for, and any while rx_work is busy are deferred to it, in
+ * order; rx_work (@task true) takes them all.
+ */
+static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
+			  bool task)
+{
 	struct rdmx_sess *sess = conn->sess;
 	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	struct rdmx_rx_work w = { .to_free = LIST_HEAD_INIT(w.to_free) };
 	const void *payload = rxb->rx.hdr + sizeof(struct rdmx_msg_hdr);
 	struct rdmx_rxseg *seg = NULL;
+	bool defer = false;
 	struct rdmx_msg m;
 	int ret;
 
-	if (unlikely(wc->status != IB_WC_SUCCESS)) {
-		rdmx_wc_failed(sess, "recv", wc);
-		spin_lock(&sess->lock);
-		rdmx_conn_fail(conn, -EIO);
-		spin_unlock(&sess->lock);
-		return;
-	}
-
-	rdmx_rx_buf_sync(conn->cm_id->device, &rxb->rx, wc->byte_len);
-	ret = rdmx_msg_hdr_parse(rxb->rx.hdr, wc->byte_len, RDMX_SEG_SIZE, &m);
-	if (!ret && (m.type == RDMX_MSG_DATA || m.type == RDMX_MSG_IMMED)) {
-		seg = kmalloc(struct_size(seg, data, m.len), GFP_KERNEL);
+	ret = rdmx_msg_hdr_parse(rxb->rx.hdr, rxb->byte_len, RDMX_SEG_SIZE, &m);
+	if (!ret && !task && rdmx_msg_needs_task(&m)) {
+		defer = true;
+	} else if (!ret && (m.type == RDMX_MSG_DATA ||
+			    m.type == RDMX_MSG_IMMED)) {
+		seg = kmalloc(struct_size(seg, data, m.len),
+			      task ? GFP_KERNEL : GFP_NOWAIT | __GFP_NOWARN);
 		if (seg) {
 			seg->len = m.len;
 			memcpy(seg->data, payload, m.len);
-		} else {
+		} else if (task) {
 			ret = -ENOMEM;
+		} else {
+			defer = true;
 		}
 	}
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
+	if (!task && (defer || conn->rx_busy)) {
+		rdmx_recv_defer(conn, rxb);
+		spin_unlock_bh(&sess->lock);
+		kfree(seg);
+		return;
+	}
 	if (sess->server && conn->state == RDMX_CONN_CONNECTING)
 		rdmx_conn_go_live(conn);
 	/*
@@ -253,7 +279,7 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	 */
 	if (lane->conn != conn || (conn->state != RDMX_CONN_LIVE &&
 				   conn->state != RDMX_CONN_DEAD)) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		kfree(seg);
 		return;
 	}
@@ -271,10 +297,11 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmx_ack_maybe(sess, lane, false);
 		}
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 
 	kfree(seg);
 	rdmx_txbuf_free_list(&w.to_free);
+	/* Only rx_work gets these: OPEN and OPEN_REP are deferred. */
 	if (w.open)
 		rdmx_sess_handle_open(sess, w.open_chan, w.service, w.lane);
 	if (w.shut_chan)
@@ -282,6 +309,62 @@ static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 				   NULL, 0, NULL, false, false);
 	if (w.close)	/* sess->mutex is not for the completion path */
 		rdmx_sess_queue(sess, &sess->close_work, 0);
+}
+
+static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_rxbuf *rxb = container_of(wc->wr_cqe, struct rdmx_rxbuf,
+					      rx.cqe);
+	struct rdmx_conn *conn = rxb->conn;
+	struct rdmx_sess *sess = conn->sess;
+
+	if (unlikely(wc->status != IB_WC_SUCCESS)) {
+		rdmx_wc_failed(sess, "recv", wc);
+		spin_lock_bh(&sess->lock);
+		rdmx_conn_fail(conn, -EIO);
+		spin_unlock_bh(&sess->lock);
+		return;
+	}
+	rdmx_rx_buf_sync(conn->cm_id->device, &rxb->rx, wc->byte_len);
+	rxb->byte_len = wc->byte_len;
+	rdmx_recv_one(conn, rxb, false);
+}
+
+/**
+ * rdmx_conn_rx_work() - take the receives a connection's completion
+ *	handler left for process context
+ * @work: the connection's @rx_work
+ *
+ * One at a time and in order; the completion handler queues whatever
+ * arrives meanwhile behind them. Once it finds none left it is not
+ * queued again until a receive is deferred, and touches the connection no
+ * more: the teardown, its receives drained, waits for @rx_busy to clear
+ * and may then free it.
+ *
+ * Context: process context (rdmx_rx_wq); may sleep.
+ */
+void rdmx_conn_rx_work(struct work_struct *work)
+{
+	struct rdmx_conn *conn = container_of(work, struct rdmx_conn,
+					      rx_work);
+	struct rdmx_sess *sess = conn->sess;
+	struct rdmx_rxbuf *rxb;
+
+	for (;;) {
+		spin_lock_bh(&sess->lock);
+		rxb = list_first_entry_or_null(&conn->rx_backlog,
+					       struct rdmx_rxbuf, node);
+		if (rxb) {
+			list_del(&rxb->node);
+		} else {
+			conn->rx_busy = false;
+			wake_up_all(&sess->wait);
+		}
+		spin_unlock_bh(&sess->lock);
+		if (!rxb)
+			return;
+		rdmx_recv_one(conn, rxb, true);
+	}
 }
 
 /**
@@ -298,14 +381,14 @@ void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes)
 {
 	unsigned int i;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	sess->rx_queued -= min(bytes, sess->rx_queued);
 	if (sess->rx_held && sess->rx_queued < RDMX_SESS_RX_LIMIT / 2) {
 		sess->rx_held = false;
 		for (i = 0; i < sess->nr_lanes; i++)
 			rdmx_ack_maybe(sess, &sess->lanes[i], true);
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 }
 
 /**
@@ -322,8 +405,8 @@ void rdmx_sess_rx_consumed(struct rdmx_sess *sess, size_t bytes)
  * it; once queued for accept the channel is the acceptor's, and not
  * touched here again.
  *
- * Context: the receive completion (CQ pool work), not under the session's
- * lock.
+ * Context: process context (the connection's rx_work), not under the
+ * session's lock.
  */
 void rdmx_sess_handle_open(struct rdmx_sess *sess, u32 rchan,
 			   const char *service, unsigned int lane)
@@ -451,16 +534,16 @@ int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane)
 	u32 id;
 	int ret;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		return -EAGAIN;
 	}
 	/* A peer cannot make this side hold channels without end. */
 	if (sess->nr_chans >= RDMX_SESS_MAX_CHANS ||
 	    (test_bit(RDMX_EP_F_QUOTA, &ep->flags) &&
 	     rdmx_sess_user_chans(sess, ep->uid) >= RDMX_SESS_USER_CHANS)) {
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		return -EBUSY;
 	}
 	ret = xa_alloc_cyclic(&sess->chans, &id, ep, XA_LIMIT(1, U32_MAX),
@@ -473,7 +556,7 @@ int rdmx_sess_chan_add(struct rdmx_sess *sess, struct rdmx_ep *ep, int lane)
 		sess->nr_chans++;
 		ret = 0;
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (open)
 		rdmx_sess_queue(sess, &sess->lanes_work, 0);
 	return ret;
@@ -494,7 +577,7 @@ void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
 	bool idle = false;
 	struct rdmx_ep *old;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	old = xa_cmpxchg(&sess->chans, ep->chan, ep, NULL, GFP_ATOMIC);
 	if (old != ep)
 		old = NULL;
@@ -503,7 +586,7 @@ void rdmx_sess_chan_del(struct rdmx_sess *sess, struct rdmx_ep *ep)
 		sess->lanes[ep->lane].nr_chans--;
 		idle = !sess->nr_chans && !sess->server;
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (idle)
 		rdmx_sess_queue(sess, &sess->close_work,
 				msecs_to_jiffies(RDMX_RECONNECT_MIN_MS));

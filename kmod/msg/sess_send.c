@@ -356,7 +356,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_unmap_single(conn->cm_id->device, txb->dma, txb->len,
 			    DMA_TO_DEVICE);
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	conn->sq_posted--;
 	conn->sq_stamp = jiffies;
 	txb->conn = NULL;
@@ -391,7 +391,7 @@ static void rdmx_send_done(struct ib_cq *cq, struct ib_wc *wc)
 			rdmx_ack_maybe(sess, lane, false);
 		}
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (free)
 		kfree(txb);
 }
@@ -409,10 +409,10 @@ bool rdmx_sess_writable(struct rdmx_sess *sess, unsigned int lane)
 {
 	bool ret;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	ret = sess->lanes[lane].tx_count < RDMX_TX_WINDOW ||
 	      sess->state == RDMX_SESS_CLOSING || sess->state == RDMX_SESS_CLOSED;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return ret;
 }
 
@@ -507,15 +507,15 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 	int ret;
 
 	for (;;) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		if (sess->state == RDMX_SESS_CLOSING ||
 		    sess->state == RDMX_SESS_CLOSED) {
 			ret = rdmx_sess_closed_err(sess);
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			return ret;
 		}
 		if (force && lane->tx_count >= RDMX_TX_FORCE_MAX) {
-			spin_unlock(&sess->lock);
+			spin_unlock_bh(&sess->lock);
 			pr_warn_ratelimited("session %u: %pISpc acknowledges nothing: %u messages queued, no more\n",
 					    sess->id, &sess->peer,
 					    RDMX_TX_FORCE_MAX);
@@ -523,7 +523,7 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 		}
 		if (force || lane->tx_count < RDMX_TX_WINDOW)
 			break;
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 		if (nonblock)
 			return -EAGAIN;
 		if (killable)
@@ -537,7 +537,7 @@ static int rdmx_sess_queue_txbuf(struct rdmx_sess *sess, unsigned int idx,
 	}
 	rdmx_lane_queue_txbuf(sess, lane, txb);
 	rdmx_tx_kick(lane);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return 0;
 }
 
@@ -599,10 +599,10 @@ int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
 	if (WARN_ON_ONCE(idx >= RDMX_SESS_MAX_LANES))
 		return -EINVAL;
 	/* Cheap first: a caller that retries on a full window allocates nothing. */
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	full = lane->tx_count + max_t(size_t, 1, DIV_ROUND_UP(len, RDMX_SEG_SIZE)) >
 	       RDMX_TX_WINDOW;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (full)
 		return -EAGAIN;
 	do {
@@ -617,7 +617,7 @@ int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
 		nr++;
 	} while (left);
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->state == RDMX_SESS_CLOSING ||
 	    sess->state == RDMX_SESS_CLOSED) {
 		ret = rdmx_sess_closed_err(sess);
@@ -632,7 +632,7 @@ int rdmx_sess_send_whole(struct rdmx_sess *sess, unsigned int idx, u32 chan,
 		sess->stats.msgs_tx++;
 		sess->stats.bytes_tx += len;
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (!ret)
 		return 0;
 fail:
@@ -706,12 +706,12 @@ int rdmx_sess_send_seq(struct rdmx_sess *sess, unsigned int lane, u8 type,
 		first = false;
 	} while (left);
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (type == RDMX_MSG_DATA) {
 		sess->stats.msgs_tx++;
 		sess->stats.bytes_tx += len;
 	}
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return 0;
 }
 

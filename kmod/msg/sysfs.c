@@ -78,9 +78,9 @@ static ssize_t rdmx_emit_addr(char *buf, struct rdmx_sess *sess, bool peer)
 {
 	struct sockaddr_storage ss;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	ss = peer ? sess->peer : sess->local;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	if (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)
 		return sysfs_emit(buf, "\n");
 	return sysfs_emit(buf, "%pISpc\n", &ss);
@@ -102,11 +102,11 @@ static ssize_t device_show(struct kobject *k, struct kobj_attribute *a,
 	struct rdmx_sess *sess = to_sess(k);
 	char name[IB_DEVICE_NAME_MAX] = "";
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->lanes[0].conn && sess->lanes[0].conn->rdev)
 		strscpy(name, sess->lanes[0].conn->rdev->ibdev->name,
 			sizeof(name));
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return sysfs_emit(buf, "%s\n", name);
 }
 
@@ -115,9 +115,9 @@ static ssize_t qps_show(struct kobject *k, struct kobj_attribute *a, char *buf)
 	struct rdmx_sess *sess = to_sess(k);
 	unsigned int n;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	n = rdmx_sess_live_lanes(sess);
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return sysfs_emit(buf, "%u\n", n);
 }
 
@@ -127,10 +127,10 @@ static ssize_t queue_depth_show(struct kobject *k, struct kobj_attribute *a,
 	struct rdmx_sess *sess = to_sess(k);
 	u32 n = 0;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	if (sess->lanes[0].conn)
 		n = sess->lanes[0].conn->depth;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return sysfs_emit(buf, "%u\n", n);
 }
 
@@ -140,9 +140,9 @@ static ssize_t features_show(struct kobject *k, struct kobj_attribute *a,
 	struct rdmx_sess *sess = to_sess(k);
 	u32 f;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	f = sess->features;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	return sysfs_emit(buf, "%s%s%s\n", f & RDMX_PROTO_F_MSG ? "msg" : "",
 			  f & RDMX_PROTO_F_RMA ? " rma" : "",
 			  f & RDMX_PROTO_F_BLOCK ? " block" : "");
@@ -155,9 +155,9 @@ static ssize_t _name##_show(struct kobject *k, struct kobj_attribute *a, \
 	struct rdmx_sess *sess = to_sess(k);				\
 	u64 v;								\
 									\
-	spin_lock(&sess->lock);						\
+	spin_lock_bh(&sess->lock);						\
 	v = (_expr);							\
-	spin_unlock(&sess->lock);					\
+	spin_unlock_bh(&sess->lock);					\
 	return sysfs_emit(buf, "%llu\n", v);				\
 }									\
 static struct kobj_attribute rdmx_sess_attr_##_name = __ATTR_RO(_name)

@@ -254,7 +254,7 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 		return -EINVAL;
 	memset(&info, 0, sizeof(info));
 
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	info.state = ep->state;
 	info.error = ep->error;
 	info.queued = ep->rxq_len;
@@ -266,15 +266,15 @@ static long rdmx_uep_info(struct rdmx_ep *ep, void __user *uarg)
 	sess = ep->sess;
 	lane = ep->lane;
 	rdmx_addr_to_user((struct sockaddr *)&ep->local, &info.local);
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 	if (sess) {
-		spin_lock(&sess->lock);
+		spin_lock_bh(&sess->lock);
 		info.sess_id = sess->id;
 		info.sess_state = sess->state;
 		info.generation = sess->generation;
 		info.credits = sess->lanes[lane].credits.avail;
 		rdmx_addr_to_user((struct sockaddr *)&sess->peer, &info.peer);
-		spin_unlock(&sess->lock);
+		spin_unlock_bh(&sess->lock);
 	}
 	return rdmx_copy_args_out(uarg, &info, sizeof(info), usize);
 }
@@ -585,14 +585,14 @@ __poll_t rdmx_uep_poll(struct file *file, poll_table *wait)
 	u32 state;
 
 	poll_wait(file, &ep->wait, wait);
-	spin_lock(&ep->lock);
+	spin_lock_bh(&ep->lock);
 	state = ep->state;
 	sess = ep->sess;
 	if (ep->rxq_len || !list_empty(&ep->acceptq))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (ep->nr_events)
 		mask |= EPOLLPRI;
-	spin_unlock(&ep->lock);
+	spin_unlock_bh(&ep->lock);
 
 	switch (state) {
 	case RDMX_EP_CONNECTED:

@@ -610,9 +610,9 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 	bool imm;
 	u32 v;
 
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	q0 = sess->rx_queued;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	for (i = 0; i < 20; i++) {
 		memset(f->tx, i + 1, 65536);
 		op.imm = 0xabc000 + i;
@@ -628,9 +628,9 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 	for (i = 0; i < 200 && READ_ONCE(f->sep->rxq_len) < 40; i++)
 		msleep(50);
 	KUNIT_ASSERT_EQ(test, READ_ONCE(f->sep->rxq_len), 40U);
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	q = sess->rx_queued;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	KUNIT_EXPECT_EQ(test, q - q0,
 			20 * (rdmx_rxseg_cost(sizeof(u32)) +
 			      rdmx_rxseg_cost(sizeof(struct rdmx_imm))));
@@ -647,9 +647,9 @@ static void rdmx_rma_write_imm_test(struct kunit *test)
 						      &v), (ssize_t)4);
 		KUNIT_EXPECT_FALSE(test, imm);
 	}
-	spin_lock(&sess->lock);
+	spin_lock_bh(&sess->lock);
 	q = sess->rx_queued;
-	spin_unlock(&sess->lock);
+	spin_unlock_bh(&sess->lock);
 	KUNIT_EXPECT_EQ(test, q, q0);
 }
 
