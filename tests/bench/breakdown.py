@@ -113,6 +113,8 @@ CASES = [
     ("msg/rdmx-ping-64", "rdmx ping 64 B"),
     ("msg/qperf-rds_lat", "RDS rds_lat 64 B"),
     ("raw/ib_send_lat-64", "ib_send_lat 64 B"),
+    ("rma/rdmx-bench-fadd-lat-8", "rdmx fetch-and-add 8 B"),
+    ("raw/ib_atomic_lat-8", "ib_atomic_lat 8 B"),
 ]
 
 # Fewer round trips than this and a message program's start and connection

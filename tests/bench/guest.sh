@@ -877,18 +877,26 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 			prof_run msg/qperf-rds_lat qperf "${rds_qperf[@]}" -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
 		fi
-		if profiled raw/ib_send_lat-64; then
-			log "profile raw/ib_send_lat-64"
-			# shellcheck disable=SC2086 # perftest_flags are words
-			timeout 900 ib_send_lat $perftest_flags -d "$dev" -s 64 -n "$prof_n" \
-				>"$B/raw/prof-ib_send_lat-server.txt" 2>&1 &
+		if profiled rma/rdmx-bench-fadd-lat-8 && [ "$rbench" = 1 ]; then
+			log "profile rma/rdmx-bench-fadd-lat-8"
+			prof_run rma/rdmx-bench-fadd-lat-8 perftest-lat rdmxctl bench -t fadd -m lat \
+				-s 8 -n "$prof_n" "$peer"
+		fi
+		for pc in "raw/ib_send_lat-64|ib_send_lat|-s 64" \
+			  "raw/ib_atomic_lat-8|ib_atomic_lat|-A FETCH_AND_ADD"; do
+			IFS='|' read -r id prog opts <<<"$pc"
+			profiled "$id" || continue
+			log "profile $id"
+			# shellcheck disable=SC2086 # perftest_flags and opts are words
+			timeout 900 "$prog" $perftest_flags -d "$dev" $opts -n "$prof_n" \
+				>"$B/raw/prof-$prog-server.txt" 2>&1 &
 			srv=$!
 			rdmx_wait_cm_listen 18515
 			# shellcheck disable=SC2086
-			prof_run raw/ib_send_lat-64 perftest-lat ib_send_lat $perftest_flags -d "$dev" \
-				-s 64 -n "$prof_n" "$peer"
+			prof_run "$id" perftest-lat "$prog" $perftest_flags -d "$dev" $opts \
+				-n "$prof_n" "$peer"
 			wait "$srv"
-		fi
+		done
 	fi
 elif [ "$profile" = 1 ]; then
 	log "profile: only in loopback (one guest), where one kernel runs both sides"
