@@ -238,17 +238,22 @@ def growth_check():
 
 
 def scale_check():
-    """scale.py: runs ordered by vCPUs, rdmx over nvme-rdma, a missing value."""
+    """scale.py: runs ordered by vCPUs, rdmx over nvme-rdma (IOPS at QD32,
+    p50 at QD1), a missing value."""
     d = tempfile.mkdtemp()
     bad = 0
     try:
         for cpus, r, n in ((2, 3000.0, 2000.0), (1, 1500.0, None)):
             rd = os.path.join(d, "run%d" % cpus)
             os.makedirs(rd)
-            ms = [{"case": "block/rdmx/randread-4k-qd32", "metric": "iops", "median": r}]
+            ms = [{"case": "block/rdmx/randread-4k-qd32", "metric": "iops", "median": r},
+                  {"case": "block/rdmx/randread-4k-qd1", "metric": "p50_us", "median": 400.0},
+                  {"case": "block/rdmx/randread-4k-qd1", "metric": "p99_us", "median": 900.0}]
             if n:
                 ms.append({"case": "block/nvme-rdma/randread-4k-qd32", "metric": "iops",
                            "median": n})
+                ms.append({"case": "block/nvme-rdma/randread-4k-qd1", "metric": "p50_us",
+                           "median": 500.0})
             with open(os.path.join(rd, "results.json"), "w") as f:
                 json.dump({"meta": {"cpus": cpus}, "metrics": ms}, f)
         out = os.path.join(d, "out")
@@ -259,12 +264,14 @@ def scale_check():
             finally:
                 sys.stdout = saved
         text = open(os.path.join(out, "scale.md")).read()
-        for want in ("| randread-4k-qd32 | 1 | 1,500 | - | - |",
-                     "| randread-4k-qd32 | 2 | 3,000 | 2,000 | 1.50 x |"):
+        for want in ("| randread-4k-qd32 | IOPS | 1 | 1,500 | - | - |",
+                     "| randread-4k-qd32 | IOPS | 2 | 3,000 | 2,000 | 1.50 x |",
+                     "| randread-4k-qd1 | p50 us | 2 | 400 | 500 | 0.80 x |"):
             if want not in text:
                 print("# no %r in:\n%s" % (want, text))
                 bad = 1
-        if text.index("| randread-4k-qd32 | 1 |") > text.index("| randread-4k-qd32 | 2 |"):
+        if text.index("| randread-4k-qd32 | IOPS | 1 |") > \
+                text.index("| randread-4k-qd32 | IOPS | 2 |"):
             print("# runs not ordered by vCPUs")
             bad = 1
     finally:
