@@ -2827,7 +2827,16 @@ static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
 		return v[craft_below(r, ARRAY_SIZE(v))];
 	}
 	case offsetof(struct blk_cmd, rkey): {
-		const __u64 v[] = { 0, c->mw_rkey ^ 1, c->mw_rkey + 0x100,
+		/*
+		 * The server answers a command with its key invalidated, so
+		 * no key here may name another window on this device: the
+		 * next index is often another fuzzer's, unbound, and
+		 * soft-RoCE in 6.12 oopses when a SEND with invalidate names
+		 * an unbound type 2 window (rxe_do_invalidate_mw() puts its
+		 * NULL QP). The top index is no window's nor any region's.
+		 */
+		const __u64 v[] = { 0, c->mw_rkey ^ 1,
+				    0xffffff00 | (c->mw_rkey & 0xff),
 				    c->c.mr->rkey };
 
 		return v[craft_below(r, ARRAY_SIZE(v))];
