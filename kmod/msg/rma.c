@@ -324,19 +324,16 @@ void rdmx_rma_done_work(struct work_struct *work)
 	struct rdmx_ep *ep = container_of(work, struct rdmx_ep, rma_done_work);
 	struct rdmx_rma_req *req;
 
-	for (;;) {
-		spin_lock_bh(&ep->lock);
-		req = list_first_entry_or_null(&ep->rma_done,
-					       struct rdmx_rma_req, node);
-		if (req)
-			list_del_init(&req->node);
-		else
-			ep->rma_done_busy = false;
+	spin_lock_bh(&ep->lock);
+	while ((req = list_first_entry_or_null(&ep->rma_done,
+					       struct rdmx_rma_req, node))) {
+		list_del_init(&req->node);
 		spin_unlock_bh(&ep->lock);
-		if (!req)
-			break;
 		rdmx_rma_req_done(req);
+		spin_lock_bh(&ep->lock);
 	}
+	ep->rma_done_busy = false;
+	spin_unlock_bh(&ep->lock);
 	kref_put(&ep->ref, rdmx_ep_kref_release);
 }
 

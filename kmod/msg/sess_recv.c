@@ -223,7 +223,7 @@ static void rdmx_recv_defer(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 	list_add_tail(&rxb->node, &conn->rx_backlog);
 	/* Once per busy spell: the work takes all it finds before it ends. */
 	if (!conn->rx_busy) {
-		conn->rx_busy = true;
+		WRITE_ONCE(conn->rx_busy, true);
 		queue_work(rdmx_rx_wq, &conn->rx_work);
 	}
 }
@@ -247,7 +247,9 @@ static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 	int ret;
 
 	ret = rdmx_msg_hdr_parse(rxb->rx.hdr, rxb->byte_len, RDMX_SEG_SIZE, &m);
-	if (!ret && !task && rdmx_msg_needs_task(&m)) {
+	/* Behind others it is deferred anyway (checked again, locked). */
+	if (!task && (READ_ONCE(conn->rx_busy) ||
+		      (!ret && rdmx_msg_needs_task(&m)))) {
 		defer = true;
 	} else if (!ret && (m.type == RDMX_MSG_DATA ||
 			    m.type == RDMX_MSG_IMMED)) {
@@ -350,21 +352,17 @@ void rdmx_conn_rx_work(struct work_struct *work)
 	struct rdmx_sess *sess = conn->sess;
 	struct rdmx_rxbuf *rxb;
 
-	for (;;) {
-		spin_lock_bh(&sess->lock);
-		rxb = list_first_entry_or_null(&conn->rx_backlog,
-					       struct rdmx_rxbuf, node);
-		if (rxb) {
-			list_del(&rxb->node);
-		} else {
-			conn->rx_busy = false;
-			wake_up_all(&sess->wait);
-		}
+	spin_lock_bh(&sess->lock);
+	while ((rxb = list_first_entry_or_null(&conn->rx_backlog,
+					       struct rdmx_rxbuf, node))) {
+		list_del(&rxb->node);
 		spin_unlock_bh(&sess->lock);
-		if (!rxb)
-			return;
 		rdmx_recv_one(conn, rxb, true);
+		spin_lock_bh(&sess->lock);
 	}
+	WRITE_ONCE(conn->rx_busy, false);
+	wake_up_all(&sess->wait);
+	spin_unlock_bh(&sess->lock);
 }
 
 /**
