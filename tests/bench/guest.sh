@@ -834,6 +834,22 @@ prof_run() {
 		"$(nproc)" "$f" >>"$ptsv"
 }
 
+# prof_case ID CASE...: prog (the case's second field) and opts (its
+# options without their -n, which a profiled case sets) of case ID among
+# the CASEs (ID|FIELD|OPTIONS); 1 when none is ID.
+prof_case() {
+	local want=$1 c id
+
+	shift
+	for c in "$@"; do
+		IFS='|' read -r id prog opts <<<"$c"
+		[ "$id" = "$want" ] || continue
+		opts=${opts% -n *}
+		return 0
+	done
+	return 1
+}
+
 prof_fio() { # CONTENDER JOB: the job without a ramp (every I/O is counted)
 	local c=$1 j=$2 dev=${bdev[$1]:-}
 
@@ -877,15 +893,17 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 			prof_run msg/qperf-rds_lat qperf "${rds_qperf[@]}" -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
 		fi
-		if profiled rma/rdmx-bench-fadd-lat-8 && [ "$rbench" = 1 ]; then
+		if profiled rma/rdmx-bench-fadd-lat-8 && [ "$rbench" = 1 ] &&
+		   prof_case rma/rdmx-bench-fadd-lat-8 "${rbench_cases[@]}"; then
 			log "profile rma/rdmx-bench-fadd-lat-8"
-			prof_run rma/rdmx-bench-fadd-lat-8 perftest-lat rdmxctl bench -t fadd -m lat \
-				-s 8 -n "$prof_n" "$peer"
+			# shellcheck disable=SC2086 # opts are words
+			prof_run rma/rdmx-bench-fadd-lat-8 perftest-lat rdmxctl bench $opts \
+				-n "$prof_n" "$peer"
 		fi
-		for pc in "raw/ib_send_lat-64|ib_send_lat|-s 64" \
-			  "raw/ib_atomic_lat-8|ib_atomic_lat|-A FETCH_AND_ADD"; do
-			IFS='|' read -r id prog opts <<<"$pc"
-			profiled "$id" || continue
+		for id in raw/ib_send_lat-64 raw/ib_atomic_lat-8; do
+			if ! profiled "$id" || ! prof_case "$id" "${perftest_cases[@]}"; then
+				continue
+			fi
 			log "profile $id"
 			# shellcheck disable=SC2086 # perftest_flags and opts are words
 			timeout 900 "$prog" $perftest_flags -d "$dev" $opts -n "$prof_n" \
