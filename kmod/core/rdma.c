@@ -51,6 +51,74 @@ int rdmx_rc_qp_create(struct rdma_cm_id *cm_id, struct ib_pd *pd,
 }
 
 /**
+ * rdmx_rx_hdr_alloc() - allocate and map memory for a receive buffer's
+ *	first scatter entry
+ * @dev: the device it is mapped for
+ * @len: its bytes
+ * @gfp: allocation flags
+ * @dma: its mapping (DMA_FROM_DEVICE), set on success
+ *
+ * Context: any context, as @gfp allows.
+ * Return: the memory, or NULL when it could not be allocated or mapped.
+ */
+void *rdmx_rx_hdr_alloc(struct ib_device *dev, u32 len, gfp_t gfp, u64 *dma)
+{
+	void *buf = kmalloc(len, gfp);
+
+	if (!buf)
+		return NULL;
+	*dma = ib_dma_map_single(dev, buf, len, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, *dma)) {
+		kfree(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/**
+ * rdmx_rx_hdr_free() - unmap and free what rdmx_rx_hdr_alloc() gave
+ * @dev: the device it is mapped for
+ * @buf: the memory; NULL for none
+ * @len: its bytes
+ * @dma: its mapping
+ *
+ * Context: any context.
+ */
+void rdmx_rx_hdr_free(struct ib_device *dev, void *buf, u32 len, u64 dma)
+{
+	if (!buf)
+		return;
+	ib_dma_unmap_single(dev, dma, len, DMA_FROM_DEVICE);
+	kfree(buf);
+}
+
+/**
+ * rdmx_rx_buf_swap_hdr() - take a completed receive's first scatter entry
+ *	and give the buffer another
+ * @dev: the device both are mapped for
+ * @rb: the buffer: completed, synced for the CPU, not posted
+ * @buf: memory from rdmx_rx_hdr_alloc() of @rb->hdr_len bytes
+ * @dma: its mapping
+ *
+ * The receiver keeps what arrived where it arrived instead of copying it
+ * out, as RDS hands its receive fragments to the message; @rb is posted
+ * again with @buf.
+ *
+ * Context: any context.
+ * Return: the received memory, unmapped: the caller's, to kfree().
+ */
+void *rdmx_rx_buf_swap_hdr(struct ib_device *dev, struct rdmx_rx_buf *rb,
+			   void *buf, u64 dma)
+{
+	void *old = rb->hdr;
+
+	ib_dma_unmap_single(dev, rb->hdr_dma, rb->hdr_len, DMA_FROM_DEVICE);
+	rb->hdr = buf;
+	rb->hdr_dma = dma;
+	return old;
+}
+
+/**
  * rdmx_rx_buf_init() - allocate and map a receive buffer's memory
  * @dev: the device it is mapped for
  * @rb: the buffer, zeroed but for @rb->cqe
@@ -75,14 +143,9 @@ int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
 	 * no cache line with it (kmalloc()'s DMA alignment, or the bounce
 	 * buffer the DMA API gives a smaller one).
 	 */
-	rb->hdr = kmalloc(hdr_len, GFP_KERNEL);
+	rb->hdr = rdmx_rx_hdr_alloc(dev, hdr_len, GFP_KERNEL, &rb->hdr_dma);
 	if (!rb->hdr)
 		return -ENOMEM;
-	rb->hdr_dma = ib_dma_map_single(dev, rb->hdr, hdr_len, DMA_FROM_DEVICE);
-	if (ib_dma_mapping_error(dev, rb->hdr_dma)) {
-		rb->hdr_dma = 0;
-		return -ENOMEM;
-	}
 	if (!data_len)
 		return 0;
 	rb->data = alloc_page(GFP_KERNEL);
@@ -109,15 +172,13 @@ int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
  */
 void rdmx_rx_buf_exit(struct ib_device *dev, struct rdmx_rx_buf *rb)
 {
-	if (rb->hdr_dma)
-		ib_dma_unmap_single(dev, rb->hdr_dma, rb->hdr_len,
-				    DMA_FROM_DEVICE);
+	/* rdmx_rx_hdr_alloc() gives it mapped or not at all. */
+	rdmx_rx_hdr_free(dev, rb->hdr, rb->hdr_len, rb->hdr_dma);
 	if (rb->data_dma)
 		ib_dma_unmap_page(dev, rb->data_dma, rb->data_len,
 				  DMA_FROM_DEVICE);
 	if (rb->data)
 		__free_page(rb->data);
-	kfree(rb->hdr);
 	rb->hdr_dma = 0;
 	rb->data_dma = 0;
 	rb->data = NULL;

@@ -157,6 +157,10 @@ struct rdmx_rx_buf {
 	bool data_first;
 };
 
+void *rdmx_rx_hdr_alloc(struct ib_device *dev, u32 len, gfp_t gfp, u64 *dma);
+void rdmx_rx_hdr_free(struct ib_device *dev, void *buf, u32 len, u64 dma);
+void *rdmx_rx_buf_swap_hdr(struct ib_device *dev, struct rdmx_rx_buf *rb,
+			   void *buf, u64 dma);
 int rdmx_rx_buf_init(struct ib_device *dev, struct rdmx_rx_buf *rb,
 		     u32 hdr_len, u32 data_len);
 void rdmx_rx_buf_exit(struct ib_device *dev, struct rdmx_rx_buf *rb);

@@ -408,12 +408,21 @@ struct rdmx_sess {
  * @node: on a channel's receive queue
  * @len: bytes in @data; ep.c marks a message's last segment in bit 31
  * @data: payload
+ *
+ * Either a copy of the payload or the receive buffer it arrived in, taken
+ * whole: the segment's fields then lie over the message header, which
+ * has been parsed, and @data is where the payload already is. Freed with
+ * kfree() alike.
  */
 struct rdmx_rxseg {
 	struct list_head node;
 	u32 len;
-	u8 data[];
+	u8 data[] __aligned(8);
 };
+
+/* A receive buffer can be its own segment (rdmx_rxseg_take()). */
+#define RDMX_RXSEG_IN_PLACE \
+	(offsetof(struct rdmx_rxseg, data) == sizeof(struct rdmx_msg_hdr))
 
 /*
  * What a received segment of @payload bytes costs the session's receive

@@ -229,6 +229,20 @@ static void rdmx_recv_defer(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 }
 
 /*
+ * Whether a DATA segment of @m->len bytes keeps the buffer it arrived in
+ * (rdmx_rx_buf_swap_hdr()) rather than a copy: only when the copy would
+ * take an allocation of the same size, so that what the segment costs the
+ * receive budget (rdmx_rxseg_cost()) is what it holds. Large segments:
+ * the copy they save is the receiver's only one of the payload.
+ */
+static bool rdmx_rxseg_in_place(const struct rdmx_rxbuf *rxb,
+				const struct rdmx_msg *m)
+{
+	return RDMX_RXSEG_IN_PLACE && m->type == RDMX_MSG_DATA &&
+	       rdmx_rxseg_cost(m->len) == kmalloc_size_roundup(rxb->rx.hdr_len);
+}
+
+/*
  * Take one received SEND of @rxb->byte_len bytes. In the completion
  * handler (@task false) a message that needs process context, one it has
  * no memory for, and any while rx_work is busy are deferred to it, in
@@ -237,13 +251,17 @@ static void rdmx_recv_defer(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 			  bool task)
 {
+	gfp_t gfp = task ? GFP_KERNEL : GFP_NOWAIT | __GFP_NOWARN;
+	struct ib_device *ibdev = conn->cm_id->device;
 	struct rdmx_sess *sess = conn->sess;
 	struct rdmx_lane *lane = rdmx_conn_lane(conn);
 	struct rdmx_rx_work w = { .to_free = LIST_HEAD_INIT(w.to_free) };
 	const void *payload = rxb->rx.hdr + sizeof(struct rdmx_msg_hdr);
 	struct rdmx_rxseg *seg = NULL;
+	void *spare = NULL;
 	bool defer = false;
 	struct rdmx_msg m;
+	u64 spare_dma = 0;
 	int ret;
 
 	ret = rdmx_msg_hdr_parse(rxb->rx.hdr, rxb->byte_len, RDMX_SEG_SIZE, &m);
@@ -253,15 +271,20 @@ static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 		defer = true;
 	} else if (!ret && (m.type == RDMX_MSG_DATA ||
 			    m.type == RDMX_MSG_IMMED)) {
-		seg = kmalloc(struct_size(seg, data, m.len),
-			      task ? GFP_KERNEL : GFP_NOWAIT | __GFP_NOWARN);
-		if (seg) {
-			seg->len = m.len;
-			memcpy(seg->data, payload, m.len);
-		} else if (task) {
-			ret = -ENOMEM;
-		} else {
-			defer = true;
+		/* A buffer to post in place of this one, or a copy. */
+		if (rdmx_rxseg_in_place(rxb, &m))
+			spare = rdmx_rx_hdr_alloc(ibdev, rxb->rx.hdr_len, gfp,
+						  &spare_dma);
+		if (!spare) {
+			seg = kmalloc(struct_size(seg, data, m.len), gfp);
+			if (seg) {
+				seg->len = m.len;
+				memcpy(seg->data, payload, m.len);
+			} else if (task) {
+				ret = -ENOMEM;
+			} else {
+				defer = true;
+			}
 		}
 	}
 
@@ -269,8 +292,7 @@ static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 	if (!task && (defer || conn->rx_busy)) {
 		rdmx_recv_defer(conn, rxb);
 		spin_unlock_bh(&sess->lock);
-		kfree(seg);
-		return;
+		goto out_free;
 	}
 	if (sess->server && conn->state == RDMX_CONN_CONNECTING)
 		rdmx_conn_go_live(conn);
@@ -282,8 +304,13 @@ static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 	if (lane->conn != conn || (conn->state != RDMX_CONN_LIVE &&
 				   conn->state != RDMX_CONN_DEAD)) {
 		spin_unlock_bh(&sess->lock);
-		kfree(seg);
-		return;
+		goto out_free;
+	}
+	if (spare) {
+		/* Parsed: the segment's fields may lie over the header. */
+		seg = rdmx_rx_buf_swap_hdr(ibdev, &rxb->rx, spare, spare_dma);
+		spare = NULL;
+		seg->len = m.len;
 	}
 	if (ret == -ENOMEM) {
 		rdmx_conn_fail(conn, -ENOMEM);
@@ -311,6 +338,11 @@ static void rdmx_recv_one(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb,
 				   NULL, 0, NULL, false, false);
 	if (w.close)	/* sess->mutex is not for the completion path */
 		rdmx_sess_queue(sess, &sess->close_work, 0);
+	return;
+
+out_free:
+	kfree(seg);
+	rdmx_rx_hdr_free(ibdev, spare, rxb->rx.hdr_len, spare_dma);
 }
 
 static void rdmx_recv_done(struct ib_cq *cq, struct ib_wc *wc)
