@@ -805,7 +805,7 @@ fi
 # "local" is fio on the null_blk device itself: the backing device's own
 # cost, part of every contender's.
 profile_block="rdmx nvme-rdma local"
-profile_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32"
+profile_jobs="randread-4k-qd1 randwrite-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k write-128k"
 prof_hz=250
 # prof_n (above), the round trips of a profiled message case: enough that
 # starting the program and connecting weigh little on each (breakdown.py
