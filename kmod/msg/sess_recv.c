@@ -228,6 +228,9 @@ static void rdmx_recv_defer(struct rdmx_conn *conn, struct rdmx_rxbuf *rxb)
 	}
 }
 
+/* On 64-bit a received buffer can always be its own segment. */
+static_assert(!IS_ENABLED(CONFIG_64BIT) || RDMX_RXSEG_IN_PLACE);
+
 /*
  * Whether a DATA segment of @m->len bytes keeps the buffer it arrived in
  * (rdmx_rx_buf_swap_hdr()) rather than a copy: only when the copy would
