@@ -112,9 +112,11 @@ ends_with_summary() {
 }
 
 # put FILE CONTENT: write one fake sysfs attribute
+# put FILE TEXT: as a sysfs attribute reads, whole or not at all (a
+# monitor that reads while it changes never sees it empty).
 put() {
 	mkdir -p "$(dirname "$1")"
-	printf '%s\n' "$2" >"$1"
+	printf '%s\n' "$2" >"$1.new" && mv -f "$1.new" "$1"
 }
 
 # fake_netdev ROOT NAME FLAGS OPERSTATE MTU TYPE
@@ -707,10 +709,12 @@ mon=$!
 RDMX_SYSFS=$S "$BIN" -j monitor -i 100ms -d 3 >"$T/mon.json" 2>&1 &
 monj=$!
 sleep 1
+# Each change at once, as sysfs makes it: a directory goes or comes whole.
 put "$S/block/rdmxb0/rdmx/state" reconnecting
-rm -r "$S/kernel/rdmx/sessions/3"
-mkdir -p "$S/kernel/rdmx/exports/e1"
-put "$S/kernel/rdmx/exports/e1/path" ram:4096
+mv "$S/kernel/rdmx/sessions/3" "$T/session-3-gone"
+put "$T/export-e1/path" ram:4096
+mkdir -p "$S/kernel/rdmx/exports"
+mv "$T/export-e1" "$S/kernel/rdmx/exports/e1"
 wait "$mon"
 rc=$?
 wait "$monj"
