@@ -584,6 +584,9 @@ run_fio() { # CONTENDER JOB REP [ID-PREFIX, default block]
 		record "$id" "$rep" fio unavailable "${why[$c]}"
 		return
 	fi
+	# nbd-server writes through the page cache: what an earlier job left
+	# dirty is written back now, not inside this job's measurement.
+	sync
 	# The device's counters around the job (as client_case names its
 	# output): a loss or a retransmission behind a slow run shows there.
 	f=$B/raw/$(echo "$id-$rep" | tr '/' '_').txt
