@@ -420,7 +420,7 @@ struct rdmx_rxseg {
 	u8 data[] __aligned(8);
 };
 
-/* A receive buffer can be its own segment (rdmx_rxseg_take()). */
+/* A receive buffer can be its own segment (rdmx_rxseg_in_place()). */
 #define RDMX_RXSEG_IN_PLACE \
 	(offsetof(struct rdmx_rxseg, data) == sizeof(struct rdmx_msg_hdr))
 

@@ -111,9 +111,8 @@ ends_with_summary() {
 	tail -n 1 "$T/out" | grep -qE '^[0-9]+ ok, [0-9]+ warnings, [0-9]+ errors$'
 }
 
-# put FILE CONTENT: write one fake sysfs attribute
-# put FILE TEXT: as a sysfs attribute reads, whole or not at all (a
-# monitor that reads while it changes never sees it empty).
+# put FILE TEXT: write one fake sysfs attribute, whole, as sysfs gives it
+# (a monitor that reads while it changes never sees it empty).
 put() {
 	mkdir -p "$(dirname "$1")"
 	printf '%s\n' "$2" >"$1.new" && mv -f "$1.new" "$1"
