@@ -119,6 +119,8 @@ CASES = [
     ("msg/rdmx-ping-64", "rdmx ping 64 B"),
     ("msg/qperf-rds_lat", "RDS rds_lat 64 B"),
     ("raw/ib_send_lat-64", "ib_send_lat 64 B"),
+    ("msg/rdmx-bench-send-bw-4m", "rdmx 4 MiB messages, per KiB"),
+    ("msg/qperf-rds_bw", "RDS rds_bw 1 MiB, per KiB"),
     ("rma/rdmx-bench-fadd-lat-8", "rdmx fetch-and-add 8 B"),
     ("raw/ib_atomic_lat-8", "ib_atomic_lat 8 B"),
 ]
@@ -222,6 +224,19 @@ def parse_ops(kind, text):
         if m:
             return int(m.group(1).replace(",", ""))
         raise ValueError("no loc_recv_msgs (qperf -vvs)")
+    if kind == "perftest-bw":
+        # KiB moved: #bytes times #iterations.
+        for line in text.splitlines():
+            vals = line.split()
+            if len(vals) > 2 and vals[0].isdigit() and vals[1].isdigit():
+                return int(vals[0]) * int(vals[1]) // 1024
+        raise ValueError("no #bytes and #iterations line")
+    if kind == "qperf-bw":
+        # KiB moved: the bytes received, "recv_bytes = 178 MiB (186,646,528)".
+        m = re.search(r"recv_bytes\s*=[^(\n]*\(([\d,]+)\)", text)
+        if m:
+            return int(m.group(1).replace(",", "")) // 1024
+        raise ValueError("no recv_bytes (qperf -vvs)")
     raise ValueError("unknown kind %s" % kind)
 
 

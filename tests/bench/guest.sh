@@ -804,7 +804,9 @@ fi
 # raw/prof-CASE.out; one line a case in profile.tsv:
 #   CASE <TAB> KIND <TAB> EXIT STATUS <TAB> NS <TAB> CPUS <TAB> FILE-PREFIX
 # KIND says how report.py counts the operations in the output: fio (its
-# I/Os), ping or perftest-lat (round trips), qperf (messages received).
+# I/Os), ping or perftest-lat (round trips), qperf (messages received),
+# perftest-bw and qperf-bw (KiB moved: the messages times their size, the
+# bytes received).
 # "local" is fio on the null_blk device itself: the backing device's own
 # cost, part of every contender's.
 profile_block="rdmx nvme-rdma local"
@@ -895,6 +897,20 @@ if [ "$profile" = 1 ] && [ "$loopback" = 1 ]; then
 			log "profile msg/qperf-rds_lat"
 			prof_run msg/qperf-rds_lat qperf "${rds_qperf[@]}" -ws 10 -m 64 -t "$qt" -vvs \
 				"$peer" rds_lat
+		fi
+		# Throughput per KiB moved: rdmx's 4 MiB messages and RDS's
+		# largest, as the 4 MiB target compares them.
+		if profiled msg/rdmx-bench-send-bw-4m && [ "$rbench" = 1 ] &&
+		   prof_case msg/rdmx-bench-send-bw-4m "${rbench_cases[@]}"; then
+			log "profile msg/rdmx-bench-send-bw-4m"
+			# shellcheck disable=SC2086 # opts are words
+			prof_run msg/rdmx-bench-send-bw-4m perftest-bw rdmxctl bench $opts \
+				-n "$bw4m_n" "$peer"
+		fi
+		if profiled msg/qperf-rds_bw && [ -z "$rds_why" ]; then
+			log "profile msg/qperf-rds_bw"
+			prof_run msg/qperf-rds_bw qperf-bw "${rds_qperf[@]}" \
+				-m "$rds_max" -sb "$rds_buf" -t "$qt" -vvs "$peer" rds_bw
 		fi
 		if profiled rma/rdmx-bench-fadd-lat-8 && [ "$rbench" = 1 ] &&
 		   prof_case rma/rdmx-bench-fadd-lat-8 "${rbench_cases[@]}"; then

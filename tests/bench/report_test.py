@@ -397,6 +397,14 @@ def breakdown_check():
         if breakdown.parse_ops("ping", LAT) != 2000:
             print("# perftest's #iterations not read")
             bad = 1
+        if breakdown.parse_ops("perftest-bw", BW) != 50 * 4096:
+            print("# perftest's KiB moved not read")
+            bad = 1
+        qbw = ("rds_bw:\n    bw          =  18.7 MB/sec\n    send_bytes  =   182 MiB "
+               "(190,840,832)\n    recv_bytes  =   178 MiB (186,646,528)\n")
+        if breakdown.parse_ops("qperf-bw", qbw) != 186646528 // 1024:
+            print("# qperf's KiB moved not read")
+            bad = 1
     finally:
         shutil.rmtree(d)
     print("%s - breakdown: layers, instructions, iterations, a case without a count" %
