@@ -57,6 +57,9 @@ struct rdmx_blk_limits {
 int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io);
 int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 		      const struct rdmx_blk_limits *lim);
+int rdmx_blk_batch_count(u32 len);
+int rdmx_blk_batch_cmd_check(const struct rdmx_blk_io *io, u32 depth,
+			     bool write_imm, bool *later);
 
 /* The block service's tunables, in /sys/kernel/rdmx (service.c). */
 struct rdmx_blk_params {

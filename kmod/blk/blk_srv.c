@@ -296,6 +296,52 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_io_check);
 
 /**
+ * rdmx_blk_batch_count() - the commands in a received command batch
+ * @len: its bytes
+ *
+ * Context: any context.
+ * Return: how many, 1 to RDMX_BLK_BATCH_MAX; -EBADMSG when @len is not a
+ * whole number of commands, or holds none or more than that.
+ */
+int rdmx_blk_batch_count(u32 len)
+{
+	u32 n = len / sizeof(struct rdmx_blk_cmd);
+
+	if (len % sizeof(struct rdmx_blk_cmd) || !n || n > RDMX_BLK_BATCH_MAX)
+		return -EBADMSG;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_batch_count);
+
+/**
+ * rdmx_blk_batch_cmd_check() - whether a command may come in a batch
+ * @io: the command, parsed (rdmx_blk_cmd_parse())
+ * @depth: the queue's depth: its tags are below it
+ * @write_imm: the queue was granted RDMX_BLK_OPEN_WRITE_IMM
+ * @later: set to whether it is an inline WRITE, whose data comes alone
+ *	after the batch
+ *
+ * Whether its tag is free is the caller's to check.
+ *
+ * Context: any context.
+ * Return: 0; -EBADMSG for a tag past @depth, an OPEN, or an inline WRITE
+ * on a queue without @write_imm, of no data or of more than
+ * RDMX_BLK_INLINE_MAX bytes.
+ */
+int rdmx_blk_batch_cmd_check(const struct rdmx_blk_io *io, u32 depth,
+			     bool write_imm, bool *later)
+{
+	*later = io->op == RDMX_BLK_OP_WRITE && (io->flags & RDMX_BLK_CMD_INLINE);
+	if (io->tag >= depth || io->op == RDMX_BLK_OP_OPEN)
+		return -EBADMSG;
+	if (*later && (!write_imm || !io->length ||
+		       io->length > RDMX_BLK_INLINE_MAX))
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_batch_cmd_check);
+
+/**
  * rdmx_srvq_same_map() - whether two queues are connections of one map
  * @a: a queue
  * @b: another
@@ -1405,24 +1451,22 @@ static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
 static void rdmx_srvq_recv_batch(struct rdmx_srvq *q, struct rdmx_srvq_rbuf *rb,
 				 u32 len)
 {
-	unsigned int n = len / sizeof(struct rdmx_blk_cmd), i;
+	bool write_imm = READ_ONCE(q->write_imm), data_later;
 	u32 tags[RDMX_BLK_BATCH_MAX], later = 0;
 	struct rdmx_srvq_pend *p;
 	struct rdmx_blk_io io;
-	int ret;
+	int n, i, ret;
 
-	if (len % sizeof(struct rdmx_blk_cmd) || n > RDMX_BLK_BATCH_MAX)
+	n = rdmx_blk_batch_count(len);
+	if (n < 0)
 		goto malformed;
 	for (i = 0; i < n; i++) {
 		if (rdmx_blk_cmd_parse(rdmx_srvq_cmd_at(rb, i), &io) ||
-		    io.tag >= q->depth || io.op == RDMX_BLK_OP_OPEN)
+		    rdmx_blk_batch_cmd_check(&io, q->depth, write_imm,
+					     &data_later))
 			goto malformed;
-		if (rdmx_blk_io_inline_write(&io)) {
-			if (!READ_ONCE(q->write_imm) || !io.length ||
-			    io.length > RDMX_BLK_INLINE_MAX)
-				goto malformed;
+		if (data_later)
 			later |= BIT(i);
-		}
 		if (test_and_set_bit(io.tag, q->busy)) {
 			rdmx_srvq_fail(q, "a command reused a busy tag");
 			return;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite for the block service's wire checks (rdmx_blk): a command's
- * header parsing and its validation against an export, table-driven over
+ * header parsing, what a batch of commands may hold, and a command's
+ * validation against an export, table-driven over
  * every field out of range, the extent arithmetic at the end of the export
  * (including overflow), alignment, tags and flags. Part of rdmx_test.ko.
  */
@@ -16,6 +17,72 @@
 static const struct rdmx_blk_limits rdmx_blk_lim = {
 	.size = 1 << 20, .lbs = 512, .max_io = 128 * 1024, .depth = 32,
 };
+
+/* A command batch's length: whole commands, 1 to RDMX_BLK_BATCH_MAX. */
+static void rdmx_blk_batch_count_test(struct kunit *test)
+{
+	const u32 one = sizeof(struct rdmx_blk_cmd);
+
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(0), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(one - 1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(one), 1);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(2 * one + 1), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(RDMX_BLK_BATCH_MAX * one),
+			RDMX_BLK_BATCH_MAX);
+	KUNIT_EXPECT_EQ(test,
+			rdmx_blk_batch_count((RDMX_BLK_BATCH_MAX + 1) * one),
+			-EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(U32_MAX), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_count(U32_MAX - U32_MAX % one),
+			-EBADMSG);
+}
+
+/* What a batch may hold: tags, no OPEN, inline WRITEs only as granted. */
+static void rdmx_blk_batch_cmd_check_test(struct kunit *test)
+{
+	struct rdmx_blk_io io = { .op = RDMX_BLK_OP_READ, .tag = 7,
+				  .length = 4096, .rkey = 1, .addr = 4096 };
+	bool later = true;
+
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later), 0);
+	KUNIT_EXPECT_FALSE(test, later);
+	/* A tag past the depth, an OPEN. */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 7, true, &later),
+			-EBADMSG);
+	io.tag = U32_MAX;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later),
+			-EBADMSG);
+	io.tag = 0;
+	io.op = RDMX_BLK_OP_OPEN;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later),
+			-EBADMSG);
+	/* A WRITE through the client's key is no inline WRITE. */
+	io.op = RDMX_BLK_OP_WRITE;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later), 0);
+	KUNIT_EXPECT_FALSE(test, later);
+	/* An inline WRITE: its data later, only on a queue granted that. */
+	io.flags = RDMX_BLK_CMD_INLINE;
+	io.rkey = 0;
+	io.addr = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later), 0);
+	KUNIT_EXPECT_TRUE(test, later);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later),
+			-EBADMSG);
+	io.length = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later),
+			-EBADMSG);
+	io.length = RDMX_BLK_INLINE_MAX + 1;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later),
+			-EBADMSG);
+	io.length = RDMX_BLK_INLINE_MAX;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later), 0);
+	KUNIT_EXPECT_TRUE(test, later);
+	/* An inline READ in a batch answers with its data: not later. */
+	io.op = RDMX_BLK_OP_READ;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later), 0);
+	KUNIT_EXPECT_FALSE(test, later);
+}
 
 static void rdmx_blk_cmd_parse_test(struct kunit *test)
 {
@@ -320,6 +387,8 @@ static void rdmx_blk_srvq_stage_test(struct kunit *test)
 
 static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_cmd_parse_test),
+	KUNIT_CASE(rdmx_blk_batch_count_test),
+	KUNIT_CASE(rdmx_blk_batch_cmd_check_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
 	KUNIT_CASE(rdmx_blk_inline_read_test),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
