@@ -60,7 +60,7 @@
 #      fenced: the reconnected map's OPEN waits for it, and its own write
 #      of the same block is what stays; the same for a block device
 #      export, whose writes are bios (a null_blk that completes each
-#      after 10 s holds the write); on that export, a command batch that
+#      after 20 s holds the write); on that export, a command batch that
 #      reuses the tag of a READ still in flight ends the connection
 #      (rdmx-blkcraft -S);
 #  11. a RAM export deleted under a mapped disk and added again: the
@@ -608,13 +608,15 @@ fi
 
 # 10b. The same on a block device export, whose WRITEs are bios submitted
 # from their receive's completion and ended in the bio's: the device holds
-# the write (each request completes after 10 s, within an I/O timeout of
+# the write (each request completes after 20 s, within an I/O timeout of
 # 60 s) rather than a frozen file system, so the tool's thaw changes
-# nothing and its OPEN is answered once the old write is done.
+# nothing and its OPEN is answered once the old write is done. The tool
+# watches for 3 s, connects again and watches 5 s more: 20 s leaves a
+# slow host 12 s to connect before the write ends by itself.
 if [ "$RDMX_NODE" = 1 ]; then
-	if rdmx_nullb 5 16 irqmode=2 completion_nsec=10000000000 &&
+	if rdmx_nullb 5 16 irqmode=2 completion_nsec=20000000000 &&
 	   echo 60000 >/sys/block/nullb5/queue/io_timeout; then
-		rdmx_check "export fenceb: /dev/nullb5 (every request takes 10 s)" \
+		rdmx_check "export fenceb: /dev/nullb5 (every request takes 20 s)" \
 			rdmxctl export add fenceb /dev/nullb5 --insecure
 	else
 		rdmx_fail "a slow null_blk for the block device fence"
