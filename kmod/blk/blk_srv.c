@@ -295,6 +295,12 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 }
 EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_io_check);
 
+/* Whether @io's command carries its data after it: an inline WRITE. */
+static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
+{
+	return io->op == RDMX_BLK_OP_WRITE && (io->flags & RDMX_BLK_CMD_INLINE);
+}
+
 /**
  * rdmx_blk_batch_count() - the commands in a received command batch
  * @len: its bytes
@@ -331,7 +337,7 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_batch_count);
 int rdmx_blk_batch_cmd_check(const struct rdmx_blk_io *io, u32 depth,
 			     bool write_imm, bool *later)
 {
-	*later = io->op == RDMX_BLK_OP_WRITE && (io->flags & RDMX_BLK_CMD_INLINE);
+	*later = rdmx_blk_io_inline_write(io);
 	if (io->tag >= depth || io->op == RDMX_BLK_OP_OPEN)
 		return -EBADMSG;
 	if (*later && (!write_imm || !io->length ||
@@ -1432,12 +1438,6 @@ static void rdmx_srvq_take(struct rdmx_srvq *q, struct rdmx_srvq_pend *p)
 		rdmx_srvq_req_work(&req->work);
 	else
 		queue_work(rdmx_blk_wq, &req->work);
-}
-
-/* Whether @io's command carries its data after it: an inline WRITE. */
-static bool rdmx_blk_io_inline_write(const struct rdmx_blk_io *io)
-{
-	return io->op == RDMX_BLK_OP_WRITE && (io->flags & RDMX_BLK_CMD_INLINE);
 }
 
 /*
