@@ -43,6 +43,8 @@ struct rdmx_blk_io {
  * @ro: writes refused
  * @inline_len: bytes that followed the header in the SEND
  * @inline_read: the queue was granted RDMX_BLK_OPEN_INLINE_READ
+ * @stage_len: bytes of the queue's staging area (RDMX_BLK_OPEN_STAGE
+ *	granted), else 0
  */
 struct rdmx_blk_limits {
 	u64 size;
@@ -52,6 +54,7 @@ struct rdmx_blk_limits {
 	bool ro;
 	u32 inline_len;
 	bool inline_read;
+	u32 stage_len;
 };
 
 int rdmx_blk_cmd_parse(const struct rdmx_blk_cmd *cmd, struct rdmx_blk_io *io);

@@ -66,8 +66,17 @@ enum rdmx_blk_op {
  * to go with others. A hint; any command may carry it.
  */
 #define RDMX_BLK_CMD_MORE	BIT(2)
+/*
+ * WRITE, on a queue granted RDMX_BLK_OPEN_STAGE: the data, @length bytes
+ * (at most RDMX_BLK_INLINE_MAX), is in the queue's staging area, @addr
+ * bytes from its start: a multiple of RDMX_BLK_STAGE_SLOT, below the
+ * area's length. The client put it there with an RDMA WRITE on the queue
+ * before the SEND that carries this command, and leaves that slot alone
+ * until the command is answered. @rkey is 0; not with RDMX_BLK_CMD_INLINE.
+ */
+#define RDMX_BLK_CMD_STAGED	BIT(3)
 #define RDMX_BLK_CMD_KNOWN	(RDMX_BLK_CMD_FUA | RDMX_BLK_CMD_INLINE | \
-				 RDMX_BLK_CMD_MORE)
+				 RDMX_BLK_CMD_MORE | RDMX_BLK_CMD_STAGED)
 
 /* OPEN flags (rdmx_blk_cmd.length of an OPEN) */
 #define RDMX_BLK_OPEN_RO	BIT(0)	/* the client maps read-only */
@@ -116,17 +125,33 @@ enum rdmx_blk_op {
  * it in the answer's open_flags (RDMX_PROTO_MINOR 3).
  */
 #define RDMX_BLK_OPEN_WRITE_IMM	BIT(6)
+/*
+ * The client would write small WRITEs' data into a staging area of the
+ * server's (RDMX_BLK_CMD_STAGED): server memory registered for that
+ * queue alone, for remote writes only, one RDMX_BLK_STAGE_SLOT for each
+ * tag of the queue at least. The server grants it in the answer's
+ * open_flags, and the answer's stage_addr, stage_rkey and stage_len
+ * describe the area (RDMX_PROTO_MINOR 4). The client exposes no memory
+ * for these writes, and several of them take one RDMA WRITE.
+ */
+#define RDMX_BLK_OPEN_STAGE	BIT(7)
 #define RDMX_BLK_OPEN_KNOWN	(RDMX_BLK_OPEN_RO | RDMX_BLK_OPEN_EVENTS | \
 				 RDMX_BLK_OPEN_INLINE_READ | \
 				 RDMX_BLK_OPEN_IMM_READ | RDMX_BLK_OPEN_BATCH | \
 				 RDMX_BLK_OPEN_CMD_BATCH | \
-				 RDMX_BLK_OPEN_WRITE_IMM)
+				 RDMX_BLK_OPEN_WRITE_IMM | RDMX_BLK_OPEN_STAGE)
 #define RDMX_BLK_BATCH_MAX	16
 /*
  * The protocol minor version from which a block server's receives take the
  * data first, when the client's is as recent (see the top of this file).
  */
 #define RDMX_BLK_MINOR_DATA_FIRST	3
+/* The protocol minor version from which a server may grant a staging area. */
+#define RDMX_BLK_MINOR_STAGE		4
+/* A staging area's slot: the data of one staged WRITE starts at one. */
+#define RDMX_BLK_STAGE_SLOT	4096
+/* A staging area is at most this long. */
+#define RDMX_BLK_STAGE_MAX	SZ_1M
 
 /*
  * The tag of an event: a response to no command, sent only to a queue
@@ -187,7 +212,11 @@ struct rdmx_blk_cmd {
  * @export_flags: OPEN: RDMX_BLK_EXP_*
  * @open_flags: OPEN: the RDMX_BLK_OPEN_* flags granted; else zero
  * @uuid: OPEN: the export's identity (the disk's serial)
- * @reserved: zero
+ * @stage_addr: OPEN granted RDMX_BLK_OPEN_STAGE: the staging area's
+ *	address, in @stage_rkey's space; else zero
+ * @stage_rkey: its key, for RDMA WRITE on this queue only
+ * @stage_len: its bytes, a multiple of RDMX_BLK_STAGE_SLOT, at most
+ *	RDMX_BLK_STAGE_MAX
  * A response to an inline READ with status 0 is followed by the read's
  * data, exactly @length bytes of it; every other response is this alone.
  * On a queue granted RDMX_BLK_OPEN_IMM_READ, such a response may instead
@@ -204,7 +233,9 @@ struct rdmx_blk_rsp {
 	__le32 export_flags;
 	__le32 open_flags;
 	uuid_t uuid;
-	u8 reserved[16];
+	__le64 stage_addr;
+	__le32 stage_rkey;
+	__le32 stage_len;
 };
 
 #endif /* _RDMX_BLK_PROTO_H */

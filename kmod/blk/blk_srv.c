@@ -75,6 +75,10 @@ static_assert(sizeof(struct rdmx_blk_cmd) == 96);
 static_assert(sizeof(struct rdmx_blk_rsp) == 64);
 /* A batch's WRITEs are a mask of a u32 (rdmx_srvq_recv_batch()). */
 static_assert(RDMX_BLK_BATCH_MAX <= 32);
+/* A staged WRITE is as long as an inline one; a tag's slot lies in a page. */
+static_assert(RDMX_BLK_STAGE_SLOT == RDMX_BLK_INLINE_MAX);
+static_assert(IS_ALIGNED(PAGE_SIZE, RDMX_BLK_STAGE_SLOT));
+static_assert(RDMX_SRVQ_DEPTH_MAX * RDMX_BLK_STAGE_SLOT <= RDMX_BLK_STAGE_MAX);
 static_assert(sizeof(struct rdmx_export_resize) ==
 	      RDMX_EXPORT_RESIZE_SIZE_VER0);
 
@@ -247,8 +251,9 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_cmd_parse);
  *
  * Context: any context.
  * Return: 0; -EPROTO for a tag out of range, flags that do not fit the
- * opcode, the queue or the inline bytes received, or a key with inline
- * data; -EINVAL for a zero or unaligned length or offset, or a length over
+ * opcode, the queue or the inline bytes received, a key with inline or
+ * staged data, or a staged WRITE's slot outside the staging area or not
+ * at a slot's start; -EINVAL for a zero or unaligned length or offset, or a length over
  * the queue's maximum; -ERANGE for an extent that does not lie inside the
  * export; -EROFS for a write or a FLUSH on a read-only export or map.
  */
@@ -261,7 +266,15 @@ int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 
 	if (io->tag >= lim->depth || io->op == RDMX_BLK_OP_OPEN)
 		return -EPROTO;
-	if (io->flags & RDMX_BLK_CMD_INLINE) {
+	if (io->flags & RDMX_BLK_CMD_STAGED) {
+		/* Its data is in a slot of the staging area, not in the SEND. */
+		if (io->op != RDMX_BLK_OP_WRITE ||
+		    (io->flags & RDMX_BLK_CMD_INLINE) || io->rkey ||
+		    lim->inline_len || io->length > RDMX_BLK_STAGE_SLOT ||
+		    io->addr >= lim->stage_len ||
+		    !IS_ALIGNED(io->addr, RDMX_BLK_STAGE_SLOT))
+			return -EPROTO;
+	} else if (io->flags & RDMX_BLK_CMD_INLINE) {
 		/* Inline data comes in the command's SEND, or goes in the answer's. */
 		if (io->length > RDMX_BLK_INLINE_MAX || io->rkey || io->addr)
 			return -EPROTO;
@@ -898,10 +911,11 @@ static int rdmx_srvq_zero(struct rdmx_srvq_req *req, struct rdmx_export *exp)
 }
 
 /*
- * A WRITE whose data is here, in its receive (inline) or fetched into its
- * pages: on to the backend inside the fence (answered through
- * rdmx_srvq_write_done()), or answered -ESTALE for a fenced queue. From
- * the command's work, or from a completion's when rdmx_export_nowait().
+ * A WRITE whose data is here, in its receive (inline), in its slot of the
+ * staging area (staged) or fetched into its pages: on to the backend
+ * inside the fence (answered through rdmx_srvq_write_done()), or answered
+ * -ESTALE for a fenced queue. From the command's work, or from a
+ * completion's when rdmx_export_nowait().
  */
 static void rdmx_srvq_write_start(struct rdmx_srvq_req *req,
 				  struct rdmx_export *exp)
@@ -909,6 +923,9 @@ static void rdmx_srvq_write_start(struct rdmx_srvq_req *req,
 	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
 		sg_init_table(&req->inline_sg, 1);
 		sg_set_page(&req->inline_sg, req->rb->rx.data, req->io.length, 0);
+	} else if (req->io.flags & RDMX_BLK_CMD_STAGED) {
+		rdmx_srvq_stage_sg(req->q, &req->inline_sg, req->io.addr,
+				   req->io.length);
 	}
 	rdmx_srvq_req_move(req, RDMX_STAGE_WRITING);
 	if (!rdmx_srvq_change_begin(req, exp)) {
@@ -988,13 +1005,14 @@ void rdmx_srvq_read_done(struct rdmx_srvq_req *req, int err)
  * @nents: set to the entries of the scatterlist
  *
  * Context: any context.
- * Return: its scatterlist: the page of its receive for inline data, else
- * the pages its data was fetched into.
+ * Return: its scatterlist: the page of its receive for inline data, its
+ * slot of the staging area for staged data, else the pages its data was
+ * fetched into.
  */
 struct scatterlist *rdmx_srvq_write_data(struct rdmx_srvq_req *req,
 					 unsigned int *nents)
 {
-	if (req->io.flags & RDMX_BLK_CMD_INLINE) {
+	if (req->io.flags & (RDMX_BLK_CMD_INLINE | RDMX_BLK_CMD_STAGED)) {
 		*nents = 1;
 		return &req->inline_sg;
 	}
@@ -1025,6 +1043,9 @@ void rdmx_srvq_write_done(struct rdmx_srvq_req *req, int err)
 	}
 	/* Inline data lived in the receive: it may take the next command. */
 	rdmx_srvq_repost(req);
+	/* Staged data, in its slot: the client may write it again. */
+	if (req->io.flags & RDMX_BLK_CMD_STAGED)
+		rdmx_srvq_stage_done(req->q, req->io.addr, req->io.length);
 	req->status = rdmx_errno_wire(err);
 	rdmx_srvq_respond(req);
 }
@@ -1145,6 +1166,51 @@ static struct rdmx_srvq *rdmx_export_writer(struct rdmx_export *exp,
 }
 
 /* OPEN: bind the queue to the export the command names. */
+/* The staging area's registration failed (unsignaled: errors only). */
+static void rdmx_srvq_stage_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_srvq *q = container_of(wc->wr_cqe, struct rdmx_srvq,
+					   stage_cqe);
+
+	if (wc->status != IB_WC_WR_FLUSH_ERR)
+		rdmx_srvq_fail(q, "cannot register the staging area");
+}
+
+/*
+ * A bound queue's client asked for a staging area (RDMX_BLK_OPEN_STAGE):
+ * register one and describe it in the OPEN's answer @rsp, whose SEND
+ * follows the registration on the queue; or answer without it, when the
+ * device cannot register one or memory is short.
+ */
+static void rdmx_srvq_open_stage(struct rdmx_srvq *q, struct rdmx_blk_rsp *rsp)
+{
+	struct ib_reg_wr wr;
+	unsigned long flags;
+	int len, ret;
+
+	len = rdmx_srvq_stage_init(q, &wr);
+	if (len < 0) {
+		pr_info_ratelimited("block queue %u from %pISpc: no staging area: %d\n",
+				    q->idx, &q->peer, len);
+		if (len != -EBUSY)
+			rdmx_srvq_stage_exit(q);
+		return;
+	}
+	q->stage_cqe.done = rdmx_srvq_stage_reg_done;
+	spin_lock_irqsave(&q->lock, flags);
+	ret = q->state == RDMX_SRVQ_TORN ? -ECONNRESET :
+	      ib_post_send(q->qp, &wr.wr, NULL);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (ret)
+		return;	/* the answer cannot go either: the queue is failing */
+	rsp->open_flags |= cpu_to_le32(RDMX_BLK_OPEN_STAGE);
+	rsp->stage_addr = cpu_to_le64(q->stage_mr->iova);
+	rsp->stage_rkey = cpu_to_le32(q->stage_mr->rkey);
+	rsp->stage_len = cpu_to_le32(len);
+	/* Its commands see the area registered (rdmx_srvq_req_work()). */
+	smp_store_release(&q->stage_len, len);
+}
+
 static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 {
 	struct rdmx_srvq *q = req->q;
@@ -1246,7 +1312,8 @@ static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 						 RDMX_BLK_OPEN_IMM_READ |
 						 RDMX_BLK_OPEN_BATCH |
 						 RDMX_BLK_OPEN_CMD_BATCH |
-						 RDMX_BLK_OPEN_WRITE_IMM)) |
+						 RDMX_BLK_OPEN_WRITE_IMM |
+						 RDMX_BLK_OPEN_STAGE)) |
 					      (q->inline_read ?
 					       RDMX_BLK_OPEN_INLINE_READ : 0) |
 					      (q->imm_read ?
@@ -1272,6 +1339,8 @@ out:
 		lockdep_assert_not_held(&rdmx_exports_mutex);
 		synchronize_srcu(&exp->fence);
 	}
+	if (!ret && (req->io.length & RDMX_BLK_OPEN_STAGE))
+		rdmx_srvq_open_stage(q, rsp);
 	return ret;
 }
 
@@ -1345,6 +1414,8 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		.max_io = q->max_io,
 		.depth = q->depth, .inline_len = req->inline_len,
 		.inline_read = q->inline_read,
+		/* Pairs with rdmx_srvq_open(): the area is registered. */
+		.stage_len = smp_load_acquire(&q->stage_len),
 		.ro = q->ro || (exp->flags & RDMX_BLK_EXP_RO),
 	};
 	ret = rdmx_blk_io_check(&req->io, &lim);
@@ -1372,6 +1443,12 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 	case RDMX_BLK_OP_WRITE:
 		if (req->io.flags & RDMX_BLK_CMD_INLINE) {
 			/* Its receive is reposted once the data is written. */
+			rdmx_srvq_write_start(req, exp);
+			return;
+		}
+		if (req->io.flags & RDMX_BLK_CMD_STAGED) {
+			/* Its data is in the staging area, not the receive. */
+			rdmx_srvq_repost(req);
 			rdmx_srvq_write_start(req, exp);
 			return;
 		}
@@ -1728,6 +1805,7 @@ static void rdmx_srvq_free_bufs(struct rdmx_srvq *q)
 			__free_page(req->read_page);
 		}
 	}
+	rdmx_srvq_stage_exit(q);
 	kvfree(q->rbufs);
 	kvfree(q->reqs);
 	kvfree(q->pend);
@@ -1885,7 +1963,8 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 	}
 	/* The receives; an RDMA context's requests and a response each. */
 	q->nr_rbufs = q->depth + (q->data_first ? RDMX_SRVQ_SPARE_RECVS : 0);
-	q->cq_size = q->nr_rbufs + ctxs * (1 + wrs_per_io) + 1;
+	/* One more for the staging area's registration (rdmx_srvq_open()). */
+	q->cq_size = q->nr_rbufs + ctxs * (1 + wrs_per_io) + 2;
 	q->cq = ib_cq_pool_get(q->ibdev, q->cq_size, q->idx,
 			       IB_POLL_WORKQUEUE);
 	if (IS_ERR(q->cq)) {
@@ -1893,7 +1972,7 @@ static int rdmx_srvq_create_ib(struct rdmx_srvq *q)
 		q->cq = NULL;
 		return ret;
 	}
-	cap.max_send_wr = ctxs * (1 + wrs_per_io);
+	cap.max_send_wr = ctxs * (1 + wrs_per_io) + 1;
 	cap.max_rdma_ctxs = ctxs * factor;
 	/*
 	 * Two for an inline READ's response, and a batch of responses, where

@@ -321,6 +321,13 @@ struct rdmx_srvq_req {
  * @write_imm: a batch may carry inline WRITEs whose data comes alone, the
  *	tag as immediate data (RDMX_BLK_OPEN_WRITE_IMM granted); set before
  *	the OPEN's answer is sent
+ * @stage_len: bytes of its staging area (RDMX_BLK_OPEN_STAGE granted),
+ *	else 0; set with smp_store_release() once the area is registered,
+ *	before the OPEN's answer is sent (srv_stage.c)
+ * @stage_mr: the staging area's registration, for remote writes
+ * @stage_pages: its pages, zeroed when allocated
+ * @stage_dma: their mappings, one a page
+ * @stage_cqe: completion (errors only) of its registration
  * @awaiting: tags of such WRITEs whose data has not come yet (their tags
  *	are busy too); only the receive completions touch it, one at a time
  * @plain_sent: SENDs of responses alone (rdmx_srvq_req.plain) posted and
@@ -392,6 +399,11 @@ struct rdmx_srvq {
 	bool cmd_batch;
 	bool data_first;
 	bool write_imm;
+	u32 stage_len;
+	struct ib_mr *stage_mr;
+	struct page **stage_pages;
+	u64 *stage_dma;
+	struct ib_cqe stage_cqe;
 	unsigned long *awaiting;
 	u32 plain_sent;
 	struct list_head batch;
@@ -445,5 +457,12 @@ void rdmx_srvq_write_done(struct rdmx_srvq_req *req, int err);
 void rdmx_srvq_io_again(struct rdmx_srvq_req *req);
 bool rdmx_srvq_io_retried(const struct rdmx_srvq_req *req);
 extern struct workqueue_struct *rdmx_blk_wq;
+
+/* srv_stage.c */
+int rdmx_srvq_stage_init(struct rdmx_srvq *q, struct ib_reg_wr *wr);
+void rdmx_srvq_stage_exit(struct rdmx_srvq *q);
+void rdmx_srvq_stage_sg(struct rdmx_srvq *q, struct scatterlist *sg,
+			u64 addr, u32 len);
+void rdmx_srvq_stage_done(struct rdmx_srvq *q, u64 addr, u32 len);
 
 #endif /* _RDMX_BLK_SRV_H */

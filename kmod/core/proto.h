@@ -23,9 +23,11 @@
  * to a server of minor 1 or later). 2: RDMX_BLK_OPEN_CMD_BATCH (offered
  * only to a server of minor 2 or later). 3: a block server's receives take
  * the data first, and inline WRITEs carry their command last, when both
- * sides are of minor 3 or later; RDMX_BLK_OPEN_WRITE_IMM.
+ * sides are of minor 3 or later; RDMX_BLK_OPEN_WRITE_IMM. 4: the block
+ * service's RDMX_BLK_OPEN_STAGE and RDMX_BLK_CMD_STAGED (asked only of a
+ * server of minor 4 or later).
  */
-#define RDMX_PROTO_MINOR	3
+#define RDMX_PROTO_MINOR	4
 
 /* Feature bits offered in a request and granted (a subset) in a reply. */
 #define RDMX_PROTO_F_MSG	BIT(0)	/* message service */

@@ -78,6 +78,11 @@ static void rdmx_blk_batch_cmd_check_test(struct kunit *test)
 	io.length = RDMX_BLK_INLINE_MAX;
 	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, true, &later), 0);
 	KUNIT_EXPECT_TRUE(test, later);
+	/* A staged WRITE's data is in its slot already: not later. */
+	io.flags = RDMX_BLK_CMD_STAGED;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later), 0);
+	KUNIT_EXPECT_FALSE(test, later);
+	io.flags = RDMX_BLK_CMD_INLINE;
 	/* An inline READ in a batch answers with its data: not later. */
 	io.op = RDMX_BLK_OP_READ;
 	KUNIT_EXPECT_EQ(test, rdmx_blk_batch_cmd_check(&io, 8, false, &later), 0);
@@ -262,6 +267,58 @@ static void rdmx_blk_inline_read_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
 }
 
+/*
+ * Staged WRITEs: only on a queue granted a staging area, keyless, no bytes
+ * after the header, at most a slot long, at a slot's start inside the area.
+ */
+static void rdmx_blk_staged_write_test(struct kunit *test)
+{
+	struct rdmx_blk_limits lim = rdmx_blk_lim;
+	struct rdmx_blk_io io = {
+		.op = RDMX_BLK_OP_WRITE, .flags = RDMX_BLK_CMD_STAGED,
+		.length = RDMX_BLK_STAGE_SLOT,
+	};
+
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	lim.stage_len = 4 * RDMX_BLK_STAGE_SLOT;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.addr = 3 * RDMX_BLK_STAGE_SLOT;	/* the last slot */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.length = 512;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), 0);
+	io.addr = 4 * RDMX_BLK_STAGE_SLOT;	/* just past the area */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.addr = U64_MAX & ~(u64)(RDMX_BLK_STAGE_SLOT - 1);
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.addr = 512;				/* inside a slot */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.addr = RDMX_BLK_STAGE_SLOT;
+	io.length = RDMX_BLK_STAGE_SLOT + 512;	/* longer than its slot */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.length = 0;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EINVAL);
+	io.length = 512;
+	io.rkey = 0x1234;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.rkey = 0;
+	lim.inline_len = 512;			/* and bytes in the SEND */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	lim.inline_len = 0;
+	io.flags |= RDMX_BLK_CMD_INLINE;	/* both ways at once */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.flags = RDMX_BLK_CMD_STAGED;
+	io.op = RDMX_BLK_OP_READ;		/* only a WRITE is staged */
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.op = RDMX_BLK_OP_WRITE_ZEROES;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EPROTO);
+	io.op = RDMX_BLK_OP_WRITE;
+	io.offset = lim.size;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -ERANGE);
+	io.offset = 0;
+	lim.ro = true;
+	KUNIT_EXPECT_EQ(test, rdmx_blk_io_check(&io, &lim), -EROFS);
+}
+
 /* 4096-byte blocks: 512-byte extents are unaligned there. */
 static void rdmx_blk_lbs4k_test(struct kunit *test)
 {
@@ -391,6 +448,7 @@ static struct kunit_case rdmx_blk_test_cases[] = {
 	KUNIT_CASE(rdmx_blk_batch_cmd_check_test),
 	KUNIT_CASE_PARAM(rdmx_blk_io_check_test, rdmx_blk_gen_params),
 	KUNIT_CASE(rdmx_blk_inline_read_test),
+	KUNIT_CASE(rdmx_blk_staged_write_test),
 	KUNIT_CASE(rdmx_blk_lbs4k_test),
 	KUNIT_CASE(rdmx_blk_size_check_test),
 	KUNIT_CASE(rdmx_blk_timeout_wait_test),
