@@ -70,6 +70,7 @@ struct rdmx_blk_params {
 	unsigned int max_queues;	/* server queues, at most */
 	unsigned int max_queues_per_host; /* server queues of one peer host */
 	unsigned int keepalive_ms;	/* probe an idle server queue; 0: never */
+	unsigned int stage_writes;	/* ask servers for a staging area */
 };
 
 extern struct rdmx_blk_params rdmx_blk_params;

@@ -27,8 +27,10 @@
  *   disk->open_mutex  (the block layer's) opening against unmapping
  *   bd->lock          (spinlock) bd->state
  *   q->cork_lock      (spinlock, bh) commands waiting to go together
+ *   q->stage_lock     (spinlock, bh) the staging area's slots, taken and
+ *                     posted; never with q->cork_lock
  * Completions run in softirq context (IB_POLL_SOFTIRQ) and take no lock of
- * rdmx's but bd->lock and q->cork_lock, never both.
+ * rdmx's but bd->lock, q->cork_lock and q->stage_lock, one at a time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -197,14 +199,103 @@ static void rdmx_dq_one_wr(struct rdmx_dq *q, struct rdmx_dq_req *req,
 /* A batch's scatter entries hold one command alone, with its data. */
 static_assert(RDMX_BLK_BATCH_MAX >= 1 + RDMX_DISK_INLINE_SGE);
 
+/* Staged writes' RDMA WRITEs are unsignaled: only a failure comes here. */
+static void rdmx_dq_stage_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdmx_dq *q = container_of(wc->wr_cqe, struct rdmx_dq, stage_cqe);
+
+	rdmx_dq_wr_error(q, wc, "RDMA WRITE");
+}
+
+/*
+ * A free slot of the staging area, the first from @q->stage_next on. One
+ * is always free: the area has a slot per tag, and a request holds one
+ * from here to its answer.
+ */
+static unsigned int rdmx_dq_stage_slot(struct rdmx_dq *q)
+{
+	unsigned int slot;
+
+	lockdep_assert_held(&q->stage_lock);
+	slot = find_next_zero_bit(q->stage_busy, q->stage_slots, q->stage_next);
+	if (slot >= q->stage_slots)
+		slot = find_first_zero_bit(q->stage_busy, q->stage_slots);
+	return slot;
+}
+
+/*
+ * Under @q->stage_lock, before the SEND @send of @n commands (@reqs) goes:
+ * give each inline write among them a slot of the staging area, and make
+ * its command name it (RDMX_BLK_CMD_STAGED). Their data goes there by RDMA
+ * WRITE, one work request for the writes in consecutive slots (a 4 KiB
+ * write fills its slot, so the next one's data follows on), as long as
+ * their scatter entries fit in one. The SEND's completion stands for them.
+ * Return: the first work request to post: the first RDMA WRITE, chained
+ * to the next and the last to @send; NULL when a slot was missing.
+ */
+static struct ib_send_wr *rdmx_dq_stage(struct rdmx_dq *q,
+					struct rdmx_dq_req **reqs,
+					unsigned int n, struct ib_send_wr *send)
+{
+	struct ib_rdma_wr *w = NULL;
+	unsigned int i, slot, nw = 0, ns = 0, nr = 0;
+	struct rdmx_dq_req *req;
+	u64 off, end = U64_MAX;
+
+	lockdep_assert_held(&q->stage_lock);
+	for (i = 0; i < n; i++) {
+		req = reqs[i];
+		if (!req->nr_data_sge)
+			continue;
+		slot = rdmx_dq_stage_slot(q);
+		if (WARN_ON_ONCE(slot >= q->stage_slots))
+			return NULL;
+		set_bit(slot, q->stage_busy);
+		q->stage_next = slot + 1;
+		req->staged = true;
+		req->stage_slot = slot;
+		off = (u64)slot * RDMX_BLK_STAGE_SLOT;
+		req->cmd.flags = (req->cmd.flags & ~RDMX_BLK_CMD_INLINE) |
+				 RDMX_BLK_CMD_STAGED;
+		req->cmd.addr = cpu_to_le64(off);
+		ib_dma_sync_single_for_device(q->ibdev, req->cmd_dma,
+					      sizeof(req->cmd), DMA_TO_DEVICE);
+		if (off != end || w->wr.num_sge + req->nr_data_sge >
+				  q->max_send_sge) {
+			if (w)
+				w->wr.next = &q->stage_wr[nw].wr;
+			w = &q->stage_wr[nw++];
+			*w = (struct ib_rdma_wr){
+				.wr.wr_cqe = &q->stage_cqe,
+				.wr.sg_list = &q->stage_sge[ns],
+				.wr.opcode = IB_WR_RDMA_WRITE,
+				.remote_addr = q->stage_addr + off,
+				.rkey = q->stage_rkey,
+			};
+		}
+		memcpy(&q->stage_sge[ns], req->data_sge,
+		       req->nr_data_sge * sizeof(*req->data_sge));
+		ns += req->nr_data_sge;
+		w->wr.num_sge += req->nr_data_sge;
+		end = le32_to_cpu(req->cmd.length) == RDMX_BLK_STAGE_SLOT ?
+		      off + RDMX_BLK_STAGE_SLOT : U64_MAX;
+		nr++;
+	}
+	atomic64_add(nr, &q->stats.staged_writes);
+	w->wr.next = send;
+	return &q->stage_wr[0].wr;
+}
+
 /*
  * Post @n commands (@reqs, mapped, in flight) that waited together
  * (rdmx_dq_cork()). Several go as one SEND, one scatter entry each
- * (RDMX_BLK_OPEN_CMD_BATCH), whose completion stands for all of them;
- * an inline write's data follows in a SEND of its own, the tag as
- * immediate data (RDMX_BLK_OPEN_WRITE_IMM), whose completion then stands
- * for that request's. One alone goes as it would have. A failed post
- * fails the queue, and recovery takes the requests back.
+ * (RDMX_BLK_OPEN_CMD_BATCH), whose completion stands for all of them.
+ * An inline write's data goes before, into the server's staging area
+ * (RDMX_BLK_OPEN_STAGE, rdmx_dq_stage()); or follows in a SEND of its
+ * own, the tag as immediate data (RDMX_BLK_OPEN_WRITE_IMM), whose
+ * completion then stands for that request's. One alone goes as it would
+ * have. A failed post fails the queue, and recovery takes the requests
+ * back.
  */
 static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 			      unsigned int n)
@@ -217,9 +308,10 @@ static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
 	};
-	struct ib_send_wr *last = &wr;
+	struct ib_send_wr *last = &wr, *first;
 	struct rdmx_dq_req *req;
-	unsigned int i, nr_imm = 0;
+	unsigned int i, nr_imm = 0, nr_staged = 0;
+	int ret;
 
 	if (n == 1) {
 		reqs[0]->batch_next = NULL;
@@ -232,7 +324,8 @@ static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 		sge[i].length = sizeof(req->cmd);
 		sge[i].lkey = q->pd->local_dma_lkey;
 		req->batch_next = i + 1 < n ? reqs[i + 1] : NULL;
-		req->data_alone = req->nr_data_sge;
+		req->data_alone = req->nr_data_sge && !q->stage;
+		nr_staged += req->nr_data_sge && q->stage;
 		if (!req->data_alone)
 			continue;
 		req->data_wr = (struct ib_send_wr){
@@ -251,8 +344,18 @@ static void rdmx_dq_post_cmds(struct rdmx_dq *q, struct rdmx_dq_req **reqs,
 	atomic64_inc(&q->stats.cmd_batches);
 	if (nr_imm)
 		atomic64_add(nr_imm, &q->stats.imm_writes);
+	if (nr_staged) {
+		/* The slots are taken in the order their data is posted. */
+		spin_lock_bh(&q->stage_lock);
+		first = rdmx_dq_stage(q, reqs, n, &wr);
+		ret = first ? ib_post_send(q->qp, first, NULL) : -EIO;
+		spin_unlock_bh(&q->stage_lock);
+		goto out;
+	}
 post:
-	if (ib_post_send(q->qp, &wr, NULL))
+	ret = ib_post_send(q->qp, &wr, NULL);
+out:
+	if (ret)
 		rdmx_disk_error(q->bd, "cannot send a request", -EIO);
 }
 
@@ -273,7 +376,8 @@ static unsigned int rdmx_dq_cork_take(struct rdmx_dq *q,
  * On a queue granted RDMX_BLK_OPEN_CMD_BATCH, whether @req goes now: a
  * command goes at once while none of the queue's command SENDs is on the
  * way; one without data (@plain: no data after it, no registration; or an
- * inline write, with RDMX_BLK_OPEN_WRITE_IMM) sent while one is waits for
+ * inline write, with RDMX_BLK_OPEN_WRITE_IMM or RDMX_BLK_OPEN_STAGE) sent
+ * while one is waits for
  * that one's completion (rdmx_dq_uncork()), and the others that came
  * meanwhile go with it, or all go once they fill a SEND.
  * A queue with one request at a time never waits for this.
@@ -517,6 +621,9 @@ static void rdmx_dq_answered(struct rdmx_dq *q, struct rdmx_dq_req *req,
 {
 	req->answered = true;
 	req->status = rdmx_blk_status(status);
+	/* The server is done with the data in its slot. */
+	if (req->staged)
+		clear_bit(req->stage_slot, q->stage_busy);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
 				    q->bd->index,
@@ -822,6 +929,7 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->nents = 0;
 	req->nr_data_sge = 0;
 	req->data_alone = false;
+	req->staged = false;
 	req->mr = NULL;
 	refcount_set(&req->ref, 2);	/* the SEND's completion and the response */
 
@@ -856,7 +964,8 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 			      blk_rq_pos(rq) << SECTOR_SHIFT, blk_rq_bytes(rq), 0);
 	if (q->cmd_batch) {
 		n = rdmx_dq_cork(q, req, !req->mr &&
-				 (!req->nr_data_sge || q->write_imm), reqs);
+				 (!req->nr_data_sge || q->write_imm ||
+				  q->stage), reqs);
 		if (!n)
 			return BLK_STS_OK;	/* it goes with others */
 		if (n > 1) {
@@ -1014,6 +1123,7 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	/* Nothing of the last connection's waits any more (it is drained). */
 	q->cmd_batch = 0;
 	q->write_imm = false;
+	q->stage = false;
 	q->cmd_out = 0;
 	q->nr_cork = 0;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);
@@ -1224,6 +1334,27 @@ static int rdmx_dq_cm_handler(struct rdma_cm_id *cm_id,
 	return 0;
 }
 
+/*
+ * The staging area an OPEN's answer @rsp granted: used when it has a slot
+ * for every tag; -EPROTO for one no server would grant.
+ */
+static int rdmx_dq_stage_open(struct rdmx_dq *q, const struct rdmx_blk_rsp *rsp)
+{
+	u32 len = le32_to_cpu(rsp->stage_len);
+
+	if (!len || len > RDMX_BLK_STAGE_MAX ||
+	    !IS_ALIGNED(len, RDMX_BLK_STAGE_SLOT))
+		return -EPROTO;
+	q->stage_addr = le64_to_cpu(rsp->stage_addr);
+	q->stage_rkey = le32_to_cpu(rsp->stage_rkey);
+	q->stage_slots = len / RDMX_BLK_STAGE_SLOT;
+	q->stage_next = 0;
+	/* Nothing is in flight: the last connection's requests went back. */
+	bitmap_zero(q->stage_busy, RDMX_BLK_STAGE_MAX / RDMX_BLK_STAGE_SLOT);
+	q->stage = q->stage_slots >= q->bd->depth;
+	return 0;
+}
+
 /* Send OPEN on a connected queue and wait for the answer. */
 static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 {
@@ -1252,7 +1383,11 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 					  q->peer_minor >= RDMX_BLK_MINOR_DATA_FIRST &&
 					  !rdma_protocol_iwarp(q->ibdev,
 							       q->cm_id->port_num) ?
-					  RDMX_BLK_OPEN_WRITE_IMM : 0));
+					  RDMX_BLK_OPEN_WRITE_IMM : 0) |
+					 (q->max_send_sge >= 2 && !bd->ro &&
+					  q->peer_minor >= RDMX_BLK_MINOR_STAGE &&
+					  READ_ONCE(rdmx_blk_params.stage_writes) ?
+					  RDMX_BLK_OPEN_STAGE : 0));
 	memcpy(q->open_cmd.name, bd->name, sizeof(q->open_cmd.name));
 	dma = ib_dma_map_single(q->ibdev, &q->open_cmd, sizeof(q->open_cmd),
 				DMA_TO_DEVICE);
@@ -1305,6 +1440,14 @@ static int rdmx_dq_open(struct rdmx_dq *q, unsigned long deadline)
 	q->write_imm = q->cmd_batch &&
 		       (le32_to_cpu(q->open_cmd.length) &
 			le32_to_cpu(rsp->open_flags) & RDMX_BLK_OPEN_WRITE_IMM);
+	/* Or their data before them, in the staging area: if offered. */
+	if (q->cmd_batch && (le32_to_cpu(q->open_cmd.length) &
+			     le32_to_cpu(rsp->open_flags) &
+			     RDMX_BLK_OPEN_STAGE)) {
+		ret = rdmx_dq_stage_open(q, rsp);
+		if (ret)
+			return ret;
+	}
 	if (q->idx == 0 && bd->disk && !uuid_equal(&rsp->uuid, &bd->exp_uuid)) {
 		/* Another export under the same name: not our data. */
 		pr_warn_ratelimited("rdmxb%u: export %s on %pISpc is not the one mapped (uuid %pUb, mapped %pUb)\n",
@@ -1915,6 +2058,8 @@ long rdmx_ioc_map(void __user *uarg)
 		bd->queues[i].idx = i;
 		mutex_init(&bd->queues[i].cm_mutex);
 		spin_lock_init(&bd->queues[i].cork_lock);
+		spin_lock_init(&bd->queues[i].stage_lock);
+		bd->queues[i].stage_cqe.done = rdmx_dq_stage_done;
 		init_completion(&bd->queues[i].cm_done);
 		init_completion(&bd->queues[i].open_done);
 	}

@@ -46,6 +46,8 @@ struct rdmx_disk;
  * @cmd_batches: the SENDs that carried them
  * @imm_writes: inline writes whose command went with others and whose
  *	data went alone after it (RDMX_BLK_OPEN_WRITE_IMM)
+ * @staged_writes: inline writes whose command went with others and whose
+ *	data went before, into the server's staging area (RDMX_BLK_OPEN_STAGE)
  * @lat: completed requests by latency, from submission to completion
  */
 struct rdmx_dq_stats {
@@ -61,6 +63,7 @@ struct rdmx_dq_stats {
 	atomic64_t cmd_batched;
 	atomic64_t cmd_batches;
 	atomic64_t imm_writes;
+	atomic64_t staged_writes;
 	atomic64_t lat[RDMX_DISK_LAT_BUCKETS];
 };
 
@@ -108,6 +111,21 @@ struct rdmx_dq_rbuf {
  * @write_imm: the server granted RDMX_BLK_OPEN_WRITE_IMM: an inline write
  *	may wait with the commands without data, its data going alone after
  *	them; set before the queue goes live
+ * @stage: the server granted RDMX_BLK_OPEN_STAGE, with a slot for every
+ *	tag: an inline write that goes with other commands has its data
+ *	RDMA WRITTEN into the staging area before them, several writes' in
+ *	one work request; set before the queue goes live
+ * @stage_addr: the area's address, in @stage_rkey's space
+ * @stage_rkey: its key
+ * @stage_slots: its RDMX_BLK_STAGE_SLOT slots
+ * @stage_lock: @stage_next, @stage_wr and @stage_sge, from the choice of
+ *	the slots to the post; taken with bottom halves off
+ * @stage_next: the slot to try first, after the last one taken
+ * @stage_busy: slots of writes not yet answered: set under @stage_lock,
+ *	cleared (atomically) by the answer's completion
+ * @stage_wr: the RDMA WRITEs of one SEND's staged writes, being posted
+ * @stage_sge: their scatter entries
+ * @stage_cqe: completion (errors only) of those RDMA WRITEs
  * @cork_lock: @cmd_out, @cork and @nr_cork; taken with bottom halves off
  *	(the send completion takes it in softirq context)
  * @cmd_out: on a @cmd_batch queue, its command SENDs posted and not
@@ -156,6 +174,16 @@ struct rdmx_dq {
 	bool batch;
 	u32 cmd_batch;
 	bool write_imm;
+	bool stage;
+	u64 stage_addr;
+	u32 stage_rkey;
+	u32 stage_slots;
+	spinlock_t stage_lock;	/* @stage_next, @stage_wr; bh */
+	unsigned int stage_next;
+	DECLARE_BITMAP(stage_busy, RDMX_BLK_STAGE_MAX / RDMX_BLK_STAGE_SLOT);
+	struct ib_rdma_wr stage_wr[RDMX_BLK_BATCH_MAX];
+	struct ib_sge stage_sge[RDMX_BLK_BATCH_MAX * RDMX_DISK_INLINE_SGE];
+	struct ib_cqe stage_cqe;
 	spinlock_t cork_lock;	/* @cmd_out, @cork; bh */
 	unsigned int cmd_out;
 	unsigned int nr_cork;
@@ -261,6 +289,9 @@ struct rdmx_disk {
  * @data_cqe: its completion, which then stands for the request's SEND
  * @data_alone: its data went so: @data_cqe, not the batch's completion,
  *	holds the request's reference
+ * @staged: its data went into the server's staging area, slot
+ *	@stage_slot, which is the request's until its answer
+ * @stage_slot: that slot
  * @reg_cqe: completion (errors only) of the registration
  * @inv_cqe: completion of a local invalidation
  * @reg_wr: the registration
@@ -287,6 +318,8 @@ struct rdmx_dq_req {
 	struct ib_send_wr data_wr;
 	struct ib_cqe data_cqe;
 	bool data_alone;
+	bool staged;
+	u16 stage_slot;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	struct ib_reg_wr reg_wr;

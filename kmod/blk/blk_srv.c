@@ -688,7 +688,8 @@ static void rdmx_srvq_respond(struct rdmx_srvq_req *req)
 	};
 	bool rkey = (req->io.op == RDMX_BLK_OP_READ ||
 		     req->io.op == RDMX_BLK_OP_WRITE) &&
-		    !(req->io.flags & RDMX_BLK_CMD_INLINE);
+		    !(req->io.flags & (RDMX_BLK_CMD_INLINE |
+				       RDMX_BLK_CMD_STAGED));
 	struct rdmx_export *exp = rdmx_srvq_exp(q);
 	struct rdmx_srvq_req *first = NULL;
 	unsigned long flags;
@@ -1339,7 +1340,8 @@ out:
 		lockdep_assert_not_held(&rdmx_exports_mutex);
 		synchronize_srcu(&exp->fence);
 	}
-	if (!ret && (req->io.length & RDMX_BLK_OPEN_STAGE))
+	/* A read-only map has no use for one. */
+	if (!ret && (req->io.length & RDMX_BLK_OPEN_STAGE) && !q->ro)
 		rdmx_srvq_open_stage(q, rsp);
 	return ret;
 }

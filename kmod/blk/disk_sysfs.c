@@ -155,6 +155,7 @@ RDMX_DQ_COUNTER(inline_reads, RDMX_DQ_SUM(bd, q, inline_reads));
 RDMX_DQ_COUNTER(cmd_batched, RDMX_DQ_SUM(bd, q, cmd_batched));
 RDMX_DQ_COUNTER(cmd_batches, RDMX_DQ_SUM(bd, q, cmd_batches));
 RDMX_DQ_COUNTER(imm_writes, RDMX_DQ_SUM(bd, q, imm_writes));
+RDMX_DQ_COUNTER(staged_writes, RDMX_DQ_SUM(bd, q, staged_writes));
 
 static ssize_t rdmx_disk_lat_hist_show(struct kobject *kobj,
 				       struct kobj_attribute *a, char *buf)
@@ -200,6 +201,7 @@ static struct attribute *rdmx_disk_attrs[] = {
 	&rdmx_disk_attr_cmd_batched.attr,
 	&rdmx_disk_attr_cmd_batches.attr,
 	&rdmx_disk_attr_imm_writes.attr,
+	&rdmx_disk_attr_staged_writes.attr,
 	&rdmx_disk_attr_lat_hist.attr,
 	NULL,
 };
@@ -222,6 +224,7 @@ static struct attribute *rdmx_dq_attrs[] = {
 	&rdmx_dq_attr_cmd_batched.attr,
 	&rdmx_dq_attr_cmd_batches.attr,
 	&rdmx_dq_attr_imm_writes.attr,
+	&rdmx_dq_attr_staged_writes.attr,
 	&rdmx_dq_attr_lat_hist.attr,
 	NULL,
 };

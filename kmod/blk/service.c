@@ -16,6 +16,7 @@ struct rdmx_blk_params rdmx_blk_params = {
 	.max_queues = 4096,
 	.max_queues_per_host = 1024,
 	.keepalive_ms = 5000,
+	.stage_writes = 1,
 };
 
 atomic64_t rdmx_blk_queues_refused;
@@ -28,6 +29,8 @@ RDMX_PARAM(rdmx_param_max_blk_queues_per_host, max_blk_queues_per_host,
 	   rdmx_blk_params.max_queues_per_host, 1, 1000000);
 RDMX_PARAM(rdmx_param_blk_keepalive_ms, blk_keepalive_ms,
 	   rdmx_blk_params.keepalive_ms, 0, 600000);
+RDMX_PARAM(rdmx_param_blk_stage_writes, blk_stage_writes,
+	   rdmx_blk_params.stage_writes, 0, 1);
 
 static ssize_t blk_queues_refused_show(struct kobject *k,
 				       struct kobj_attribute *a, char *buf)
@@ -44,6 +47,7 @@ static struct attribute *rdmx_blk_param_attrs[] = {
 	&rdmx_param_max_blk_queues.attr.attr,
 	&rdmx_param_max_blk_queues_per_host.attr.attr,
 	&rdmx_param_blk_keepalive_ms.attr.attr,
+	&rdmx_param_blk_stage_writes.attr.attr,
 	&rdmx_attr_blk_queues_refused.attr,
 	NULL,
 };

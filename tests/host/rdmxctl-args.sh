@@ -840,7 +840,7 @@ fake_disk() {
 	put "$d/state" "$5"
 	for a in nr_queues queue_depth loss_timeout_ms reconnects reads writes \
 		 read_bytes write_bytes in_flight errors timeouts slow requeues \
-		 inline_reads cmd_batched cmd_batches imm_writes; do
+		 inline_reads cmd_batched cmd_batches imm_writes staged_writes; do
 		put "$d/$a" "$v"
 		v=$((v + 1))
 	done
@@ -895,9 +895,9 @@ check "-j export list with no exports: []" json_true 'd == []'
 RDMX_SYSFS=$S run map list
 check "map list exits 0" rc_is 0
 check "map list: first line of rdmxb0" out_has '^rdmxb0: /dev/rdmxb0 server 198\.18\.0\.1:7471 export ram state live size 67108864 rw$'
-check "map list: counters of rdmxb0" out_has '^    nr_queues 1 queue_depth 2 loss_timeout_ms 3 reconnects 4 reads 5 writes 6 read_bytes 12345678901234 write_bytes 8 in_flight 9 errors 10 timeouts 11 slow 12 requeues 13 inline_reads 14 cmd_batched 15 cmd_batches 16 imm_writes 17$'
+check "map list: counters of rdmxb0" out_has '^    nr_queues 1 queue_depth 2 loss_timeout_ms 3 reconnects 4 reads 5 writes 6 read_bytes 12345678901234 write_bytes 8 in_flight 9 errors 10 timeouts 11 slow 12 requeues 13 inline_reads 14 cmd_batched 15 cmd_batches 16 imm_writes 17 staged_writes 18$'
 check "map list: IPv6 server, read-only" out_has '^rdmxb10: /dev/rdmxb10 server \[fe80::1\]:7471 export file state reconnecting size 1048576 ro$'
-check "map list: a missing file is '-'" eval 'out_has "^rdmxb2: .* state dead size 268435456 -$" && out_has "timeouts 11 slow 12 requeues - inline_reads 14 cmd_batched 15 cmd_batches 16 imm_writes 17$"'
+check "map list: a missing file is '-'" eval 'out_has "^rdmxb2: .* state dead size 268435456 -$" && out_has "timeouts 11 slow 12 requeues - inline_reads 14 cmd_batched 15 cmd_batches 16 imm_writes 17 staged_writes 18$"'
 check "map list: in number order, 0 2 10" eval '[ "$(grep -oE "^rdmxb[0-9]+:" "$T/out" | tr -d "\n")" = "rdmxb0:rdmxb2:rdmxb10:" ]'
 check "map list: other disks, and rdmxb without rdmx/, left out" not_out_has 'sda|rdmxb3|rdmxbx'
 RDMX_SYSFS=$S run config save -f "$T/saved-maps.conf"
@@ -915,7 +915,7 @@ check "config apply: maps there already (HOST:PORT, -p, [ADDR]) are left alone" 
 	eval 'rc_is 0 && [ ! -s "$T/out" ] && [ ! -s "$T/err" ]'
 RDMX_SYSFS=$S run -j map list
 check "-j map list is JSON" is_json
-check "-j map list: keys" json_true 'set(d[0]) == {"name", "index", "dev", "server", "export", "state", "size", "read_only", "nr_queues", "queue_depth", "loss_timeout_ms", "reconnects", "reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors", "timeouts", "slow", "requeues", "inline_reads", "cmd_batched", "cmd_batches", "imm_writes"}'
+check "-j map list: keys" json_true 'set(d[0]) == {"name", "index", "dev", "server", "export", "state", "size", "read_only", "nr_queues", "queue_depth", "loss_timeout_ms", "reconnects", "reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors", "timeouts", "slow", "requeues", "inline_reads", "cmd_batched", "cmd_batches", "imm_writes", "staged_writes"}'
 check "-j map list: values" json_true '[x["index"] for x in d] == [0, 2, 10] and d[0]["dev"] == "/dev/rdmxb0" and d[0]["size"] == 67108864 and d[0]["read_bytes"] == 12345678901234 and d[2]["read_only"] is True and d[2]["server"] == "[fe80::1]:7471"'
 check "-j map list: missing is null" json_true 'd[1]["read_only"] is None and d[1]["requeues"] is None'
 for dev in /dev/rdmxb10 rdmxb10 10; do

@@ -368,12 +368,16 @@ if [ "$RDMX_NODE" = 2 ]; then
 	rdmx_barrier exports-up "$long"
 	declare -A dev
 	for e in ram file nullb lbs4k; do
+		# ram's queues ask for no staging area: their small writes'
+		# data goes alone after the commands, or with its own command.
+		[ "$e" = ram ] && echo 0 >/sys/kernel/rdmx/blk_stage_writes
 		if dev[$e]=$(map_dev "$e" 2>"$RDMX_OUT/map-$e.err"); then
 			rdmx_pass "map $e: ${dev[$e]}"
 		else
 			rdmx_fail "map $e" "$(cat "$RDMX_OUT/map-$e.err")"
 			dev[$e]=""
 		fi
+		echo 1 >/sys/kernel/rdmx/blk_stage_writes
 	done
 	rdmxctl map list
 	for e in ram file nullb lbs4k; do
@@ -417,14 +421,19 @@ if [ "$RDMX_NODE" = 2 ]; then
 			# several in one (RDMX_BLK_OPEN_CMD_BATCH).
 			rdmx_check "$e: commands without data went several in one SEND" \
 				disk_json "$d" "j[0]['cmd_batched'] > j[0]['cmd_batches'] > 0"
-			# Writes of up to 4 KiB among them: their data alone
-			# after, the tag as immediate data; iWARP has none.
-			if [ "$RDMX_RDMA" = siw ]; then
-				rdmx_check "$e: no write's data went alone (iWARP)" \
-					disk_json "$d" "j[0]['imm_writes'] == 0"
+			# Writes of up to 4 KiB among them: their data before,
+			# into the server's staging area; without one (ram),
+			# alone after, the tag as immediate data, which iWARP
+			# has not.
+			if [ "$e" != ram ]; then
+				rdmx_check "$e: writes of up to 4 KiB went with the commands, their data staged" \
+					disk_json "$d" "j[0]['staged_writes'] > 0 and j[0]['imm_writes'] == 0"
+			elif [ "$RDMX_RDMA" = siw ]; then
+				rdmx_check "$e: no write's data went alone (iWARP), none staged (not asked)" \
+					disk_json "$d" "j[0]['imm_writes'] == 0 and j[0]['staged_writes'] == 0"
 			else
-				rdmx_check "$e: writes of up to 4 KiB went with the commands, their data alone" \
-					disk_json "$d" "j[0]['imm_writes'] > 0"
+				rdmx_check "$e: writes of up to 4 KiB went with the commands, their data alone (no staging area asked)" \
+					disk_json "$d" "j[0]['imm_writes'] > 0 and j[0]['staged_writes'] == 0"
 			fi ;;
 		esac
 		case " $bss " in

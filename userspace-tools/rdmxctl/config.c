@@ -41,6 +41,7 @@ static const char *const config_params[] = {
 	"connect_timeout_ms", "reconnect_max_ms", "queue_depth", "max_qps",
 	"blk_inline_read_max", "max_sessions", "max_sessions_per_host",
 	"max_blk_queues", "max_blk_queues_per_host", "blk_keepalive_ms",
+	"blk_stage_writes",
 };
 
 enum config_kind { CFG_SET, CFG_LISTEN, CFG_EXPORT, CFG_MAP, CFG_KINDS };

@@ -397,13 +397,14 @@ static const char *const map_nums[] = {
 	"cmd_batched",
 	"cmd_batches",
 	"imm_writes",
+	"staged_writes",
 };
 
 /* The counters of each hardware queue, in its line */
 static const char *const map_queue_nums[] = {
 	"reads", "writes", "read_bytes", "write_bytes", "in_flight", "errors",
 	"timeouts", "slow", "requeues", "inline_reads", "cmd_batched",
-	"cmd_batches", "imm_writes",
+	"cmd_batches", "imm_writes", "staged_writes",
 };
 
 #define MAP_LAT_BUCKETS	24	/* lat_hist: [2^i, 2^(i+1)) us */
