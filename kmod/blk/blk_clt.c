@@ -851,6 +851,8 @@ static int rdmx_dq_map_data(struct rdmx_dq *q, struct request *rq,
 	if (unlikely(nr < count))
 		return -EIO;
 	ib_update_fast_reg_key(req->mr, ib_inc_rkey(req->mr->rkey));
+	/* The server learns no kernel address: the queue's tag, the offset. */
+	req->mr->iova = q->iova_tag | (req->mr->iova & (SZ_4K - 1));
 	memset(&req->reg_wr, 0, sizeof(req->reg_wr));
 	req->reg_wr.wr.opcode = IB_WR_REG_MR;
 	req->reg_wr.wr.wr_cqe = &req->reg_cqe;
@@ -1124,6 +1126,7 @@ static int rdmx_dq_create_ib(struct rdmx_dq *q)
 	q->cmd_batch = 0;
 	q->write_imm = false;
 	q->stage = false;
+	q->iova_tag = (u64)get_random_u32_inclusive(1, U32_MAX >> 1) << 32;
 	q->cmd_out = 0;
 	q->nr_cork = 0;
 	ret = rdmx_rc_qp_create(q->cm_id, q->pd, q->cq, q, &cap);

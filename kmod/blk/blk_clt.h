@@ -95,6 +95,9 @@ struct rdmx_dq_rbuf {
  * @cq: completion queue from the pool
  * @cq_size: entries taken
  * @qp: the RC QP
+ * @iova_tag: the address space of the connection's registrations: the
+ *	server sees a request's pages at this random multiple of 4 GiB plus
+ *	their offset in the first page, never at a kernel address
  * @max_pages: pages one request's MR maps
  * @max_send_sge: send scatter/gather entries
  * @inline_read_max: reads of up to this many bytes get their data in the
@@ -166,6 +169,7 @@ struct rdmx_dq {
 	struct ib_cq *cq;
 	unsigned int cq_size;
 	struct ib_qp *qp;
+	u64 iova_tag;
 	u32 max_pages;
 	u32 max_send_sge;
 	u32 inline_read_max;

@@ -15,12 +15,15 @@
  * Only the queue's QP can reach the area (the PD is the queue's), and
  * only to write it: a client can change no data but its own. The pages
  * are zeroed when allocated, so a slot the client never wrote holds
- * nothing of the server's. The area lives from the OPEN that granted it
- * to the queue's teardown, after its QP is destroyed.
+ * nothing of the server's. Its address is no kernel address: the area
+ * sits at a random multiple of 4 GiB, as registered regions do
+ * (msg/mr.c), and its key takes a random byte. The area lives from the
+ * OPEN that granted it to the queue's teardown, after its QP is destroyed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
@@ -100,6 +103,9 @@ int rdmx_srvq_stage_init(struct rdmx_srvq *q, struct ib_reg_wr *wr)
 		ret = ret < 0 ? ret : -EOPNOTSUPP;
 		goto out;
 	}
+	/* The client learns no kernel address (the area starts a page). */
+	q->stage_mr->iova = (u64)get_random_u32_inclusive(1, U32_MAX >> 1) << 32;
+	ib_update_fast_reg_key(q->stage_mr, get_random_u8());
 	*wr = (struct ib_reg_wr){
 		.wr.opcode = IB_WR_REG_MR,
 		.wr.wr_cqe = &q->stage_cqe,
