@@ -150,6 +150,9 @@
 #define BLK_CMD_FUA		BIT(0)
 #define BLK_CMD_INLINE		BIT(1)
 #define BLK_CMD_MORE		BIT(2)
+#define BLK_CMD_STAGED		BIT(3)
+#define BLK_CMD_KNOWN		(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE | \
+				 BLK_CMD_STAGED)
 #define BLK_OPEN_RO		BIT(0)
 #define BLK_OPEN_EVENTS		BIT(1)
 #define BLK_OPEN_INLINE_READ	BIT(2)
@@ -157,13 +160,16 @@
 #define BLK_OPEN_BATCH		BIT(4)
 #define BLK_OPEN_CMD_BATCH	BIT(5)
 #define BLK_OPEN_WRITE_IMM	BIT(6)
+#define BLK_OPEN_STAGE		BIT(7)
 /* The first OPEN flag a server does not know. */
-#define BLK_OPEN_UNKNOWN	BIT(7)
+#define BLK_OPEN_UNKNOWN	BIT(8)
 #define BLK_BATCH_MAX		16
 #define BLK_TAG_EVENT		0xffffffffU
 #define BLK_EXP_RO		BIT(0)
 #define BLK_INLINE_MAX		4096
 #define BLK_MAX_IO		(1024 * 1024)
+#define BLK_STAGE_SLOT		4096
+#define BLK_STAGE_MAX		(1024 * 1024)
 
 /* What this client asks for in its connect request. */
 #define CLT_DEPTH		9
@@ -176,6 +182,8 @@
  * inline WRITE's command after its data), and RDMX_BLK_OPEN_WRITE_IMM.
  */
 #define MINOR_DATA_FIRST	3
+/* The minor version that knows RDMX_BLK_OPEN_STAGE. */
+#define MINOR_STAGE		4
 #define NR_RECV			32
 /* Responses taken and not yet looked at, at most. */
 #define NR_GOT			64
@@ -206,13 +214,16 @@ struct blk_rsp {
 	__le32 export_flags;
 	__le32 open_flags;
 	__u8 uuid[16];
-	__u8 reserved[16];
+	__le64 stage_addr;
+	__le32 stage_rkey;
+	__le32 stage_len;
 };
 
 static_assert(sizeof(struct blk_cmd) == 96, "rdmx_blk_cmd");
 static_assert(offsetof(struct blk_cmd, addr) == 24, "rdmx_blk_cmd");
 static_assert(sizeof(struct blk_rsp) == 64, "rdmx_blk_rsp");
 static_assert(offsetof(struct blk_rsp, uuid) == 32, "rdmx_blk_rsp");
+static_assert(offsetof(struct blk_rsp, stage_addr) == 48, "rdmx_blk_rsp");
 
 /* Work request ids: receives are their slot's number. */
 enum { WR_SEND = NR_RECV, WR_BIND };
@@ -256,6 +267,9 @@ struct conn {
 	__u32 max_io;
 	__u32 exp_flags;
 	__u32 open_flags;		/* granted */
+	__u64 stage_addr;		/* the staging area (OPEN_STAGE) */
+	__u32 stage_rkey;
+	__u32 stage_len;
 	/* what the completions and events said */
 	struct got got[NR_GOT];
 	unsigned int nr_got;
@@ -633,7 +647,7 @@ static bool cmd_last(const struct conn *c, const void *at, size_t len,
 		return false;
 	memcpy(&last, (const __u8 *)at + len - sizeof(last), sizeof(last));
 	if (last.opcode != BLK_OP_WRITE || !(last.flags & BLK_CMD_INLINE) ||
-	    (last.flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) ||
+	    (last.flags & ~BLK_CMD_KNOWN) ||
 	    last.reserved0 || le32toh(last.length) != len - sizeof(last))
 		return false;
 	for (i = 0; i < sizeof(last.name); i++)
@@ -949,6 +963,9 @@ static int blk_open(struct conn *c, const char *name, __u32 flags)
 		c->max_io = le32toh(rsp.max_io);
 		c->exp_flags = le32toh(rsp.export_flags);
 		c->open_flags = le32toh(rsp.open_flags);
+		c->stage_addr = le64toh(rsp.stage_addr);
+		c->stage_rkey = le32toh(rsp.stage_rkey);
+		c->stage_len = le32toh(rsp.stage_len);
 	}
 	return st;
 }
@@ -3113,7 +3130,7 @@ static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
 	inline_len = len - sizeof(*cmd);
 	*why = "a malformed command header";
 	if (op < BLK_OP_OPEN || op > BLK_OP_WRITE_ZEROES ||
-	    (flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) || cmd->reserved0)
+	    (flags & ~BLK_CMD_KNOWN) || cmd->reserved0)
 		return FZ_ENDS;
 	for (i = 0; op != BLK_OP_OPEN && i < sizeof(cmd->name); i++)
 		if (cmd->name[i])
@@ -3123,6 +3140,10 @@ static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
 		return FZ_ENDS;
 	*why = "a second OPEN";
 	if (op == BLK_OP_OPEN)
+		return FZ_ENDS;
+	/* The fuzz asks for no staging area. */
+	*why = "a staged command on a queue without a staging area";
+	if (flags & BLK_CMD_STAGED)
 		return FZ_ENDS;
 	*why = "inline bytes or flags that do not fit";
 	if (flags & BLK_CMD_INLINE) {
@@ -3217,7 +3238,7 @@ static bool fz_header_ok(const struct conn *c, const struct blk_cmd *cmd)
 	unsigned int i;
 
 	if (cmd->opcode < BLK_OP_OPEN || cmd->opcode > BLK_OP_WRITE_ZEROES ||
-	    (cmd->flags & ~(BLK_CMD_FUA | BLK_CMD_INLINE | BLK_CMD_MORE)) ||
+	    (cmd->flags & ~BLK_CMD_KNOWN) ||
 	    cmd->reserved0 || le32toh(cmd->tag) >= c->depth)
 		return false;
 	for (i = 0; cmd->opcode != BLK_OP_OPEN && i < sizeof(cmd->name); i++)
