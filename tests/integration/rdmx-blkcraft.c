@@ -9,6 +9,7 @@
  *
  * Usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -B HOST EXPORT RO_EXPORT
+ *        rdmx-blkcraft [-p PORT] -T HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -S SLOW_EXPORT HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT
  *        rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT
@@ -47,6 +48,23 @@
  * runs that reused-tag case
  * against SLOW_EXPORT (an export whose every request takes seconds): the
  * reused tag's READ is deterministically still in flight.
+ *
+ * The staging area (RDMX_BLK_OPEN_STAGE, a server of minor 4), part of
+ * the default run, and all there is with -T (then the final check): each
+ * case on a connection of its own, as a client of minor 4 opening EXPORT
+ * with inline reads. Granted: an area of a slot a tag at least, whole
+ * slots, at most 1 MiB, with a key and an address; its last four slots
+ * written with one RDMA WRITE and their staged WRITEs sent in a command
+ * batch, then slot 0 alone and 512 bytes of slot 1: each answered 0, its
+ * answer invalidating no key, and READs give back what was staged. Not
+ * asked: no area in the answer, and a staged WRITE ends the connection.
+ * Refused, the connection ended and nothing answered: a staged READ, a
+ * staged WRITE flagged INLINE too, naming a key, at 512 bytes into the
+ * area, at its end, at 0xfffffffffffff000, of 4 KiB + 512, or with bytes
+ * after it in its SEND. A staged WRITE of zero length is answered EINVAL,
+ * the queue kept. An RDMA READ of the area fails, and so does another
+ * queue's RDMA WRITE with its key and address: the slot keeps what its
+ * queue put there, which its staged WRITE then writes.
  *
  * -F SEED runs the wire fuzz instead. Each connection (a block queue,
  * queue depth 9, or 20 one time in two, receives with room for an inline
@@ -226,7 +244,7 @@ static_assert(offsetof(struct blk_rsp, uuid) == 32, "rdmx_blk_rsp");
 static_assert(offsetof(struct blk_rsp, stage_addr) == 48, "rdmx_blk_rsp");
 
 /* Work request ids: receives are their slot's number. */
-enum { WR_SEND = NR_RECV, WR_BIND };
+enum { WR_SEND = NR_RECV, WR_BIND, WR_RDMA };
 
 /*
  * A receive that invalidated a key. Soft-RoCE (6.12) reports it to
@@ -281,6 +299,7 @@ struct conn {
 	__u64 inl_tags;
 	unsigned int sends_done;
 	bool bound;
+	bool rdma_done;			/* the RDMA READ or WRITE posted */
 	bool disconnected;
 	bool flushed;
 	int wc_err;			/* a failed send or bind's status */
@@ -577,6 +596,8 @@ static void pump(struct conn *c)
 				c->sends_done++;
 			} else if (w->wr_id == WR_BIND) {
 				c->bound = true;
+			} else if (w->wr_id == WR_RDMA) {
+				c->rdma_done = true;
 			} else if (w->wc_flags & IBV_WC_WITH_IMM) {
 				/*
 				 * An inline READ's data alone (IMM_READ):
@@ -2212,13 +2233,10 @@ static void case_write_imm_bad(enum write_imm_bad b)
 	conn_close(&c);
 }
 
-/* Every batch case, on connections of their own. */
-static void cases_batch(void)
+/* Random blocks, each its own, for the batches and the staging area. */
+static void batch_pat_fill(void)
 {
-	enum write_imm_bad w;
-	enum batch_bad b;
 	unsigned int i;
-	__u32 imm = BLK_OPEN_IMM_READ;
 
 	for (i = 0; i < ARRAY_SIZE(batch_pat); i++) {
 		if (getrandom(batch_pat[i], sizeof(batch_pat[i]), 0) !=
@@ -2226,6 +2244,16 @@ static void cases_batch(void)
 			memset(batch_pat[i], 0x11 * (i + 1), sizeof(batch_pat[i]));
 		batch_pat[i][0] = i;
 	}
+}
+
+/* Every batch case, on connections of their own. */
+static void cases_batch(void)
+{
+	enum write_imm_bad w;
+	enum batch_bad b;
+	__u32 imm = BLK_OPEN_IMM_READ;
+
+	batch_pat_fill();
 	case_batch_reads(4, 0);
 	case_batch_reads(BLK_BATCH_MAX, 0);
 	case_batch_reads(BLK_BATCH_MAX, BLK_OPEN_BATCH | imm);
@@ -2237,6 +2265,356 @@ static void cases_batch(void)
 	case_write_imm();
 	for (w = WB_NO_WRITE; w <= WB_MINOR2; w++)
 		case_write_imm_bad(w);
+}
+
+/* ---- the staging area (minor 4, RDMX_BLK_OPEN_STAGE) ------------------ */
+
+/* The staged WRITEs write EXPORT from this byte on, a slot's worth each. */
+#define STAGE_OFF		(1024 * 1024)
+
+/* Whether the OPEN granted a staging area of the protocol's form. */
+static bool stage_granted(const struct conn *c)
+{
+	return (c->open_flags & BLK_OPEN_STAGE) && c->stage_addr &&
+	       c->stage_rkey && c->stage_len >= c->depth * BLK_STAGE_SLOT &&
+	       !(c->stage_len % BLK_STAGE_SLOT) && c->stage_len <= BLK_STAGE_MAX;
+}
+
+/*
+ * batch_conn() as a client of MINOR_STAGE, asking for inline reads and
+ * @flags; with RDMX_BLK_OPEN_STAGE the area must be granted. False (a
+ * failed test, @c closed) when any of that fails.
+ */
+static bool stage_conn(struct conn *c, const char *what, __u32 flags)
+{
+	bool ok;
+
+	req_minor = MINOR_STAGE;
+	ok = batch_conn(c, what, exp_rw, BLK_OPEN_INLINE_READ | flags);
+	req_minor = MINOR_CMD_BATCH;
+	if (!ok)
+		return false;
+	if (c->minor >= MINOR_STAGE && c->size >= STAGE_OFF + BLK_MAX_IO &&
+	    (!(flags & BLK_OPEN_STAGE) || stage_granted(c)))
+		return true;
+	report(false, "%s: server of minor %u (want %u), export of %llu bytes",
+	       what, c->minor, MINOR_STAGE, (unsigned long long)c->size);
+	note("%s: flags %#x granted, staging area at %#llx, key %#x, %u bytes for depth %u",
+	     what, c->open_flags, (unsigned long long)c->stage_addr,
+	     c->stage_rkey, c->stage_len, c->depth);
+	conn_close(c);
+	return false;
+}
+
+/*
+ * One RDMA WRITE (@read: READ) of @len bytes between c->data and @addr,
+ * key @rkey, and wait for it: 0, its failed completion's status, or -1
+ * (none in time).
+ */
+static int stage_rdma(struct conn *c, bool read, __u64 addr, __u32 rkey,
+		      __u32 len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->data, .length = len, .lkey = c->c.mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = WR_RDMA,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = read ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = addr, .rkey = rkey },
+	}, *bad;
+	long long end = now_ms() + TIMEOUT_MS;
+
+	c->rdma_done = false;
+	if (ibv_post_send(c->c.id->qp, &wr, &bad))
+		return -1;
+	while (!c->rdma_done && !c->wc_err && now_ms() < end) {
+		pump(c);
+		usleep(200);
+	}
+	return c->rdma_done ? 0 : c->wc_err ? c->wc_err : -1;
+}
+
+static const char *stage_rdma_str(int st)
+{
+	return st > 0 ? ibv_wc_status_str(st) : st ? "none in time" : "success";
+}
+
+/* Command @i of c->cmd: a staged WRITE of @len bytes at @addr to @off. */
+static void stage_cmd(struct conn *c, unsigned int i, __u32 tag, __u64 off,
+		      __u32 len, __u64 addr)
+{
+	cmd_fill_at(&c->cmd[i], BLK_OP_WRITE, tag, off, len);
+	c->cmd[i].flags = BLK_CMD_STAGED;
+	c->cmd[i].addr = htole64(addr);
+}
+
+/*
+ * Send c->cmd[0] alone: its status, or -1; *@inv the key its answer
+ * invalidated (a staged WRITE's must be none).
+ */
+static int stage_send(struct conn *c, __u32 *inv)
+{
+	*inv = 0;
+	if (send_cmd(c, sizeof(*c->cmd)))
+		return -1;
+	return wait_rsp(c, le32toh(c->cmd->tag), NULL, inv);
+}
+
+/*
+ * Whether EXPORT holds the @len bytes of @pat at @off: READ into the
+ * window (without windows, inline).
+ */
+static bool stage_holds(struct conn *c, const char *what, __u64 off,
+			const __u8 *pat, __u32 len)
+{
+	__u64 sum = 0;
+	int st;
+
+	if (have_mw) {
+		memset(c->data, 0, len);
+		st = blk_io(c, BLK_OP_READ, 0, off, len);
+		sum = fnv1a(c->data, len);
+	} else {
+		st = read_inline(c, 0, off, len, &sum);
+	}
+	if (!st && sum == fnv1a(pat, len))
+		return true;
+	note("%s: READ [%llu, +%u): %s, %s data", what, (unsigned long long)off,
+	     len, st < 0 ? "not answered" : status_name(st),
+	     sum == fnv1a(pat, len) ? "its" : "other");
+	return false;
+}
+
+/*
+ * RDMX_BLK_OPEN_STAGE granted: the area's last four slots written with
+ * one RDMA WRITE and their staged WRITEs sent as a batch, then slot 0
+ * alone and 512 bytes of slot 1: each answered 0 with no key invalidated,
+ * and READs give back what was staged.
+ */
+static void case_stage(void)
+{
+	const char *what = "staged WRITEs";
+	unsigned int i, last, n = 6, bad = 0;
+	struct got out[4];
+	struct conn c;
+	__u32 inv;
+	int st, nr;
+
+	if (!stage_conn(&c, what, BLK_OPEN_CMD_BATCH | BLK_OPEN_STAGE))
+		return;
+	report(true, "%s: OPEN grants a staging area: %u bytes (depth %u), key %#x",
+	       what, c.stage_len, c.depth, c.stage_rkey);
+	last = c.stage_len / BLK_STAGE_SLOT - 1;
+	for (i = 0; i < 4; i++)
+		memcpy(c.data + i * BLK_STAGE_SLOT, batch_pat[i], BLK_STAGE_SLOT);
+	st = stage_rdma(&c, false, c.stage_addr + (last - 3) * BLK_STAGE_SLOT,
+			c.stage_rkey, 4 * BLK_STAGE_SLOT);
+	report(!st, "%s: one RDMA WRITE of slots %u to %u, the last (%s)", what,
+	       last - 3, last, stage_rdma_str(st));
+	for (i = 0; i < 4; i++)
+		stage_cmd(&c, i, i, STAGE_OFF + i * BLK_STAGE_SLOT,
+			  BLK_STAGE_SLOT, (last - 3 + i) * BLK_STAGE_SLOT);
+	if (st || send_cmd(&c, 4 * sizeof(*c.cmd)))
+		goto out;
+	nr = batch_collect(&c, what, 4, out);
+	for (i = 0; i < 4; i++)
+		if (out[i].rsp.status || out[i].len != sizeof(out[i].rsp) ||
+		    out[i].inv)
+			bad++;
+	report(nr == 4 && !bad,
+	       "%s: a batch of 4: each answered 0, no key invalidated (%d answers, %u wrong)",
+	       what, nr, bad);
+	/* Slots 0 and 1 in one RDMA WRITE; slot 0 alone, 512 bytes of 1. */
+	memcpy(c.data, batch_pat[4], BLK_STAGE_SLOT);
+	memcpy(c.data + BLK_STAGE_SLOT, batch_pat[5], BLK_STAGE_SLOT);
+	if (stage_rdma(&c, false, c.stage_addr, c.stage_rkey,
+		       2 * BLK_STAGE_SLOT))
+		goto out;
+	stage_cmd(&c, 0, 5, STAGE_OFF + 4 * BLK_STAGE_SLOT, BLK_STAGE_SLOT, 0);
+	st = stage_send(&c, &inv);
+	report(!st && !inv, "%s: slot 0 alone -> 0, no key invalidated (%s, key %#x)",
+	       what, st < 0 ? "no answer" : status_name(st), inv);
+	if (c.lbs == 512) {
+		stage_cmd(&c, 0, 6, STAGE_OFF + 5 * BLK_STAGE_SLOT, 512,
+			  BLK_STAGE_SLOT);
+		st = stage_send(&c, &inv);
+		report(!st && !inv,
+		       "%s: 512 bytes of slot 1 -> 0, no key invalidated (%s, key %#x)",
+		       what, st < 0 ? "no answer" : status_name(st), inv);
+	} else {
+		skip("a staged WRITE of 512 bytes", "the export's blocks are 4 KiB");
+		n = 5;
+	}
+	for (bad = 0, i = 0; i < n; i++)
+		bad += !stage_holds(&c, what, STAGE_OFF + i * BLK_STAGE_SLOT,
+				    batch_pat[i], i == 5 ? 512 : BLK_STAGE_SLOT);
+	report(!bad, "%s: READs give back what was staged (%u of %u wrong)",
+	       what, bad, n);
+out:
+	if (c.disconnected || c.flushed || c.wc_err)
+		report(false, "%s: the queue serves on (the connection ended)",
+		       what);
+	conn_close(&c);
+}
+
+/*
+ * A queue that did not ask for STAGE: no area in the OPEN's answer, and a
+ * staged WRITE ends the connection.
+ */
+static void case_stage_not_granted(void)
+{
+	const char *what = "a staged WRITE on a queue that did not ask for STAGE";
+	struct conn c;
+
+	if (!stage_conn(&c, what, 0))
+		return;
+	report(!(c.open_flags & BLK_OPEN_STAGE) && !c.stage_addr &&
+	       !c.stage_rkey && !c.stage_len,
+	       "a queue that did not ask for STAGE is not granted it (flags %#x, area at %#llx, key %#x, %u bytes)",
+	       c.open_flags, (unsigned long long)c.stage_addr, c.stage_rkey,
+	       c.stage_len);
+	stage_cmd(&c, 0, 1, STAGE_OFF, c.lbs, 0);
+	expect_refused(&c, what, send_cmd(&c, sizeof(*c.cmd)));
+	conn_close(&c);
+}
+
+/* Staged commands the server must refuse, on a queue granted STAGE. */
+enum stage_bad {
+	SB_READ, SB_INLINE, SB_KEY, SB_UNALIGNED, SB_END, SB_FAR, SB_LONG,
+	SB_BYTES,
+};
+
+static const char *const stage_bad_name[] = {
+	[SB_READ] = "a staged READ",
+	[SB_INLINE] = "a staged WRITE flagged INLINE too",
+	[SB_KEY] = "a staged WRITE that names a key (the area's)",
+	[SB_UNALIGNED] = "a staged WRITE at 512 bytes into the area",
+	[SB_END] = "a staged WRITE at the area's end",
+	[SB_FAR] = "a staged WRITE at 0xfffffffffffff000",
+	[SB_LONG] = "a staged WRITE of 4 KiB + 512",
+	[SB_BYTES] = "a staged WRITE with 512 bytes after it",
+};
+
+/* The connection ends, and nothing is answered. */
+static void case_stage_bad(enum stage_bad b)
+{
+	const char *what = stage_bad_name[b];
+	size_t len = sizeof(struct blk_cmd);
+	struct conn c;
+
+	if (!stage_conn(&c, what, BLK_OPEN_STAGE))
+		return;
+	stage_cmd(&c, 0, 1, STAGE_OFF, c.lbs, 0);
+	switch (b) {
+	case SB_READ:
+		c.cmd->opcode = BLK_OP_READ;
+		break;
+	case SB_INLINE:
+		c.cmd->flags |= BLK_CMD_INLINE;
+		break;
+	case SB_KEY:
+		c.cmd->rkey = htole32(c.stage_rkey);
+		break;
+	case SB_UNALIGNED:
+		c.cmd->addr = htole64(512);
+		break;
+	case SB_END:
+		c.cmd->addr = htole64(c.stage_len);
+		break;
+	case SB_FAR:
+		c.cmd->addr = htole64(0xfffffffffffff000ULL);
+		break;
+	case SB_LONG:
+		c.cmd->length = htole32(BLK_STAGE_SLOT + 512);
+		break;
+	case SB_BYTES:
+		memset(c.cmd + 1, 0xee, 512);
+		len += 512;
+		break;
+	}
+	expect_refused(&c, what, send_cmd(&c, len));
+	conn_close(&c);
+}
+
+/* A staged WRITE of no bytes: answered EINVAL, and the queue serves on. */
+static void case_stage_empty(void)
+{
+	const char *what = "a staged WRITE of zero length";
+	struct conn c;
+	__u32 inv;
+
+	if (!stage_conn(&c, what, BLK_OPEN_STAGE))
+		return;
+	stage_cmd(&c, 0, 1, STAGE_OFF, 0, 0);
+	expect_status(stage_send(&c, &inv), EINVAL, what);
+	if (!c.disconnected && !c.flushed)
+		batch_serves_on(&c, what);
+	else
+		report(false, "%s: the queue serves on (the connection ended)",
+		       what);
+	conn_close(&c);
+}
+
+/*
+ * The area takes RDMA WRITEs of its queue alone: an RDMA READ of it
+ * fails, and so does another queue's RDMA WRITE with its key and
+ * address; its queue's staged WRITE then writes what that queue put in
+ * the slot.
+ */
+static void case_stage_access(void)
+{
+	const char *what = "the staging area";
+	struct conn a, b;
+	__u64 off = STAGE_OFF + 6 * BLK_STAGE_SLOT;
+	__u32 inv;
+	int st;
+
+	if (!stage_conn(&a, what, BLK_OPEN_STAGE))
+		return;
+	st = stage_rdma(&a, true, a.stage_addr, a.stage_rkey, BLK_STAGE_SLOT);
+	report(st > 0, "%s: an RDMA READ of it with its key fails (%s)", what,
+	       stage_rdma_str(st));
+	conn_close(&a);
+
+	if (!stage_conn(&a, what, BLK_OPEN_STAGE))
+		return;
+	memcpy(a.data, batch_pat[6], BLK_STAGE_SLOT);
+	st = stage_rdma(&a, false, a.stage_addr, a.stage_rkey, BLK_STAGE_SLOT);
+	if (st || !stage_conn(&b, what, BLK_OPEN_STAGE)) {
+		report(false, "%s: its queue's RDMA WRITE, another queue (%s)",
+		       what, stage_rdma_str(st));
+		conn_close(&a);
+		return;
+	}
+	memcpy(b.data, batch_pat[7], BLK_STAGE_SLOT);
+	st = stage_rdma(&b, false, a.stage_addr, a.stage_rkey, BLK_STAGE_SLOT);
+	report(st > 0, "%s: another queue's RDMA WRITE with its key fails (%s)",
+	       what, stage_rdma_str(st));
+	conn_close(&b);
+	stage_cmd(&a, 0, 1, off, BLK_STAGE_SLOT, 0);
+	st = stage_send(&a, &inv);
+	report(!st && !inv && stage_holds(&a, what, off, batch_pat[6],
+					  BLK_STAGE_SLOT),
+	       "%s: its queue's staged WRITE then writes what it staged (%s)",
+	       what, st < 0 ? "no answer" : status_name(st));
+	conn_close(&a);
+}
+
+/* Every staging area case, on connections of their own. */
+static void cases_stage(void)
+{
+	enum stage_bad b;
+
+	batch_pat_fill();
+	case_stage();
+	case_stage_not_granted();
+	for (b = SB_READ; b <= SB_BYTES; b++)
+		case_stage_bad(b);
+	case_stage_empty();
+	case_stage_access();
 }
 
 /*
@@ -3826,6 +4204,7 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: rdmx-blkcraft [-p PORT] [-r ROUNDS] [-R] HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -B HOST EXPORT RO_EXPORT\n"
+		"       rdmx-blkcraft [-p PORT] -T HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -S SLOW_EXPORT HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -X THAWFILE HOST EXPORT RO_EXPORT\n"
 		"       rdmx-blkcraft [-p PORT] -O STATUS HOST EXPORT RO_EXPORT\n"
@@ -3839,6 +4218,8 @@ static void print_usage(FILE *f)
 		"  -R          only the races, then a check that EXPORT still serves\n"
 		"  -B          only the command batches (CMD_BATCH: valid ones, refused\n"
 		"              ones), then a check that EXPORT still serves\n"
+		"  -T          only the staging area (STAGE: staged WRITEs, refused\n"
+		"              ones, its access), then a check that EXPORT still serves\n"
 		"  -S SLOW_EXPORT\n"
 		"              only a command batch reusing the tag of a READ in\n"
 		"              flight on SLOW_EXPORT, whose every request takes\n"
@@ -3875,6 +4256,7 @@ int main(int argc, char **argv)
 	unsigned int open_rounds = 50, hostile_pct = CRAFT_HOSTILE_PCT;
 	unsigned long long seed = 0;
 	bool races_only = false, fuzz = false, batches_only = false;
+	bool stage_only = false;
 	const char *thaw = NULL, *open_want = NULL, *slow = NULL;
 	bool keepalive = false;
 	enum violation v;
@@ -3882,13 +4264,16 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	craft_prog = "rdmx-blkcraft";
-	while ((opt = getopt(argc, argv, "Bd:F:hKm:n:O:p:r:RS:X:")) != -1) {
+	while ((opt = getopt(argc, argv, "Bd:F:hKm:n:O:p:r:RS:TX:")) != -1) {
 		switch (opt) {
 		case 'B':
 			batches_only = true;
 			break;
 		case 'S':
 			slow = optarg;
+			break;
+		case 'T':
+			stage_only = true;
 			break;
 		case 'K':
 			keepalive = true;
@@ -3988,8 +4373,11 @@ int main(int argc, char **argv)
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
 		return n_failed ? 1 : 0;
 	}
-	if (batches_only) {
-		cases_batch();
+	if (batches_only || stage_only) {
+		if (batches_only)
+			cases_batch();
+		else
+			cases_stage();
 		case_still_serves();
 		craft_target_free();
 		printf("# %d tests, %d failed\n", n_tests, n_failed);
@@ -4006,6 +4394,7 @@ int main(int argc, char **argv)
 		for (v = V_OPCODE; v <= V_INLINE_KEY; v++)
 			case_violation(v);
 		cases_batch();
+		cases_stage();
 	}
 	case_busy_tag();
 	case_open_race(open_rounds);
