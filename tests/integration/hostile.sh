@@ -19,7 +19,11 @@
 #      with ERANGE, the queue kept) and malformed ones refused whole (on a
 #      queue that did not ask, a length not of whole commands, 17
 #      commands, an OPEN or an inline WRITE among them, a tag twice or
-#      in flight: the connection ends, nothing answered); then a map
+#      in flight: the connection ends, nothing answered); rdmx-blkcraft
+#      -T: the staging area (RDMX_BLK_OPEN_STAGE), staged WRITEs written
+#      by one RDMA WRITE answered and read back, malformed staged
+#      commands disconnected, and the area neither readable nor
+#      writable through another queue; then a map
 #      through a listener that user nobody's endpoint made (port 7483)
 #      must be refused: exports are served through administrators'
 #      listeners only, and one where user nobody listens on an address
@@ -192,6 +196,9 @@ else
 		-p "$port" "$srv" craft craftro
 	run_tap blkcraft-batch timeout 600 \
 		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -B \
+		-p "$port" "$srv" craft craftro
+	run_tap blkcraft-stage timeout 600 \
+		"$RDMX_REPO/tests/integration/rdmx-blkcraft" -T \
 		-p "$port" "$srv" craft craftro
 	fuzz_par blkcraft-fuzz "$RDMX_REPO/tests/integration/rdmx-blkcraft" \
 		-n 100000 -d "$fuzz_secs" -p "$port" "$srv" craft craftro
