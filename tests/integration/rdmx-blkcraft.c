@@ -59,12 +59,13 @@
  * answer invalidating no key, and READs give back what was staged. Not
  * asked: no area in the answer, and a staged WRITE ends the connection.
  * Refused, the connection ended and nothing answered: a staged READ, a
- * staged WRITE flagged INLINE too, naming a key, at 512 bytes into the
- * area, at its end, at 0xfffffffffffff000, of 4 KiB + 512, or with bytes
- * after it in its SEND. A staged WRITE of zero length is answered EINVAL,
- * the queue kept. An RDMA READ of the area fails, and so does another
- * queue's RDMA WRITE with its key and address: the slot keeps what its
- * queue put there, which its staged WRITE then writes.
+ * staged WRITE flagged INLINE too (after its data, as an inline WRITE's),
+ * naming a key, at 512 bytes into the area, at its end, at
+ * 0xfffffffffffff000, of 4 KiB + 512, or with bytes after it in its SEND.
+ * A staged WRITE of zero length is answered EINVAL, the queue kept. An
+ * RDMA READ of the area fails, and so does another queue's RDMA WRITE
+ * with its key and address: the slot keeps what its queue put there,
+ * which its staged WRITE then writes.
  *
  * -F SEED runs the wire fuzz instead. Each connection (a block queue,
  * queue depth 9, or 20 one time in two, receives with room for an inline
@@ -2405,8 +2406,9 @@ static void case_stage(void)
 
 	if (!stage_conn(&c, what, BLK_OPEN_CMD_BATCH | BLK_OPEN_STAGE))
 		return;
-	report(true, "%s: OPEN grants a staging area: %u bytes (depth %u), key %#x",
-	       what, c.stage_len, c.depth, c.stage_rkey);
+	report(true, "%s: OPEN grants a staging area: %u bytes (depth %u), key %#x, at %#llx",
+	       what, c.stage_len, c.depth, c.stage_rkey,
+	       (unsigned long long)c.stage_addr);
 	last = c.stage_len / BLK_STAGE_SLOT - 1;
 	for (i = 0; i < 4; i++)
 		memcpy(c.data + i * BLK_STAGE_SLOT, batch_pat[i], BLK_STAGE_SLOT);
@@ -2489,7 +2491,7 @@ enum stage_bad {
 
 static const char *const stage_bad_name[] = {
 	[SB_READ] = "a staged READ",
-	[SB_INLINE] = "a staged WRITE flagged INLINE too",
+	[SB_INLINE] = "a staged WRITE flagged INLINE too, after its data",
 	[SB_KEY] = "a staged WRITE that names a key (the area's)",
 	[SB_UNALIGNED] = "a staged WRITE at 512 bytes into the area",
 	[SB_END] = "a staged WRITE at the area's end",
@@ -2504,6 +2506,7 @@ static void case_stage_bad(enum stage_bad b)
 	const char *what = stage_bad_name[b];
 	size_t len = sizeof(struct blk_cmd);
 	struct conn c;
+	int sent;
 
 	if (!stage_conn(&c, what, BLK_OPEN_STAGE))
 		return;
@@ -2513,7 +2516,9 @@ static void case_stage_bad(enum stage_bad b)
 		c.cmd->opcode = BLK_OP_READ;
 		break;
 	case SB_INLINE:
+		/* An inline WRITE with its command last, as it would pass. */
 		c.cmd->flags |= BLK_CMD_INLINE;
+		memset(c.data, 0xee, c.lbs);
 		break;
 	case SB_KEY:
 		c.cmd->rkey = htole32(c.stage_rkey);
@@ -2535,7 +2540,9 @@ static void case_stage_bad(enum stage_bad b)
 		len += 512;
 		break;
 	}
-	expect_refused(&c, what, send_cmd(&c, len));
+	sent = b == SB_INLINE ? send_data_first(&c, c.data, c.lbs, c.cmd) :
+	       send_cmd(&c, len);
+	expect_refused(&c, what, sent);
 	conn_close(&c);
 }
 
