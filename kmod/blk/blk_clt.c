@@ -255,6 +255,8 @@ static struct ib_send_wr *rdmx_dq_stage(struct rdmx_dq *q,
 		req->staged = true;
 		req->stage_slot = slot;
 		off = (u64)slot * RDMX_BLK_STAGE_SLOT;
+		ib_dma_sync_single_for_cpu(q->ibdev, req->cmd_dma,
+					   sizeof(req->cmd), DMA_TO_DEVICE);
 		req->cmd.flags = (req->cmd.flags & ~RDMX_BLK_CMD_INLINE) |
 				 RDMX_BLK_CMD_STAGED;
 		req->cmd.addr = cpu_to_le64(off);

@@ -253,9 +253,10 @@ EXPORT_SYMBOL_IF_KUNIT(rdmx_blk_cmd_parse);
  * Return: 0; -EPROTO for a tag out of range, flags that do not fit the
  * opcode, the queue or the inline bytes received, a key with inline or
  * staged data, or a staged WRITE's slot outside the staging area or not
- * at a slot's start; -EINVAL for a zero or unaligned length or offset, or a length over
- * the queue's maximum; -ERANGE for an extent that does not lie inside the
- * export; -EROFS for a write or a FLUSH on a read-only export or map.
+ * at a slot's start; -EINVAL for a zero or unaligned length or offset,
+ * or a length over the queue's maximum; -ERANGE for an extent that does
+ * not lie inside the export; -EROFS for a write or a FLUSH on a
+ * read-only export or map.
  */
 int rdmx_blk_io_check(const struct rdmx_blk_io *io,
 		      const struct rdmx_blk_limits *lim)
@@ -1166,7 +1167,6 @@ static struct rdmx_srvq *rdmx_export_writer(struct rdmx_export *exp,
 	return NULL;
 }
 
-/* OPEN: bind the queue to the export the command names. */
 /* The staging area's registration failed (unsignaled: errors only). */
 static void rdmx_srvq_stage_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -1180,8 +1180,9 @@ static void rdmx_srvq_stage_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 /*
  * A bound queue's client asked for a staging area (RDMX_BLK_OPEN_STAGE):
  * register one and describe it in the OPEN's answer @rsp, whose SEND
- * follows the registration on the queue; or answer without it, when the
- * device cannot register one or memory is short.
+ * follows the registration on the queue; or answer without it, when this
+ * host grants none (blk_stage_writes 0), the export's storage needs
+ * stable pages, the device cannot register one or memory is short.
  */
 static void rdmx_srvq_open_stage(struct rdmx_srvq *q, struct rdmx_blk_rsp *rsp)
 {
@@ -1189,12 +1190,13 @@ static void rdmx_srvq_open_stage(struct rdmx_srvq *q, struct rdmx_blk_rsp *rsp)
 	unsigned long flags;
 	int len, ret;
 
+	if (!READ_ONCE(rdmx_blk_params.stage_writes) || q->exp->stable_writes)
+		return;
 	len = rdmx_srvq_stage_init(q, &wr);
 	if (len < 0) {
-		pr_info_ratelimited("block queue %u from %pISpc: no staging area: %d\n",
-				    q->idx, &q->peer, len);
-		if (len != -EBUSY)
-			rdmx_srvq_stage_exit(q);
+		pr_debug("block queue %u from %pISpc: no staging area: %d\n",
+			 q->idx, &q->peer, len);
+		rdmx_srvq_stage_exit(q);
 		return;
 	}
 	q->stage_cqe.done = rdmx_srvq_stage_reg_done;
@@ -1202,16 +1204,24 @@ static void rdmx_srvq_open_stage(struct rdmx_srvq *q, struct rdmx_blk_rsp *rsp)
 	ret = q->state == RDMX_SRVQ_TORN ? -ECONNRESET :
 	      ib_post_send(q->qp, &wr.wr, NULL);
 	spin_unlock_irqrestore(&q->lock, flags);
-	if (ret)
-		return;	/* the answer cannot go either: the queue is failing */
+	if (ret) {
+		/* -ECONNRESET: the queue is going, and the answer with it. */
+		if (ret != -ECONNRESET)
+			rdmx_srvq_fail(q, "cannot register the staging area");
+		return;
+	}
 	rsp->open_flags |= cpu_to_le32(RDMX_BLK_OPEN_STAGE);
 	rsp->stage_addr = cpu_to_le64(q->stage_mr->iova);
 	rsp->stage_rkey = cpu_to_le32(q->stage_mr->rkey);
 	rsp->stage_len = cpu_to_le32(len);
-	/* Its commands see the area registered (rdmx_srvq_req_work()). */
+	/*
+	 * Its commands see the area set up (rdmx_srvq_req_work()); a client's
+	 * RDMA WRITE cannot overtake the registration on the queue.
+	 */
 	smp_store_release(&q->stage_len, len);
 }
 
+/* OPEN: bind the queue to the export the command names. */
 static int rdmx_srvq_open(struct rdmx_srvq_req *req, const u8 *name)
 {
 	struct rdmx_srvq *q = req->q;
@@ -1416,7 +1426,7 @@ static void rdmx_srvq_req_work(struct work_struct *work)
 		.max_io = q->max_io,
 		.depth = q->depth, .inline_len = req->inline_len,
 		.inline_read = q->inline_read,
-		/* Pairs with rdmx_srvq_open(): the area is registered. */
+		/* Pairs with rdmx_srvq_open_stage(): the area is set up. */
 		.stage_len = smp_load_acquire(&q->stage_len),
 		.ro = q->ro || (exp->flags & RDMX_BLK_EXP_RO),
 	};

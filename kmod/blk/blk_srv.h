@@ -62,6 +62,8 @@
  * @insecure: served to clients on any source port (RDMX_EXPORT_INSECURE);
  *	otherwise only to those on a port below 1024
  * @shared: several maps may write it (RDMX_EXPORT_SHARED); otherwise one
+ * @stable_writes: its storage needs a write's data left alone until the
+ *	write is done (rdmx_export_stable_writes()): no staging area
  * @uuid: identity, the clients' disk serial (rdmx_export_make_uuid())
  * @uuid_src: where @uuid came from, as sysfs "identity" shows it: "given"
  *	(RDMX_EXPORT_UUID), "file" (a file's filesystem and inode), "path" (a
@@ -96,6 +98,7 @@ struct rdmx_export {
 	u32 flags;
 	bool insecure;
 	bool shared;
+	bool stable_writes;
 	uuid_t uuid;
 	const char *uuid_src;
 	unsigned int nr_allow;
@@ -322,10 +325,11 @@ struct rdmx_srvq_req {
  *	tag as immediate data (RDMX_BLK_OPEN_WRITE_IMM granted); set before
  *	the OPEN's answer is sent
  * @stage_len: bytes of its staging area (RDMX_BLK_OPEN_STAGE granted),
- *	else 0; set with smp_store_release() once the area is registered,
- *	before the OPEN's answer is sent (srv_stage.c)
+ *	else 0; set with smp_store_release() once the area's registration
+ *	is posted, before the OPEN's answer is (srv_stage.c)
  * @stage_mr: the staging area's registration, for remote writes
  * @stage_pages: its pages, zeroed when allocated
+ * @stage_npages: how many
  * @stage_dma: their mappings, one a page
  * @stage_cqe: completion (errors only) of its registration
  * @awaiting: tags of such WRITEs whose data has not come yet (their tags
@@ -402,6 +406,7 @@ struct rdmx_srvq {
 	u32 stage_len;
 	struct ib_mr *stage_mr;
 	struct page **stage_pages;
+	unsigned int stage_npages;
 	u64 *stage_dma;
 	struct ib_cqe stage_cqe;
 	unsigned long *awaiting;

@@ -309,6 +309,22 @@ static void rdmx_export_make_uuid(struct rdmx_export *exp,
 }
 
 /*
+ * Whether a write must leave its data alone until it is done: the data
+ * goes from its pages straight to a device that needs stable pages (one
+ * that computes parity or checksums from them, BLK_FEAT_STABLE_WRITES),
+ * or to a file opened for direct I/O on a filesystem on one. Such an
+ * export gets no staging area (rdmx_srvq_open_stage()), whose slots the
+ * client could still write while the device reads them.
+ */
+static bool rdmx_export_stable_writes(const struct rdmx_export *exp)
+{
+	if (exp->bdev)
+		return bdev_stable_writes(exp->bdev);
+	return (exp->file->f_flags & O_DIRECT) &&
+	       (file_inode(exp->file)->i_sb->s_iflags & SB_I_STABLE_WRITES);
+}
+
+/*
  * Open the backing store of an export, choose its backend and fill in its
  * geometry.
  */
@@ -358,6 +374,7 @@ setup:
 	ret = exp->ops->setup(exp, ea, &lbs);
 	if (ret)
 		return ret;
+	exp->stable_writes = rdmx_export_stable_writes(exp);
 	if (ea->logical_block_size && ea->logical_block_size < lbs)
 		return -EINVAL;
 	exp->lbs = ea->logical_block_size ?: lbs;

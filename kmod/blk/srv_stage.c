@@ -30,41 +30,38 @@
 
 #include "blk_srv.h"
 
-static unsigned int rdmx_srvq_stage_pages(u32 len)
-{
-	return DIV_ROUND_UP(len, PAGE_SIZE);
-}
-
 /**
  * rdmx_srvq_stage_init() - allocate and map a queue's staging area
  * @q: the queue, being opened (from the OPEN's work)
  * @wr: filled in with the area's registration, which the caller posts
  *	before the OPEN's answer
  *
- * The area has a slot for each of the queue's tags, up to
- * RDMX_BLK_STAGE_MAX bytes and what one fast registration of the device
- * covers. @q->stage_len stays 0 until the caller sets it, once the
- * registration is posted.
+ * The area has a slot for each of the client's tags (the queue's depth
+ * less the receive its events take), up to RDMX_BLK_STAGE_MAX bytes and
+ * what one fast registration of the device covers, in 4 KiB pages as the
+ * client's registrations are, whatever the CPU's page size.
+ * @q->stage_len stays 0 until the caller sets it, once the registration
+ * is posted.
  *
  * Context: process context; sleeps.
  * Return: the area's length in bytes; -EOPNOTSUPP when the device cannot
- * register an area for every tag; -EBUSY when the queue has one already;
- * -ENOMEM. On error nothing is left to free but what
- * rdmx_srvq_stage_exit() frees.
+ * register an area for every tag; -ENOMEM. On error nothing is left to
+ * free but what rdmx_srvq_stage_exit() frees.
  */
 int rdmx_srvq_stage_init(struct rdmx_srvq *q, struct ib_reg_wr *wr)
 {
-	u32 len = q->depth * RDMX_BLK_STAGE_SLOT;
-	unsigned int i, n = rdmx_srvq_stage_pages(len);
+	u32 len = (q->depth - 1) * RDMX_BLK_STAGE_SLOT;
+	unsigned int i, n = DIV_ROUND_UP(len, PAGE_SIZE);
 	struct scatterlist *sgl;
 	struct page *page;
 	int ret;
 
-	if (q->stage_mr || q->stage_pages)
-		return -EBUSY;
+	if (WARN_ON_ONCE(q->stage_pages))
+		return -EINVAL;
 	if (len > RDMX_BLK_STAGE_MAX ||
-	    n > q->ibdev->attrs.max_fast_reg_page_list_len)
+	    len / SZ_4K > q->ibdev->attrs.max_fast_reg_page_list_len)
 		return -EOPNOTSUPP;
+	q->stage_npages = n;
 	q->stage_pages = kcalloc(n, sizeof(*q->stage_pages), GFP_KERNEL);
 	q->stage_dma = kcalloc(n, sizeof(*q->stage_dma), GFP_KERNEL);
 	sgl = kcalloc(n, sizeof(*sgl), GFP_KERNEL);
@@ -92,14 +89,14 @@ int rdmx_srvq_stage_init(struct rdmx_srvq *q, struct ib_reg_wr *wr)
 		sg_dma_address(&sgl[i]) = q->stage_dma[i];
 		sg_dma_len(&sgl[i]) = PAGE_SIZE;
 	}
-	q->stage_mr = ib_alloc_mr(q->pd, IB_MR_TYPE_MEM_REG, n);
+	q->stage_mr = ib_alloc_mr(q->pd, IB_MR_TYPE_MEM_REG, len / SZ_4K);
 	if (IS_ERR(q->stage_mr)) {
 		ret = PTR_ERR(q->stage_mr);
 		q->stage_mr = NULL;
 		goto out;
 	}
-	ret = ib_map_mr_sg(q->stage_mr, sgl, n, NULL, PAGE_SIZE);
-	if (ret != n) {
+	ret = ib_map_mr_sg(q->stage_mr, sgl, n, NULL, SZ_4K);
+	if (ret != n || q->stage_mr->length < len) {
 		ret = ret < 0 ? ret : -EOPNOTSUPP;
 		goto out;
 	}
@@ -122,7 +119,8 @@ out:
 
 /**
  * rdmx_srvq_stage_exit() - free a queue's staging area, if it has one
- * @q: the queue, its QP destroyed
+ * @q: the queue: its QP destroyed, or the area's registration never
+ *	posted (rdmx_srvq_stage_init() failed)
  *
  * Idempotent.
  *
@@ -130,15 +128,14 @@ out:
  */
 void rdmx_srvq_stage_exit(struct rdmx_srvq *q)
 {
-	unsigned int i, n = rdmx_srvq_stage_pages(q->depth *
-						  RDMX_BLK_STAGE_SLOT);
+	unsigned int i;
 
 	q->stage_len = 0;
 	if (q->stage_mr)
 		ib_dereg_mr(q->stage_mr);
 	q->stage_mr = NULL;
-	for (i = 0; q->stage_pages && i < n; i++) {
-		if (q->stage_dma[i])
+	for (i = 0; q->stage_pages && i < q->stage_npages; i++) {
+		if (q->stage_dma && q->stage_dma[i])
 			ib_dma_unmap_page(q->ibdev, q->stage_dma[i], PAGE_SIZE,
 					  DMA_FROM_DEVICE);
 		if (q->stage_pages[i])
@@ -148,6 +145,7 @@ void rdmx_srvq_stage_exit(struct rdmx_srvq *q)
 	kfree(q->stage_dma);
 	q->stage_pages = NULL;
 	q->stage_dma = NULL;
+	q->stage_npages = 0;
 }
 
 /**
