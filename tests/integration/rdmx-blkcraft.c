@@ -74,7 +74,13 @@
  * server of minor 2) command batches half the time; half the time it says
  * it is of minor 3, and a frame that starts with an inline WRITE then goes
  * with that command moved after the rest, as a server whose receives take
- * the data first expects. Then MSGS commands
+ * the data first expects. Half the queues (drawn from a stream of their
+ * own, so that the others are as they were) ask a server of minor 4 for
+ * a staging area; on a queue granted one (a read-only map is not), half
+ * the WRITEs, single or in a batch, are staged at a random slot, and
+ * before each frame a slot of random bytes is RDMA WRITTEN at every slot
+ * in the area that a staged WRITE of it names (the data is not read
+ * back). Then MSGS commands
  * (-n, default 10000), or what -d SECONDS allow, one at a time: each a valid
  * command of a random opcode (READ and WRITE inline or through the memory
  * window, FLUSH, DISCARD, WRITE_ZEROES) with a random tag and extent.
@@ -89,9 +95,15 @@
  * connection: the extent at the export's start or end, the largest
  * transfer (max_io, the whole window, a page inline), the data at any
  * address of the window, odd ones too, FUA, garbage in the key and
- * address of a command that moves no data, an extent refused with EINVAL
- * or ERANGE, the first or the last tag (an edge the mirror says would end
- * the connection is undone). On a queue granted CMD_BATCH one frame in
+ * address of a command that moves no data, a staged WRITE's slot the
+ * area's first or last, an extent refused with EINVAL or ERANGE, the
+ * first or the last tag (an edge the mirror says would end the connection
+ * is undone). Where an area was granted, the mutated length and address
+ * are now and then values for a staged WRITE: 0, 512, a slot, a slot and
+ * one or 512 bytes; the last slot, the area's end or past it, half a
+ * slot or 512 bytes on, far off; with the other fields (a key, INLINE
+ * set, another opcode) the mirror ends such a command as the server's
+ * checks do. On a queue granted CMD_BATCH one frame in
  * four is a batch instead: 2 to 16 (at most the depth) such commands,
  * with tags of their own, none an inline WRITE, at most one through the
  * memory window, in one SEND; one of them moved to an edge, or, hostile,
@@ -2838,6 +2850,8 @@ static bool probe_mw(void)
 #define FZ_HEX_NOTES		5
 /* Salt of the PRNG stream of connection attempts. */
 #define FZ_SALT_CONN		0x636f6e6e65637473ULL
+/* Salt of the draw of the queues that ask for a staging area. */
+#define FZ_SALT_STAGE		0x7374616765617265ULL
 /* fz_expect(): the connection must end; fz_wait(): how it did not answer */
 #define FZ_ENDS			(-1)
 #define FZ_GONE			(-1)
@@ -2852,6 +2866,8 @@ struct fz {
 	unsigned long long batch_cmds;	/* commands of those the server ran */
 	unsigned long long data_first;	/* connects whose server takes data first */
 	unsigned long long moved;	/* frames sent with their command last */
+	unsigned long long staged;	/* connects granted a staging area */
+	unsigned long long slots;	/* slots RDMA WRITTEN for staged WRITEs */
 	unsigned int hex_notes;
 };
 
@@ -2956,8 +2972,10 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	int status = 0, st;
 	__u32 flags;
 	__u16 depth;
-	bool ro;
+	bool ro, stage;
 
+	/* From a stream of its own: the other draws stay as they were. */
+	stage = !check && (mix2(z->f.seed ^ FZ_SALT_STAGE, z->attempts) & 1);
 	if (!check && craft_chance(&r, FZ_CM_PERCENT))
 		fz_cm_fuzz(z, &r);
 	/* Deep enough for batches of 16 and 17 commands, half the time. */
@@ -3035,6 +3053,9 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 	/* Commands together: only a server of minor 2 knows the flag. */
 	if (!check && c->minor >= MINOR_CMD_BATCH && craft_chance(&r, 50))
 		flags |= BLK_OPEN_CMD_BATCH;
+	/* A staging area (none for a read-only map): a server of minor 4. */
+	if (stage && c->minor >= MINOR_STAGE)
+		flags |= BLK_OPEN_STAGE;
 	name = ro ? exp_ro : exp_rw;
 	st = blk_open(c, name, flags);
 	if (st < 0) {
@@ -3059,6 +3080,18 @@ static enum fz_dial fz_connect(struct fz *z, struct conn *c, bool check)
 				   name, flags & BLK_OPEN_CMD_BATCH ?
 				   "asked, not granted" : "granted, not asked",
 				   c->open_flags);
+	/* Granted only when asked, and then of the protocol's form. */
+	if ((c->open_flags & BLK_OPEN_STAGE) ?
+	    !(flags & BLK_OPEN_STAGE) || ro || !stage_granted(c) :
+	    c->stage_addr || c->stage_rkey || c->stage_len)
+		craft_fuzz_anomaly(&z->f, "OPEN %s: STAGE %s, granted %#x, area %#llx key %#x %u B",
+				   name, flags & BLK_OPEN_STAGE ? "asked" : "not asked",
+				   c->open_flags, (unsigned long long)c->stage_addr,
+				   c->stage_rkey, c->stage_len);
+	/* The area the mirror knows: none unless granted. */
+	if (!(c->open_flags & BLK_OPEN_STAGE))
+		c->stage_len = 0;
+	z->staged += !!c->stage_len;
 	z->cmd_batch += !!(c->open_flags & BLK_OPEN_CMD_BATCH);
 	z->data_first += c->data_first;
 	z->f.connects++;
@@ -3077,9 +3110,11 @@ static __u64 fz_offset(const struct conn *c, __u64 *r, __u32 nb)
  * A valid command of a random opcode at @cmd, with its inline data;
  * returns its length. *@mw: it moves its data through the memory window,
  * which the caller binds and names in it. A second OPEN, a protocol error
- * whatever its fields, only for a @hostile frame. For a @batch: with tag
- * @tag, no data after it (a WRITE goes through the window, or zeroes),
- * and through the window only when @mw_ok.
+ * whatever its fields, only for a @hostile frame. On a queue granted a
+ * staging area, a WRITE is staged half the time, at any of its slots
+ * (fz_stage_data() writes the data). For a @batch: with tag @tag, no data
+ * after it (a WRITE goes through the window, staged, or zeroes), and
+ * through the window only when @mw_ok.
  */
 static size_t fz_build_at(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 			  bool *mw, bool hostile, bool batch, bool mw_ok,
@@ -3091,6 +3126,7 @@ static size_t fz_build_at(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 	__u32 lbs = c->lbs, max_b, nb;
 	__u64 blocks = c->size / lbs;
 	size_t len = sizeof(*cmd);
+	bool staged;
 	__u8 op;
 
 	if (!batch)
@@ -3103,20 +3139,26 @@ static size_t fz_build_at(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 		op = fz_ops[craft_below(r, ARRAY_SIZE(fz_ops) - 1)].op;
 	if (op == BLK_OP_READ && !win && !inline_read)
 		op = BLK_OP_FLUSH;
-	if (op == BLK_OP_WRITE && batch && !win)
+	staged = op == BLK_OP_WRITE && c->stage_len && craft_chance(r, 50);
+	if (op == BLK_OP_WRITE && batch && !win && !staged)
 		op = BLK_OP_WRITE_ZEROES;
 	switch (op) {
 	case BLK_OP_READ:
 	case BLK_OP_WRITE:
-		*mw = win && (op == BLK_OP_READ ?
-			      !inline_read || craft_chance(r, 50) :
-			      batch || craft_chance(r, 30));
+		*mw = win && !staged && (op == BLK_OP_READ ?
+					 !inline_read || craft_chance(r, 50) :
+					 batch || craft_chance(r, 30));
 		max_b = (*mw ? DATA_LEN : BLK_INLINE_MAX) / lbs;
 		if (max_b > c->max_io / lbs)
 			max_b = c->max_io / lbs;
 		nb = 1 + craft_below(r, max_b);
 		cmd_fill_at(cmd, op, tag, fz_offset(c, r, nb), nb * lbs);
-		if (!*mw) {
+		if (staged) {
+			cmd->flags = BLK_CMD_STAGED;
+			cmd->addr = htole64((__u64)craft_below(r, c->stage_len /
+							       BLK_STAGE_SLOT) *
+					    BLK_STAGE_SLOT);
+		} else if (!*mw) {
 			cmd->flags = BLK_CMD_INLINE;
 			if (op == BLK_OP_WRITE) {
 				for (i = 0; i < nb * lbs; i++)
@@ -3191,11 +3233,14 @@ static size_t fz_build_batch(struct conn *c, __u64 *r, int *mw_at)
 	return n * sizeof(struct blk_cmd);
 }
 
-/* A value worth trying for field @k of the command, near what it holds. */
+/*
+ * A value worth trying for field @k of the command, near what it holds;
+ * on a queue granted a staging area, now and then one for a staged WRITE.
+ */
 static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
 		     __u64 cur, size_t len)
 {
-	__u64 top = ~0ULL & ~(__u64)(c->lbs - 1);
+	__u64 top = ~0ULL & ~(__u64)(c->lbs - 1), s = c->stage_len;
 	__u32 lbs = c->lbs;
 
 	switch (fz_cmd_fields[k].off) {
@@ -3225,7 +3270,11 @@ static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
 				    c->max_io + lbs, BLK_INLINE_MAX + lbs,
 				    0xffffffff & top,
 				    len - sizeof(struct blk_cmd) };
+		const __u64 sv[] = { 0, 512, BLK_STAGE_SLOT, BLK_STAGE_SLOT + 1,
+				     BLK_STAGE_SLOT + 512 };
 
+		if (s && craft_chance(r, 40))
+			return sv[craft_below(r, ARRAY_SIZE(sv))];
 		return v[craft_below(r, ARRAY_SIZE(v))];
 	}
 	case offsetof(struct blk_cmd, rkey): {
@@ -3247,7 +3296,14 @@ static __u64 fz_near(const struct conn *c, __u64 *r, unsigned int k,
 		__u64 data = (uintptr_t)c->data;
 		const __u64 v[] = { 0, cur + 1, cur - 1, data + DATA_LEN,
 				    data + DATA_LEN - lbs };
+		/* A slot: the last, past the area, not at a slot's start, far. */
+		const __u64 sv[] = { s - BLK_STAGE_SLOT, s, s + BLK_STAGE_SLOT,
+				     cur + 512, cur + BLK_STAGE_SLOT / 2,
+				     ~0ULL & ~(__u64)(BLK_STAGE_SLOT - 1),
+				     BLK_STAGE_MAX };
 
+		if (s && craft_chance(r, 60))
+			return sv[craft_below(r, ARRAY_SIZE(sv))];
 		return v[craft_below(r, ARRAY_SIZE(v))];
 	}
 	}
@@ -3327,12 +3383,14 @@ static size_t fz_mutate(struct conn *c, __u64 *r, size_t len, char *what,
 /*
  * The largest transfer the command's opcode can make, set in it: max_io
  * (within the export) for DISCARD and WRITE_ZEROES, the whole window
- * through the memory window, a page inline. Returns the new length.
+ * through the memory window, a page inline or staged. Returns the new
+ * length.
  */
 static size_t fz_edge_max(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 			  size_t len, char *one, size_t size)
 {
 	bool inl = cmd->flags & BLK_CMD_INLINE;
+	bool staged = cmd->flags & BLK_CMD_STAGED;
 	__u32 lbs = c->lbs, max = c->max_io, i;
 	__u8 *inline_data = (__u8 *)(cmd + 1);
 	__u64 off;
@@ -3344,11 +3402,11 @@ static size_t fz_edge_max(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 		max -= max % lbs;
 		off = craft_chance(r, 50) ? 0 : c->size - max;
 	} else {
-		if (max > (inl ? BLK_INLINE_MAX : DATA_LEN))
-			max = inl ? BLK_INLINE_MAX : DATA_LEN;
+		if (max > (inl || staged ? BLK_INLINE_MAX : DATA_LEN))
+			max = inl || staged ? BLK_INLINE_MAX : DATA_LEN;
 		max -= max % lbs;
 		off = fz_offset(c, r, max / lbs);
-		if (!inl)
+		if (!inl && !staged)
 			cmd->addr = htole64((uintptr_t)c->data);
 	}
 	if (cmd->opcode == BLK_OP_WRITE && inl) {
@@ -3404,7 +3462,10 @@ static void fz_edge_refused(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 			length = 0;
 		break;
 	default:
-		if (!inl)
+		/* A staged WRITE's length is at most a slot: unaligned. */
+		if (cmd->flags & BLK_CMD_STAGED)
+			length = lbs / 2;
+		else if (!inl)
 			length = c->max_io + lbs;
 		else if (cmd->opcode == BLK_OP_READ)
 			length = lbs - 1;
@@ -3421,17 +3482,18 @@ static void fz_edge_refused(struct conn *c, struct blk_cmd *cmd, __u64 *r,
  * two pages) to an edge that the server must still answer, once or
  * twice: the extent at the export's start or end, the largest transfer,
  * the data at any address of the window (odd ones too) or flush with its
- * end, FUA, garbage in the key and address that FLUSH, DISCARD and
- * WRITE_ZEROES do not use, an extent refused with a status (EINVAL,
- * ERANGE), the first or the last tag. Returns the new length; @what says
- * what was done.
+ * end, a staged WRITE's at the area's first or last slot, FUA, garbage
+ * in the key and address that FLUSH, DISCARD and WRITE_ZEROES do not
+ * use, an extent refused with a status (EINVAL, ERANGE), the first or the
+ * last tag. Returns the new length; @what says what was done.
  */
 static size_t fz_edge(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 		      size_t len, char *what, size_t size)
 {
 	__u8 op = cmd->opcode;
 	bool inl = cmd->flags & BLK_CMD_INLINE;
-	bool win = (op == BLK_OP_READ || op == BLK_OP_WRITE) && !inl;
+	bool staged = cmd->flags & BLK_CMD_STAGED;
+	bool win = (op == BLK_OP_READ || op == BLK_OP_WRITE) && !inl && !staged;
 	unsigned int i, k, n = craft_chance(r, 70) ? 1 : 2;
 	__u32 length, room, x, tag;
 	char one[96];
@@ -3459,12 +3521,17 @@ static size_t fz_edge(struct conn *c, struct blk_cmd *cmd, __u64 *r,
 				x = room;
 			cmd->addr = htole64((uintptr_t)c->data + x);
 			snprintf(one, sizeof(one), "the window + %u", x);
+		} else if (k == 2 && staged) {
+			/* The first or the last slot of the area. */
+			x = craft_chance(r, 50) ? 0 : c->stage_len - BLK_STAGE_SLOT;
+			cmd->addr = htole64(x);
+			snprintf(one, sizeof(one), "the slot at %u", x);
 		} else if (k == 3 && (op == BLK_OP_WRITE ||
 				      op == BLK_OP_WRITE_ZEROES)) {
 			cmd->flags ^= BLK_CMD_FUA;
 			snprintf(one, sizeof(one), "FUA %s",
 				 cmd->flags & BLK_CMD_FUA ? "set" : "cleared");
-		} else if (k == 4 && !inl && !win) {
+		} else if (k == 4 && !inl && !win && !staged) {
 			cmd->rkey = htole32(craft_rand(r));
 			cmd->addr = htole64(craft_rand(r));
 			snprintf(one, sizeof(one), "rkey %#x addr %#llx, unused",
@@ -3526,9 +3593,17 @@ static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
 	*why = "a second OPEN";
 	if (op == BLK_OP_OPEN)
 		return FZ_ENDS;
-	/* The fuzz asks for no staging area. */
-	*why = "a staged command on a queue without a staging area";
-	if (flags & BLK_CMD_STAGED)
+	/*
+	 * Staged: a WRITE of at most a slot, its data at a slot's start in
+	 * the area granted (none: stage_len 0), not inline, no key, nothing
+	 * after it in the SEND. One that passes goes on as neither inline
+	 * nor through a key.
+	 */
+	*why = "a staged command that does not fit the staging area";
+	if ((flags & BLK_CMD_STAGED) &&
+	    (op != BLK_OP_WRITE || (flags & BLK_CMD_INLINE) || rkey ||
+	     inline_len || length > BLK_STAGE_SLOT ||
+	     addr >= c->stage_len || addr % BLK_STAGE_SLOT))
 		return FZ_ENDS;
 	*why = "inline bytes or flags that do not fit";
 	if (flags & BLK_CMD_INLINE) {
@@ -3564,7 +3639,7 @@ static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
 	 * this side, and the connection with it.
 	 */
 	if (st && (op == BLK_OP_READ || op == BLK_OP_WRITE) &&
-	    !(flags & BLK_CMD_INLINE) &&
+	    !(flags & (BLK_CMD_INLINE | BLK_CMD_STAGED)) &&
 	    (!c->mw_bound || rkey != c->mw_rkey)) {
 		*why = "a status whose invalidate names no live key";
 		return FZ_ENDS;
@@ -3573,7 +3648,7 @@ static int fz_expect_at(const struct conn *c, const struct blk_cmd *cmd,
 		return st;
 	*why = "data outside the window";
 	if ((op == BLK_OP_READ || op == BLK_OP_WRITE) &&
-	    !(flags & BLK_CMD_INLINE) &&
+	    !(flags & (BLK_CMD_INLINE | BLK_CMD_STAGED)) &&
 	    (!c->mw_bound || rkey != c->mw_rkey || addr < data ||
 	     addr - data > DATA_LEN || length > DATA_LEN - (addr - data)))
 		return FZ_ENDS;
@@ -3936,6 +4011,38 @@ static bool fz_batch_watch(struct fz *z, struct conn *c, unsigned long long i,
 }
 
 /*
+ * Before the frame (@len bytes in c->cmd) goes: a slot of bytes from @r
+ * RDMA WRITTEN into the staging area at each of its staged WRITEs' slots
+ * that lies in the area, whatever else they are. False when one fails:
+ * the connection is lost.
+ */
+static bool fz_stage_data(struct fz *z, struct conn *c, __u64 *r, size_t len)
+{
+	unsigned int i, k;
+	__u64 addr;
+	int st;
+
+	for (i = 0; c->stage_len && i < len / sizeof(*c->cmd); i++) {
+		addr = le64toh(c->cmd[i].addr);
+		if (!(c->cmd[i].flags & BLK_CMD_STAGED) ||
+		    addr >= c->stage_len || addr % BLK_STAGE_SLOT)
+			continue;
+		for (k = 0; k < BLK_STAGE_SLOT; k++)
+			c->data[k] = craft_rand(r);
+		st = stage_rdma(c, false, c->stage_addr + addr, c->stage_rkey,
+				BLK_STAGE_SLOT);
+		if (st) {
+			craft_fuzz_anomaly(&z->f, "RDMA WRITE of the staging slot at %#llx: %s",
+					   (unsigned long long)addr,
+					   stage_rdma_str(st));
+			return false;
+		}
+		z->slots++;
+	}
+	return true;
+}
+
+/*
  * Command @i (of seed z->f.seed): built, then hostile (mutated, in rounds,
  * until the server must end the connection) or moved to an edge the
  * server must answer (and undone, should the mirror say otherwise); sent,
@@ -4019,6 +4126,8 @@ static bool fz_frame(struct fz *z, struct conn *c, unsigned long long i)
 			fz_judge_sent(c, len, &w);
 		}
 	}
+	if (!fz_stage_data(z, c, &r, len))
+		return false;
 	want = w.want[0];
 	why = w.why;
 	/* Its first command, which the answer names; then as it goes. */
@@ -4202,6 +4311,8 @@ static int mode_fuzz(unsigned long long seed, unsigned long count,
 	     z.cmd_batch, z.batches, z.batch_cmds);
 	note("fuzz: %llu queues taking the data first, %llu frames sent with their command last",
 	     z.data_first, z.moved);
+	note("fuzz: %llu queues granted a staging area, %llu slots RDMA WRITTEN for staged WRITEs",
+	     z.staged, z.slots);
 	craft_fuzz_summary(&z.f);
 	return craft_fuzz_exit(&z.f, fz_alive(&z));
 }
