@@ -129,7 +129,8 @@ enum rdmx_blk_op {
  * The client would write small WRITEs' data into a staging area of the
  * server's (RDMX_BLK_CMD_STAGED): server memory registered for that
  * queue alone, for remote writes only, one RDMX_BLK_STAGE_SLOT for each
- * tag of the queue at least. The server grants it in the answer's
+ * of the client's tags at least (the queue's depth less the receive its
+ * events take: the accept's queue_depth - 1). The server grants it in the answer's
  * open_flags, and the answer's stage_addr, stage_rkey and stage_len
  * describe the area (RDMX_PROTO_MINOR 4). The client exposes no memory
  * for these writes, and several of them take one RDMA WRITE.

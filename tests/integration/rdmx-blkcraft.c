@@ -2289,7 +2289,8 @@ static void cases_batch(void)
 static bool stage_granted(const struct conn *c)
 {
 	return (c->open_flags & BLK_OPEN_STAGE) && c->stage_addr &&
-	       c->stage_rkey && c->stage_len >= c->depth * BLK_STAGE_SLOT &&
+	       c->stage_rkey &&
+	       c->stage_len >= (c->depth - 1) * BLK_STAGE_SLOT &&
 	       !(c->stage_len % BLK_STAGE_SLOT) && c->stage_len <= BLK_STAGE_MAX;
 }
 
