@@ -252,8 +252,6 @@ static struct ib_send_wr *rdmx_dq_stage(struct rdmx_dq *q,
 			return NULL;
 		set_bit(slot, q->stage_busy);
 		q->stage_next = slot + 1;
-		req->staged = true;
-		req->stage_slot = slot;
 		off = (u64)slot * RDMX_BLK_STAGE_SLOT;
 		ib_dma_sync_single_for_cpu(q->ibdev, req->cmd_dma,
 					   sizeof(req->cmd), DMA_TO_DEVICE);
@@ -262,8 +260,8 @@ static struct ib_send_wr *rdmx_dq_stage(struct rdmx_dq *q,
 		req->cmd.addr = cpu_to_le64(off);
 		ib_dma_sync_single_for_device(q->ibdev, req->cmd_dma,
 					      sizeof(req->cmd), DMA_TO_DEVICE);
-		if (off != end || w->wr.num_sge + req->nr_data_sge >
-				  q->max_send_sge) {
+		if (!w || off != end ||
+		    w->wr.num_sge + req->nr_data_sge > q->max_send_sge) {
 			if (w)
 				w->wr.next = &q->stage_wr[nw].wr;
 			w = &q->stage_wr[nw++];
@@ -623,9 +621,10 @@ static void rdmx_dq_answered(struct rdmx_dq *q, struct rdmx_dq_req *req,
 {
 	req->answered = true;
 	req->status = rdmx_blk_status(status);
-	/* The server is done with the data in its slot. */
-	if (req->staged)
-		clear_bit(req->stage_slot, q->stage_busy);
+	/* The server is done with the data in its slot (rdmx_dq_stage()). */
+	if (req->cmd.flags & RDMX_BLK_CMD_STAGED)
+		clear_bit(le64_to_cpu(req->cmd.addr) / RDMX_BLK_STAGE_SLOT,
+			  q->stage_busy);
 	if (status)
 		pr_warn_ratelimited("rdmxb%u: the server failed a request at %llu: %d\n",
 				    q->bd->index,
@@ -933,7 +932,6 @@ static blk_status_t rdmx_disk_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->nents = 0;
 	req->nr_data_sge = 0;
 	req->data_alone = false;
-	req->staged = false;
 	req->mr = NULL;
 	refcount_set(&req->ref, 2);	/* the SEND's completion and the response */
 

@@ -124,8 +124,9 @@ struct rdmx_dq_rbuf {
  * @stage_lock: @stage_next, @stage_wr and @stage_sge, from the choice of
  *	the slots to the post; taken with bottom halves off
  * @stage_next: the slot to try first, after the last one taken
- * @stage_busy: slots of writes not yet answered: set under @stage_lock,
- *	cleared (atomically) by the answer's completion
+ * @stage_busy: slots of writes not yet answered (a staged write's command
+ *	names its slot): set under @stage_lock, cleared (atomically) by the
+ *	answer's completion
  * @stage_wr: the RDMA WRITEs of one SEND's staged writes, being posted
  * @stage_sge: their scatter entries
  * @stage_cqe: completion (errors only) of those RDMA WRITEs
@@ -293,9 +294,6 @@ struct rdmx_disk {
  * @data_cqe: its completion, which then stands for the request's SEND
  * @data_alone: its data went so: @data_cqe, not the batch's completion,
  *	holds the request's reference
- * @staged: its data went into the server's staging area, slot
- *	@stage_slot, which is the request's until its answer
- * @stage_slot: that slot
  * @reg_cqe: completion (errors only) of the registration
  * @inv_cqe: completion of a local invalidation
  * @reg_wr: the registration
@@ -322,8 +320,6 @@ struct rdmx_dq_req {
 	struct ib_send_wr data_wr;
 	struct ib_cqe data_cqe;
 	bool data_alone;
-	bool staged;
-	u16 stage_slot;
 	struct ib_cqe reg_cqe;
 	struct ib_cqe inv_cqe;
 	struct ib_reg_wr reg_wr;
