@@ -368,22 +368,48 @@ static void rdmx_rma_req_put(struct rdmx_rma_req *req, bool softirq)
 	}
 }
 
+/*
+ * The scatter table of a READ or WRITE piece: one within a page takes the
+ * entry embedded in it, a longer one an allocated table.
+ */
+static int rdmx_rma_piece_sgt(struct rdmx_rma_piece *p, u64 done)
+{
+	const struct rdmx_lmem *lm = &p->req->lmem;
+	u64 pos = lm->offset + done;
+
+	if (offset_in_page(pos) + p->len > PAGE_SIZE)
+		return rdmx_lmem_sgt(lm, done, p->len, &p->sgt);
+	sg_init_table(&p->sg, 1);
+	sg_set_page(&p->sg, lm->pages[pos >> PAGE_SHIFT], p->len,
+		    offset_in_page(pos));
+	p->sgt.sgl = &p->sg;
+	p->sgt.nents = 1;
+	p->sgt.orig_nents = 1;
+	return 0;
+}
+
+static void rdmx_rma_piece_sgt_free(struct rdmx_rma_piece *p)
+{
+	if (p->sgt.sgl != &p->sg)
+		sg_free_table(&p->sgt);
+	p->sgt.sgl = NULL;
+}
+
+/* Free a piece once its work requests completed. */
 static void rdmx_rma_piece_free(struct rdmx_rma_piece *p)
 {
 	struct rdmx_conn *conn = p->conn;
 
-	if (p->sgt.sgl) {
-		if (p->atomic)
-			ib_dma_unmap_sgtable_attrs(conn->cm_id->device,
-						   &p->sgt, DMA_FROM_DEVICE, 0);
-		else
-			rdma_rw_ctx_destroy(&p->ctx, conn->qp,
-					    conn->cm_id->port_num,
-					    p->sgt.sgl, p->sgt.orig_nents,
-					    p->dir);
-		sg_free_table(&p->sgt);
+	if (p->atomic) {
+		ib_dma_unmap_page(conn->cm_id->device, p->dma, sizeof(u64),
+				  DMA_FROM_DEVICE);
+	} else {
+		rdma_rw_ctx_destroy(&p->ctx, conn->qp, conn->cm_id->port_num,
+				    p->sgt.sgl, p->sgt.orig_nents, p->dir);
+		rdmx_rma_piece_sgt_free(p);
 	}
-	kfree(p);
+	if (!p->embedded)
+		kfree(p);
 }
 
 static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -500,16 +526,18 @@ static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 	if (ret)
 		return ret;
 	ibdev = conn->cm_id->device;
-	ret = ib_dma_map_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
-	if (ret) {
+	/* The 8-byte aligned word lies in one page: no scatter table. */
+	p->dma = ib_dma_map_page(ibdev, req->lmem.pages[0], req->lmem.offset,
+				 sizeof(u64), DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, p->dma)) {
 		/* Under the mutex: once it is dropped @conn may be freed. */
 		rdmx_rma_conn_wrs_put(sess, conn, 1);
 		mutex_unlock(&sess->mutex);
-		return ret;
+		return -ENOMEM;
 	}
 	p->conn = conn;
 	p->wrs = 1;
-	sge.addr = sg_dma_address(p->sgt.sgl);
+	sge.addr = p->dma;
 	sge.length = sizeof(u64);
 	sge.lkey = conn->pd->local_dma_lkey;
 	p->cqe.done = rdmx_rma_piece_done;
@@ -527,7 +555,7 @@ static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 	ret = ib_post_send(conn->qp, &wr.wr, NULL);
 	if (ret) {
 		atomic_dec(&req->pending);
-		ib_dma_unmap_sgtable_attrs(ibdev, &p->sgt, DMA_FROM_DEVICE, 0);
+		ib_dma_unmap_page(ibdev, p->dma, sizeof(u64), DMA_FROM_DEVICE);
 		rdmx_rma_conn_wrs_put(sess, conn, 1);
 	}
 	mutex_unlock(&sess->mutex);
@@ -547,9 +575,14 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 	int ret;
 
 	while (done < len) {
-		p = kzalloc(sizeof(*p), GFP_KERNEL);
-		if (!p)
-			return -ENOMEM;
+		if (!done) {
+			p = &req->first;	/* zeroed with @req */
+			p->embedded = true;
+		} else {
+			p = kzalloc(sizeof(*p), GFP_KERNEL);
+			if (!p)
+				return -ENOMEM;
+		}
 		p->req = req;
 		p->len = rdmx_token_piece(t, off + done, len - done, &p->rkey,
 					  &p->raddr);
@@ -568,11 +601,6 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 		if (req->opcode == RDMX_RMA_READ &&
 		    p->len <= RDMX_RMA_SMALL_READ)
 			p->len = min(p->len, SZ_4K - (p->raddr & (SZ_4K - 1)));
-		ret = rdmx_lmem_sgt(&req->lmem, done, p->len, &p->sgt);
-		if (ret) {
-			kfree(p);
-			return ret;
-		}
 		/* Once posted, @p is its completion's, which frees it. */
 		plen = p->len;
 		if (req->opcode == RDMX_RMA_CMP_SWAP ||
@@ -582,11 +610,15 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 		} else {
 			p->dir = req->opcode == RDMX_RMA_READ ?
 				 DMA_FROM_DEVICE : DMA_TO_DEVICE;
-			ret = rdmx_rma_post_rw(req, p);
+			ret = rdmx_rma_piece_sgt(p, done);
+			if (!ret)
+				ret = rdmx_rma_post_rw(req, p);
+			if (ret)
+				rdmx_rma_piece_sgt_free(p);
 		}
 		if (ret) {
-			sg_free_table(&p->sgt);
-			kfree(p);
+			if (!p->embedded)
+				kfree(p);
 			return ret;
 		}
 		done += plen;

@@ -129,6 +129,41 @@ struct rdmx_lmem {
 struct rdmx_rma_batch;
 
 /**
+ * struct rdmx_rma_piece - the part of an operation one work request
+ *	chain moves: one remote key, one rdma_rw context
+ * @cqe: completion of its last work request
+ * @req: the operation
+ * @conn: the connection it was posted on (drained before it goes)
+ * @sgt: the local pages it moves (READ, WRITE)
+ * @sg: @sgt's entry when they lie in one page
+ * @dma: the result word's DMA address (atomics)
+ * @ctx: the rdma_rw context (READ, WRITE)
+ * @dir: DMA direction of @sgt
+ * @wrs: send queue entries it takes
+ * @raddr: remote address
+ * @rkey: remote key
+ * @len: bytes
+ * @atomic: an atomic rather than a READ or WRITE
+ * @embedded: the operation's @first, not allocated
+ */
+struct rdmx_rma_piece {
+	struct ib_cqe cqe;
+	struct rdmx_rma_req *req;
+	struct rdmx_conn *conn;
+	struct sg_table sgt;
+	struct scatterlist sg;
+	dma_addr_t dma;
+	struct rdma_rw_ctx ctx;
+	enum dma_data_direction dir;
+	u32 wrs;
+	u64 raddr;
+	u32 rkey;
+	u64 len;
+	bool atomic;
+	bool embedded;
+};
+
+/**
  * struct rdmx_rma_req - one operation of a batch
  * @ep: the endpoint it runs on (holds a reference)
  * @batch: synchronous: the waiting batch; NULL when asynchronous
@@ -139,6 +174,8 @@ struct rdmx_rma_batch;
  * @lmem: local memory: READ's destination, WRITE's source, an atomic's
  *	8-byte result word (written by the device)
  * @event: what an asynchronous operation reports
+ * @first: its first piece, the only one of most operations (an atomic
+ *	always), so that those allocate none
  * @node: on @ep->imm_reqs while its immediate waits to be sent (WRITE_IMM),
  *	or on @ep->rma_done while its completion waits for process context,
  *	then on @ep->events once complete (asynchronous)
@@ -152,36 +189,8 @@ struct rdmx_rma_req {
 	atomic_t pending;
 	struct rdmx_lmem lmem;
 	struct rdmx_event event;
+	struct rdmx_rma_piece first;
 	struct list_head node;
-};
-
-/**
- * struct rdmx_rma_piece - the part of an operation one work request
- *	chain moves: one remote key, one rdma_rw context
- * @cqe: completion of its last work request
- * @req: the operation
- * @conn: the connection it was posted on (drained before it goes)
- * @sgt: the local pages it moves
- * @ctx: the rdma_rw context (READ, WRITE)
- * @dir: DMA direction of @sgt
- * @wrs: send queue entries it takes
- * @raddr: remote address
- * @rkey: remote key
- * @len: bytes
- * @atomic: an atomic rather than a READ or WRITE
- */
-struct rdmx_rma_piece {
-	struct ib_cqe cqe;
-	struct rdmx_rma_req *req;
-	struct rdmx_conn *conn;
-	struct sg_table sgt;
-	struct rdma_rw_ctx ctx;
-	enum dma_data_direction dir;
-	u32 wrs;
-	u64 raddr;
-	u32 rkey;
-	u64 len;
-	bool atomic;
 };
 
 /**
