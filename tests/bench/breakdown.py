@@ -245,6 +245,12 @@ def base_name(fn):
     return fn.split(".", 1)[0]
 
 
+def object_of(sym, syms):
+    """The object defining @sym: nm names a clone as perf does
+    (finish_task_switch.isra.0), so its own name first, then its origin's."""
+    return syms.get(sym) or syms.get(base_name(sym), "")
+
+
 def load_symbols(rundir):
     """symbols.tsv: {function: object path}; the first definition wins."""
     syms = {}
@@ -275,13 +281,13 @@ def layer_of(dso, kernel, sym, syms):
     if dso in KERNEL_DSOS:
         if name in IDLE:
             return IDLE_LAYER
-        path = syms.get(name, "")
+        path = object_of(sym, syms)
         if path.startswith("kmod/"):
             return OTHER  # an rdmx name in vmlinux: another function of the name
         return prefix_layer(path, BUILTIN_LAYERS) or OTHER
     mod = dso.strip("[]").replace("-", "_")
     if mod == "rdmx":
-        return prefix_layer(syms.get(name, ""), RDMX_LAYERS) or "rdmx core"
+        return prefix_layer(object_of(sym, syms), RDMX_LAYERS) or "rdmx core"
     return MODULE_LAYERS.get(mod, OTHER)
 
 
