@@ -444,7 +444,7 @@ static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Post one READ or WRITE piece. On failure nothing of it is posted and the
- * caller frees its table and itself.
+ * caller frees its table and, unless embedded, the piece.
  */
 static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 {
@@ -510,7 +510,10 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 	return ret;
 }
 
-/* Post one atomic; on failure as rdmx_rma_post_rw(). */
+/*
+ * Post one atomic. On failure nothing of it is posted, its word is not
+ * mapped, and the caller frees the piece unless embedded.
+ */
 static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 				struct rdmx_rma_piece *p, u64 compare_add,
 				u64 swap)

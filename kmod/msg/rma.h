@@ -152,7 +152,7 @@ struct rdmx_rma_piece {
 	struct rdmx_conn *conn;
 	struct sg_table sgt;
 	struct scatterlist sg;
-	dma_addr_t dma;
+	u64 dma;
 	struct rdma_rw_ctx ctx;
 	enum dma_data_direction dir;
 	u32 wrs;
