@@ -395,6 +395,13 @@ static void rdmx_rma_piece_sgt_free(struct rdmx_rma_piece *p)
 	p->sgt.sgl = NULL;
 }
 
+/* Free a piece, unless it is its operation's own first. */
+static void rdmx_rma_piece_kfree(struct rdmx_rma_piece *p)
+{
+	if (p != &p->req->first)
+		kfree(p);
+}
+
 /* Free a piece once its work requests completed. */
 static void rdmx_rma_piece_free(struct rdmx_rma_piece *p)
 {
@@ -408,8 +415,7 @@ static void rdmx_rma_piece_free(struct rdmx_rma_piece *p)
 				    p->sgt.sgl, p->sgt.orig_nents, p->dir);
 		rdmx_rma_piece_sgt_free(p);
 	}
-	if (!p->embedded)
-		kfree(p);
+	rdmx_rma_piece_kfree(p);
 }
 
 static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -444,7 +450,7 @@ static void rdmx_rma_piece_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /*
  * Post one READ or WRITE piece. On failure nothing of it is posted and the
- * caller frees its table and, unless embedded, the piece.
+ * caller frees its table and the piece (rdmx_rma_piece_kfree()).
  */
 static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 {
@@ -512,7 +518,7 @@ static int rdmx_rma_post_rw(struct rdmx_rma_req *req, struct rdmx_rma_piece *p)
 
 /*
  * Post one atomic. On failure nothing of it is posted, its word is not
- * mapped, and the caller frees the piece unless embedded.
+ * mapped, and the caller frees the piece (rdmx_rma_piece_kfree()).
  */
 static int rdmx_rma_post_atomic(struct rdmx_rma_req *req,
 				struct rdmx_rma_piece *p, u64 compare_add,
@@ -578,14 +584,10 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 	int ret;
 
 	while (done < len) {
-		if (!done) {
-			p = &req->first;	/* zeroed with @req */
-			p->embedded = true;
-		} else {
-			p = kzalloc(sizeof(*p), GFP_KERNEL);
-			if (!p)
-				return -ENOMEM;
-		}
+		/* The first is @req's own, zeroed with it. */
+		p = done ? kzalloc(sizeof(*p), GFP_KERNEL) : &req->first;
+		if (!p)
+			return -ENOMEM;
 		p->req = req;
 		p->len = rdmx_token_piece(t, off + done, len - done, &p->rkey,
 					  &p->raddr);
@@ -620,8 +622,7 @@ static int rdmx_rma_post(struct rdmx_rma_req *req, const struct rdmx_token *t,
 				rdmx_rma_piece_sgt_free(p);
 		}
 		if (ret) {
-			if (!p->embedded)
-				kfree(p);
+			rdmx_rma_piece_kfree(p);
 			return ret;
 		}
 		done += plen;

@@ -144,7 +144,6 @@ struct rdmx_rma_batch;
  * @rkey: remote key
  * @len: bytes
  * @atomic: an atomic rather than a READ or WRITE
- * @embedded: the operation's @first, not allocated
  */
 struct rdmx_rma_piece {
 	struct ib_cqe cqe;
@@ -160,7 +159,6 @@ struct rdmx_rma_piece {
 	u32 rkey;
 	u64 len;
 	bool atomic;
-	bool embedded;
 };
 
 /**
